@@ -1,0 +1,129 @@
+# gpumend - build, test, check, bench, install.
+#
+# `make` builds build/gpumend and build/gpumend-webhook. Missing Debian
+# packages are installed first (apt-get, as root) so that a fresh Debian 12
+# machine needs nothing but make and a compiler.
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+BUILD    ?= build
+PKGS     := jansson yaml-0.1 libmicrohttpd openssl gnutls
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith
+ifdef CI
+WARN     += -Werror
+endif
+OPT      ?= -O2 -g
+CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
+             $(OPT) $(EXTRA_CFLAGS) -MMD -MP -Irules -Icli -Iwebhook -Icerts \
+             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread $(EXTRA_LDFLAGS)
+
+# The engine: one file per rule, plus the core.
+RULES_SRCS += rules/engine.c
+RULES_SRCS += rules/patch.c
+RULES_SRCS += rules/quantity.c
+RULES_SRCS += rules/affinity.c
+RULES_SRCS += rules/config.c
+RULES_SRCS += rules/deprecated_workload_api.c
+RULES_SRCS += rules/legacy_gpu_resource.c
+RULES_SRCS += rules/legacy_gpu_node_label.c
+RULES_SRCS += rules/legacy_affinity_annotation.c
+RULES_SRCS += rules/gpu_model_affinity.c
+RULES_SRCS += rules/gpu_sharing.c
+RULES_SRCS += rules/obsolete_cuda_hostpath.c
+RULES_SRCS += rules/gpu_visibility.c
+RULES_SRCS += rules/removed_gpu_feature_gate.c
+
+# Shared by both front ends: buffers, messages, YAML source and config files,
+# admission reviews, certificates.
+COMMON_SRCS += cli/buf.c
+COMMON_SRCS += cli/msg.c
+COMMON_SRCS += cli/yaml_source.c
+COMMON_SRCS += cli/yaml_emit.c
+COMMON_SRCS += cli/config_file.c
+COMMON_SRCS += webhook/admission.c
+COMMON_SRCS += certs/certs.c
+
+# The CLI.
+CLI_SRCS += cli/text_patch.c
+CLI_SRCS += cli/diff.c
+CLI_SRCS += cli/report.c
+CLI_SRCS += cli/migrate.c
+CLI_SRCS += cli/lint.c
+CLI_SRCS += cli/cmd_misc.c
+CLI_MAIN := cli/main.c
+
+# The webhook server.
+WEBHOOK_SRCS += webhook/log.c
+WEBHOOK_SRCS += webhook/metrics.c
+WEBHOOK_SRCS += webhook/tls.c
+WEBHOOK_SRCS += webhook/server.c
+WEBHOOK_MAIN := webhook/main.c
+
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+
+LIB_OBJS     = $(patsubst %.c,$(BUILD)/%.o,$(RULES_SRCS) $(COMMON_SRCS) $(CLI_SRCS))
+WEBHOOK_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(WEBHOOK_SRCS))
+ALL_OBJS     = $(LIB_OBJS) $(WEBHOOK_OBJS) \
+               $(patsubst %.c,$(BUILD)/%.o,$(CLI_MAIN) $(WEBHOOK_MAIN) $(UNIT_SRCS))
+
+.PHONY: all deps test check bench demo install clean fuzz
+
+all: $(BUILD)/gpumend $(BUILD)/gpumend-webhook
+
+# Installs the Debian packages the build and the tests need, when missing.
+DEB_PKGS := build-essential pkg-config libjansson-dev libyaml-dev \
+            libmicrohttpd-dev libssl-dev libgnutls28-dev openssl curl jq
+deps:
+	@missing=""; \
+	pkg-config --exists $(PKGS) 2>/dev/null || missing=libs; \
+	for t in pkg-config openssl curl jq; do \
+	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "gpumend: installing build dependencies ($$missing)"; \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "gpumend: error: run as root or install: $(DEB_PKGS)" >&2; \
+	    exit 2; fi; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq $(DEB_PKGS) >/dev/null; \
+	fi
+
+$(BUILD)/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/gpumend: $(LIB_OBJS) $(BUILD)/$(CLI_MAIN:.c=.o)
+	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/gpumend-webhook: $(LIB_OBJS) $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
+	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/test_unit: $(LIB_OBJS) $(WEBHOOK_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
+	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+# Runs every test suite; the last line is "N passed, N failed".
+test: all $(BUILD)/test_unit
+	@GPUMEND_BUILD=$(BUILD) sh tests/run.sh
+
+# The whole suite again with AddressSanitizer and UBSan.
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+check:
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
+	  EXTRA_CFLAGS="$(SAN)" test
+
+demo: all
+	@sh tests/demo.sh $(BUILD)
+
+bench: all
+	@sh tests/bench/run.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/gpumend $(BUILD)/gpumend-webhook $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build build-asan
+
+-include $(ALL_OBJS:.o=.d)

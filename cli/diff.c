@@ -1,0 +1,2 @@
+/* cli/diff.c - not written yet. */
+typedef int diff_placeholder;

@@ -1,0 +1,2 @@
+/* cli/lint.c - not written yet. */
+typedef int lint_placeholder;

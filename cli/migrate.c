@@ -1,0 +1,2 @@
+/* cli/migrate.c - not written yet. */
+typedef int migrate_placeholder;

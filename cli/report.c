@@ -1,0 +1,2 @@
+/* cli/report.c - not written yet. */
+typedef int report_placeholder;

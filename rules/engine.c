@@ -1,0 +1,651 @@
+/*
+ * engine.c - runs the rules over an object, records operations and
+ * findings.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules_private.h"
+
+static const struct rule_info rule_table[RULE_COUNT] = {
+	[RULE_DEPRECATED_WORKLOAD_API] = {
+		RULE_DEPRECATED_WORKLOAD_API, "deprecated-workload-api",
+		RULE_MODE_MUTATE, 1, 1,
+		"workloads on removed API versions (extensions/v1beta1, apps/v1beta1/2, batch/v1beta1)" },
+	[RULE_LEGACY_GPU_RESOURCE] = {
+		RULE_LEGACY_GPU_RESOURCE, "legacy-gpu-resource",
+		RULE_MODE_MUTATE, 1, 0,
+		"alpha.kubernetes.io/nvidia-gpu resource requests and limits" },
+	[RULE_LEGACY_GPU_NODE_LABEL] = {
+		RULE_LEGACY_GPU_NODE_LABEL, "legacy-gpu-node-label",
+		RULE_MODE_MUTATE, 1, 0,
+		"alpha.kubernetes.io/nvidia-gpu-name in nodeSelector and node affinity" },
+	[RULE_LEGACY_AFFINITY_ANNOTATION] = {
+		RULE_LEGACY_AFFINITY_ANNOTATION, "legacy-affinity-annotation",
+		RULE_MODE_MUTATE, 1, 0,
+		"scheduler.alpha.kubernetes.io/affinity annotation instead of spec.affinity" },
+	[RULE_GPU_MODEL_AFFINITY] = {
+		RULE_GPU_MODEL_AFFINITY, "gpu-model-affinity",
+		RULE_MODE_MUTATE, 1, 0,
+		"GPU pods asking for GPU models (annotation or namespace policy) without node affinity" },
+	[RULE_GPU_SHARING] = {
+		RULE_GPU_SHARING, "gpu-sharing",
+		RULE_MODE_MUTATE, 1, 0,
+		"legacy shared-GPU requests (aliyun, rancher, volcano) and sharing selectors" },
+	[RULE_OBSOLETE_CUDA_HOSTPATH] = {
+		RULE_OBSOLETE_CUDA_HOSTPATH, "obsolete-cuda-hostpath",
+		RULE_MODE_MUTATE, 1, 0,
+		"hostPath volumes mounting NVIDIA drivers or CUDA libraries by hand" },
+	[RULE_GPU_VISIBILITY] = {
+		RULE_GPU_VISIBILITY, "gpu-visibility",
+		RULE_MODE_WARN, 1, 0,
+		"containers that request no GPU but could see every GPU of the node" },
+	[RULE_REMOVED_GPU_FEATURE_GATE] = {
+		RULE_REMOVED_GPU_FEATURE_GATE, "removed-gpu-feature-gate",
+		RULE_MODE_WARN, 0, 0,
+		"Accelerators or DevicePlugins feature gates, which no longer exist" },
+};
+
+static const rule_run_fn rule_runs[RULE_COUNT] = {
+	[RULE_DEPRECATED_WORKLOAD_API] = rule_run_deprecated_workload_api,
+	[RULE_LEGACY_GPU_RESOURCE] = rule_run_legacy_gpu_resource,
+	[RULE_LEGACY_GPU_NODE_LABEL] = rule_run_legacy_gpu_node_label,
+	[RULE_LEGACY_AFFINITY_ANNOTATION] = rule_run_legacy_affinity_annotation,
+	[RULE_GPU_MODEL_AFFINITY] = rule_run_gpu_model_affinity,
+	[RULE_GPU_SHARING] = rule_run_gpu_sharing,
+	[RULE_OBSOLETE_CUDA_HOSTPATH] = rule_run_obsolete_cuda_hostpath,
+	[RULE_GPU_VISIBILITY] = rule_run_gpu_visibility,
+	[RULE_REMOVED_GPU_FEATURE_GATE] = rule_run_removed_gpu_feature_gate,
+};
+
+const struct rule_info *rule_info_get(enum rule_id id)
+{
+	if ((unsigned)id >= RULE_COUNT)
+		return NULL;
+	return &rule_table[id];
+}
+
+const struct rule_info *rule_info_find(const char *name)
+{
+	for (int i = 0; i < RULE_COUNT; i++)
+		if (strcmp(rule_table[i].name, name) == 0)
+			return &rule_table[i];
+	return NULL;
+}
+
+const char *rule_mode_name(enum rule_mode mode)
+{
+	static const char *names[] = { "off", "warn", "deny", "mutate" };
+
+	return (unsigned)mode < 4 ? names[mode] : "?";
+}
+
+const char *severity_name(enum severity severity)
+{
+	static const char *names[] = { "info", "warning", "error" };
+
+	return (unsigned)severity < 3 ? names[severity] : "?";
+}
+
+const char *sharing_strategy_name(enum sharing_strategy strategy)
+{
+	static const char *names[] = { "time-slicing", "mps", "hami", "keep" };
+
+	return (unsigned)strategy < 4 ? names[strategy] : "?";
+}
+
+void rules_result_init(struct rules_result *result)
+{
+	memset(result, 0, sizeof(*result));
+}
+
+void rules_result_clear(struct rules_result *result)
+{
+	if (!result)
+		return;
+	for (size_t i = 0; i < result->n_ops; i++) {
+		free(result->ops[i].path);
+		free(result->ops[i].from);
+		json_decref(result->ops[i].value);
+	}
+	for (size_t i = 0; i < result->n_findings; i++) {
+		free(result->findings[i].pointer);
+		free(result->findings[i].message);
+	}
+	free(result->ops);
+	free(result->findings);
+	rules_result_init(result);
+}
+
+static void fail(struct rule_ctx *ctx, const char *pointer, const char *what)
+{
+	if (ctx->failed)
+		return;
+	ctx->failed = 1;
+	if (ctx->err) {
+		snprintf(ctx->err->pointer, sizeof(ctx->err->pointer), "%s",
+			 pointer ? pointer : "");
+		snprintf(ctx->err->message, sizeof(ctx->err->message),
+			 "rule '%s': %s", rule_table[ctx->rule].name, what);
+	}
+}
+
+int rule_mutates(const struct rule_ctx *ctx)
+{
+	return ctx->cfg->mode[ctx->rule] == RULE_MODE_MUTATE &&
+	       rule_table[ctx->rule].can_mutate && !ctx->opts->report_only;
+}
+
+int rule_report(struct rule_ctx *ctx, enum severity severity,
+		const char *pointer, int fixed, const char *fmt, ...)
+{
+	struct rules_result *res = ctx->result;
+	struct finding *f;
+	va_list ap;
+	char *message;
+	int len;
+
+	if (res->n_findings == res->cap_findings) {
+		size_t cap = res->cap_findings ? res->cap_findings * 2 : 8;
+		struct finding *grown = realloc(res->findings,
+						cap * sizeof(*grown));
+
+		if (!grown)
+			goto out_nomem;
+		res->findings = grown;
+		res->cap_findings = cap;
+	}
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (len < 0 || !(message = malloc((size_t)len + 1)))
+		goto out_nomem;
+	va_start(ap, fmt);
+	vsnprintf(message, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+
+	f = &res->findings[res->n_findings];
+	f->rule = ctx->rule;
+	f->message = message;
+	f->pointer = strdup(pointer ? pointer : "");
+	if (!f->pointer) {
+		free(message);
+		goto out_nomem;
+	}
+	f->fixed = fixed && rule_mutates(ctx);
+	f->severity = severity;
+	if (!f->fixed && ctx->cfg->mode[ctx->rule] == RULE_MODE_DENY) {
+		f->severity = SEVERITY_ERROR;
+		res->denied = 1;
+	}
+	if (!f->fixed && f->severity == SEVERITY_ERROR)
+		res->errors++;
+	res->n_findings++;
+	return 0;
+out_nomem:
+	fail(ctx, pointer, "out of memory");
+	return -1;
+}
+
+/* Records and applies one operation; steals value_new and the strings. */
+static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
+		char *from, json_t *value_new)
+{
+	struct rules_result *res = ctx->result;
+	struct patch_op *op;
+
+	if (!path || (kind == PATCH_MOVE && !from))
+		goto out_fail;
+	if (res->n_ops == res->cap_ops) {
+		size_t cap = res->cap_ops ? res->cap_ops * 2 : 8;
+		struct patch_op *grown = realloc(res->ops, cap * sizeof(*grown));
+
+		if (!grown)
+			goto out_fail;
+		res->ops = grown;
+		res->cap_ops = cap;
+	}
+	op = &res->ops[res->n_ops];
+	op->kind = kind;
+	op->rule = ctx->rule;
+	op->path = path;
+	op->from = from;
+	op->value = value_new;
+	if (patch_apply_op(ctx->root, op) != 0) {
+		fail(ctx, path, "operation does not apply");
+		goto out_fail_quiet;
+	}
+	res->n_ops++;
+	return 0;
+out_fail:
+	fail(ctx, path, "out of memory");
+out_fail_quiet:
+	free(path);
+	free(from);
+	json_decref(value_new);
+	return -1;
+}
+
+int rule_add(struct rule_ctx *ctx, const char *path, json_t *value_new)
+{
+	if (!value_new)
+		return emit(ctx, PATCH_ADD, NULL, NULL, NULL);
+	return emit(ctx, PATCH_ADD, strdup(path), NULL, value_new);
+}
+
+int rule_replace(struct rule_ctx *ctx, const char *path, json_t *value_new)
+{
+	if (!value_new)
+		return emit(ctx, PATCH_REPLACE, NULL, NULL, NULL);
+	return emit(ctx, PATCH_REPLACE, strdup(path), NULL, value_new);
+}
+
+int rule_remove(struct rule_ctx *ctx, const char *path)
+{
+	return emit(ctx, PATCH_REMOVE, strdup(path), NULL, NULL);
+}
+
+int rule_rename(struct rule_ctx *ctx, const char *map_pointer,
+		const char *old_key, const char *new_key)
+{
+	return emit(ctx, PATCH_MOVE, json_pointer_join(map_pointer, new_key),
+		    json_pointer_join(map_pointer, old_key), NULL);
+}
+
+int rule_remove_key_pruned(struct rule_ctx *ctx, const char *map_pointer,
+			   const char *key)
+{
+	json_t *map = json_pointer_get(ctx->root, map_pointer);
+
+	if (json_is_object(map) && json_object_size(map) == 1 &&
+	    json_object_get(map, key) && *map_pointer)
+		return rule_remove(ctx, map_pointer);
+	return emit(ctx, PATCH_REMOVE, json_pointer_join(map_pointer, key),
+		    NULL, NULL);
+}
+
+int rule_set_string(struct rule_ctx *ctx, const char *map_pointer,
+		    const char *key, const char *value)
+{
+	json_t *map = json_pointer_get(ctx->root, map_pointer);
+	json_t *current, *fresh;
+
+	if (!json_is_object(map)) {
+		fresh = json_object();
+		if (!fresh || json_object_set_new(fresh, key,
+						  json_string(value)) != 0) {
+			json_decref(fresh);
+			fail(ctx, map_pointer, "out of memory");
+			return -1;
+		}
+		if (map)
+			return rule_replace(ctx, map_pointer, fresh);
+		return rule_add(ctx, map_pointer, fresh);
+	}
+	current = json_object_get(map, key);
+	if (json_is_string(current) &&
+	    strcmp(json_string_value(current), value) == 0)
+		return 0;
+	return emit(ctx, current ? PATCH_REPLACE : PATCH_ADD,
+		    json_pointer_join(map_pointer, key), NULL,
+		    json_string(value));
+}
+
+/* ------------------------------------------------------------------ */
+/* Objects, opt-out, and the driver                                    */
+
+static json_t *annotations_of(json_t *holder)
+{
+	return json_object_get(json_object_get(holder, "metadata"),
+			       "annotations");
+}
+
+/* 1 when the comma-separated list `names` holds `name`. */
+static int csv_has(const char *names, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = names;
+
+	while (*p) {
+		const char *start, *end;
+
+		while (*p == ' ' || *p == ',' || *p == '\t')
+			p++;
+		start = p;
+		while (*p && *p != ',')
+			p++;
+		end = p;
+		while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		if ((size_t)(end - start) == len && !strncmp(start, name, len))
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 when annotations opt out of the whole object or of `rule`. */
+static int opted_out(const struct config *cfg, json_t *annotations,
+		     enum rule_id rule)
+{
+	const char *skip, *skip_rules;
+
+	if (!json_is_object(annotations))
+		return 0;
+	skip = json_string_value(json_object_get(annotations,
+						 cfg->skip_annotation));
+	if (skip && strcmp(skip, "true") == 0)
+		return 1;
+	skip_rules = json_string_value(json_object_get(annotations,
+						       cfg->skip_rules_annotation));
+	return skip_rules && csv_has(skip_rules, rule_table[rule].name);
+}
+
+static int run_object(struct rule_ctx *ctx, json_t *object,
+		      const char *pointer)
+{
+	json_t *meta = json_object_get(object, "metadata");
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+
+	ctx->object = object;
+	ctx->object_pointer = pointer;
+	ctx->namespace_name = ns ? ns : ctx->opts->namespace_name;
+	for (int r = 0; r < RULE_COUNT; r++) {
+		const struct rule_info *info = &rule_table[r];
+
+		if (ctx->cfg->mode[r] == RULE_MODE_OFF ||
+		    (info->offline_only && !ctx->opts->offline))
+			continue;
+		/* the object may have been changed by the previous rule */
+		ctx->object = json_pointer_get(ctx->root, pointer);
+		if (!json_is_object(ctx->object))
+			return 0;
+		if (opted_out(ctx->cfg, annotations_of(ctx->object), r))
+			continue;
+		ctx->rule = (enum rule_id)r;
+		if (rule_runs[r](ctx) != 0 || ctx->failed) {
+			fail(ctx, pointer, "failed");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int rules_apply(const struct config *cfg, const struct rules_options *opts,
+		json_t *object, struct rules_result *result,
+		struct rules_error *err)
+{
+	static const struct rules_options defaults;
+	struct rule_ctx ctx = {
+		.cfg = cfg,
+		.opts = opts ? opts : &defaults,
+		.result = result,
+		.root = object,
+		.err = err,
+	};
+	const char *kind = json_string_value(json_object_get(object, "kind"));
+	json_t *items = json_object_get(object, "items");
+
+	if (!json_is_object(object))
+		return 0;
+	if (kind && strcmp(kind, "List") == 0 && json_is_array(items)) {
+		size_t n = json_array_size(items);
+
+		for (size_t i = 0; i < n; i++) {
+			char pointer[48];
+
+			if (!json_is_object(json_array_get(items, i)))
+				continue;
+			snprintf(pointer, sizeof(pointer), "/items/%zu", i);
+			if (run_object(&ctx, json_array_get(items, i),
+				       pointer) != 0)
+				return -1;
+		}
+		return 0;
+	}
+	return run_object(&ctx, object, "");
+}
+
+/* ------------------------------------------------------------------ */
+/* Pod specs and containers                                            */
+
+struct pod_list {
+	char **pointers;
+	size_t n, cap;
+};
+
+static int pod_list_add(struct pod_list *list, const char *pointer)
+{
+	if (list->n == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 4;
+		char **grown = realloc(list->pointers, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		list->pointers = grown;
+		list->cap = cap;
+	}
+	if (!(list->pointers[list->n] = strdup(pointer)))
+		return -1;
+	list->n++;
+	return 0;
+}
+
+static int is_pod_spec(json_t *node)
+{
+	json_t *containers = json_object_get(node, "containers"), *item;
+	size_t i;
+
+	if (!json_is_array(containers) || json_array_size(containers) == 0)
+		return 0;
+	json_array_foreach(containers, i, item)
+		if (!json_is_object(item))
+			return 0;
+	return 1;
+}
+
+static int collect_pod_specs(json_t *node, const char *pointer,
+			     struct pod_list *list, int depth)
+{
+	const char *key;
+	json_t *child;
+	size_t i;
+	int rc = 0;
+
+	if (depth > 64)
+		return 0;
+	if (json_is_object(node)) {
+		if (is_pod_spec(node))
+			return pod_list_add(list, pointer);
+		json_object_foreach(node, key, child) {
+			char *p;
+
+			if (!json_is_object(child) && !json_is_array(child))
+				continue;
+			if (!(p = json_pointer_join(pointer, key)))
+				return -1;
+			rc = collect_pod_specs(child, p, list, depth + 1);
+			free(p);
+			if (rc)
+				return rc;
+		}
+	} else if (json_is_array(node)) {
+		json_array_foreach(node, i, child) {
+			char *p;
+
+			if (!json_is_object(child) && !json_is_array(child))
+				continue;
+			if (!(p = json_pointer_join_index(pointer, i)))
+				return -1;
+			rc = collect_pod_specs(child, p, list, depth + 1);
+			free(p);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
+{
+	struct pod_list list = { 0 };
+	int rc = 0;
+
+	if (collect_pod_specs(ctx->object, ctx->object_pointer, &list, 0)) {
+		fail(ctx, ctx->object_pointer, "out of memory");
+		rc = -1;
+	}
+	for (size_t i = 0; rc == 0 && i < list.n; i++) {
+		const char *ptr = list.pointers[i];
+		const char *slash = strrchr(ptr, '/');
+		struct pod_spec pod = { 0 };
+		char *meta_pointer = NULL;
+
+		pod.spec = json_pointer_get(ctx->root, ptr);
+		if (!json_is_object(pod.spec))
+			continue;
+		pod.pointer = ptr;
+		/* the pod's metadata is the sibling of a member named "spec" */
+		if (slash && strcmp(slash, "/spec") == 0) {
+			size_t plen = (size_t)(slash - ptr);
+
+			meta_pointer = malloc(plen + sizeof("/metadata"));
+			if (!meta_pointer) {
+				fail(ctx, ptr, "out of memory");
+				rc = -1;
+				break;
+			}
+			memcpy(meta_pointer, ptr, plen);
+			strcpy(meta_pointer + plen, "/metadata");
+			pod.metadata_pointer = meta_pointer;
+			pod.metadata = json_pointer_get(ctx->root, meta_pointer);
+			if (!json_is_object(pod.metadata))
+				pod.metadata = NULL;
+		}
+		if (!pod.metadata ||
+		    !opted_out(ctx->cfg, json_object_get(pod.metadata,
+							 "annotations"),
+			       ctx->rule))
+			rc = fn(ctx, &pod, arg);
+		free(meta_pointer);
+	}
+	for (size_t i = 0; i < list.n; i++)
+		free(list.pointers[i]);
+	free(list.pointers);
+	return rc ? -1 : 0;
+}
+
+static const char *const container_lists[] = {
+	"initContainers", "containers", "ephemeralContainers"
+};
+
+int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
+			   container_fn fn, void *arg)
+{
+	for (size_t l = 0; l < 3; l++) {
+		char *list_pointer = json_pointer_join(pod->pointer,
+						       container_lists[l]);
+		json_t *list;
+		size_t n;
+
+		if (!list_pointer) {
+			fail(ctx, pod->pointer, "out of memory");
+			return -1;
+		}
+		list = json_pointer_get(ctx->root, list_pointer);
+		n = json_is_array(list) ? json_array_size(list) : 0;
+		for (size_t i = 0; i < n; i++) {
+			struct container c;
+			char *pointer;
+			int rc;
+
+			/* the pod may have changed in the previous call */
+			pod->spec = json_pointer_get(ctx->root, pod->pointer);
+			list = json_pointer_get(ctx->root, list_pointer);
+			c.container = json_array_get(list, i);
+			if (!json_is_object(c.container))
+				continue;
+			if (!(pointer = json_pointer_join_index(list_pointer, i))) {
+				free(list_pointer);
+				fail(ctx, pod->pointer, "out of memory");
+				return -1;
+			}
+			c.pointer = pointer;
+			c.list = container_lists[l];
+			c.index = i;
+			rc = fn(ctx, pod, &c, arg);
+			free(pointer);
+			if (rc) {
+				free(list_pointer);
+				return -1;
+			}
+		}
+		free(list_pointer);
+	}
+	return 0;
+}
+
+const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
+			   const char *key)
+{
+	json_t *value = NULL;
+
+	if (pod->metadata)
+		value = json_object_get(json_object_get(pod->metadata,
+							"annotations"), key);
+	if (!value)
+		value = json_object_get(annotations_of(ctx->object), key);
+	return json_string_value(value);
+}
+
+/* 1 when `resources` (limits or requests) holds `name` with a value not 0. */
+static int asks_for(json_t *map, const char *name)
+{
+	json_t *value = json_object_get(map, name);
+	long long count;
+
+	if (!value)
+		return 0;
+	if (resource_count(value, &count) == 0)
+		return count != 0;
+	return 1; /* malformed counts still say the container wants a GPU */
+}
+
+int container_requests_gpu(const struct config *cfg, json_t *container)
+{
+	json_t *resources = json_object_get(container, "resources");
+	const char *sections[] = { "limits", "requests" };
+
+	for (int s = 0; s < 2; s++) {
+		json_t *map = json_object_get(resources, sections[s]);
+
+		if (!json_is_object(map))
+			continue;
+		if (asks_for(map, cfg->gpu_resource) ||
+		    asks_for(map, cfg->legacy_gpu_resource) ||
+		    asks_for(map, cfg->shared_gpu_resource) ||
+		    asks_for(map, cfg->gpu_memory_resource))
+			return 1;
+		for (size_t i = 0; i < cfg->n_memory_resources; i++)
+			if (asks_for(map, cfg->memory_resources[i].name))
+				return 1;
+		for (size_t i = 0; i < cfg->count_resources.n; i++)
+			if (asks_for(map, cfg->count_resources.items[i]))
+				return 1;
+	}
+	return 0;
+}
+
+int pod_requests_gpu(const struct config *cfg, json_t *spec)
+{
+	for (size_t l = 0; l < 3; l++) {
+		json_t *list = json_object_get(spec, container_lists[l]), *c;
+		size_t i;
+
+		json_array_foreach(list, i, c)
+			if (container_requests_gpu(cfg, c))
+				return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,194 @@
+/*
+ * legacy_gpu_resource.c - alpha.kubernetes.io/nvidia-gpu becomes the device
+ * plugin's nvidia.com/gpu.
+ *
+ * An extended resource must have a limit, and a request, if any, equal to
+ * it (Kubernetes does not overcommit them), so the result is made valid in
+ * that sense; anything ambiguous is reported as an error and left as it is.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules_private.h"
+
+struct section {
+	const char *name;      /* "limits" or "requests" */
+	char *pointer;         /* of the map */
+	json_t *map;
+	json_t *legacy, *target;
+	long long legacy_count, target_count;
+};
+
+static void section_free(struct section *s)
+{
+	free(s->pointer);
+}
+
+/* Reads one section; reports and returns 1 when a value is unusable. */
+static int section_read(struct rule_ctx *ctx, struct container *c,
+			struct section *s, const char *name)
+{
+	const struct config *cfg = ctx->cfg;
+	char *resources = json_pointer_join(c->pointer, "resources");
+	int bad = 0;
+
+	s->name = name;
+	s->pointer = resources ? json_pointer_join(resources, name) : NULL;
+	free(resources);
+	if (!s->pointer)
+		return -1;
+	s->map = json_object_get(json_object_get(c->container, "resources"),
+				 name);
+	if (!json_is_object(s->map)) {
+		s->map = NULL;
+		return 0;
+	}
+	s->legacy = json_object_get(s->map, cfg->legacy_gpu_resource);
+	s->target = json_object_get(s->map, cfg->gpu_resource);
+	if (!s->legacy)
+		return 0;
+	if (resource_count(s->legacy, &s->legacy_count) != 0) {
+		char *at = json_pointer_join(s->pointer, cfg->legacy_gpu_resource);
+		char *text = json_dumps(s->legacy, JSON_ENCODE_ANY);
+
+		bad = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				  "'%s' must be a whole, non-negative number of GPUs, not %s",
+				  cfg->legacy_gpu_resource,
+				  text ? text : "this value") ? -1 : 1;
+		free(at);
+		free(text);
+		return bad;
+	}
+	if (s->target && (resource_count(s->target, &s->target_count) != 0 ||
+			  s->target_count != s->legacy_count)) {
+		char *at = json_pointer_join(s->pointer, cfg->legacy_gpu_resource);
+
+		bad = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				  "%s has both '%s' and '%s' with different counts",
+				  name, cfg->legacy_gpu_resource,
+				  cfg->gpu_resource) ? -1 : 1;
+		free(at);
+	}
+	return bad;
+}
+
+/* Renames (or, when the target is already there, drops) the legacy key. */
+static int section_fix(struct rule_ctx *ctx, struct section *s, int drop)
+{
+	const struct config *cfg = ctx->cfg;
+
+	if (!s->legacy)
+		return 0;
+	if (drop || s->target)
+		return rule_remove_key_pruned(ctx, s->pointer,
+					      cfg->legacy_gpu_resource);
+	return rule_rename(ctx, s->pointer, cfg->legacy_gpu_resource,
+			   cfg->gpu_resource);
+}
+
+static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
+			   struct container *c, void *arg)
+{
+	const struct config *cfg = ctx->cfg;
+	struct section lim = { 0 }, req = { 0 };
+	long long limit = -1, request = -1, count;
+	char *at = NULL;
+	int rc = -1, bad;
+
+	(void)pod;
+	(void)arg;
+	bad = section_read(ctx, c, &lim, "limits");
+	if (bad >= 0) {
+		int bad_req = section_read(ctx, c, &req, "requests");
+
+		bad = bad_req < 0 ? -1 : bad | bad_req;
+	}
+	if (bad < 0)
+		goto out;
+	rc = 0;
+	if (bad || (!lim.legacy && !req.legacy))
+		goto out;
+
+	if (lim.legacy)
+		limit = lim.legacy_count;
+	else if (lim.target && resource_count(lim.target, &count) == 0)
+		limit = count;
+	if (req.legacy)
+		request = req.legacy_count;
+	else if (req.target && resource_count(req.target, &count) == 0)
+		request = count;
+
+	at = json_pointer_join(lim.legacy ? lim.pointer : req.pointer,
+			       cfg->legacy_gpu_resource);
+	if (!at) {
+		rc = -1;
+		goto out;
+	}
+	if (limit >= 0 && request >= 0 && limit != request) {
+		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				 "GPU request (%lld) differs from the limit (%lld); extended resources need them equal",
+				 request, limit);
+		goto out;
+	}
+	count = limit >= 0 ? limit : request;
+
+	if (!rule_mutates(ctx)) {
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+				 "'%s' is not served by the device plugin; use '%s'",
+				 cfg->legacy_gpu_resource, cfg->gpu_resource);
+		goto out;
+	}
+	if (count == 0) {
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+				 "dropped '%s: 0' (asks for no GPU)",
+				 cfg->legacy_gpu_resource);
+		/* requests first: pruning limits may remove the parent */
+		if (!rc)
+			rc = section_fix(ctx, &req, 1);
+		if (!rc)
+			rc = section_fix(ctx, &lim, 1);
+		goto out;
+	}
+	rc = rule_report(ctx, SEVERITY_WARNING, at, 1, "renamed '%s' to '%s'",
+			 cfg->legacy_gpu_resource, cfg->gpu_resource);
+	if (!rc)
+		rc = section_fix(ctx, &lim, 0);
+	if (!rc)
+		rc = section_fix(ctx, &req, 0);
+	if (!rc && limit < 0) {
+		/* only a request: extended resources need the limit too */
+		json_t *value = json_deep_copy(req.legacy);
+
+		if (lim.map) {
+			char *p = json_pointer_join(lim.pointer, cfg->gpu_resource);
+
+			rc = p ? rule_add(ctx, p, value) : -1;
+			free(p);
+		} else {
+			json_t *map = json_object();
+
+			if (!map || !value ||
+			    json_object_set_new(map, cfg->gpu_resource, value)) {
+				json_decref(map);
+				rc = -1;
+			} else {
+				rc = rule_add(ctx, lim.pointer, map);
+			}
+		}
+	}
+out:
+	free(at);
+	section_free(&lim);
+	section_free(&req);
+	return rc;
+}
+
+static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
+{
+	return pod_for_each_container(ctx, pod, check_container, arg);
+}
+
+int rule_run_legacy_gpu_resource(struct rule_ctx *ctx)
+{
+	return rule_for_each_pod_spec(ctx, check_pod, NULL);
+}

@@ -1,0 +1,258 @@
+/*
+ * patch.c - JSON Pointer (RFC 6901) and JSON Patch (RFC 6902) on jansson.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules.h"
+
+char *json_pointer_join(const char *base, const char *token)
+{
+	size_t blen = strlen(base), extra = 0, i;
+	char *out, *p;
+
+	for (i = 0; token[i]; i++)
+		if (token[i] == '~' || token[i] == '/')
+			extra++;
+	out = malloc(blen + 1 + i + extra + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, base, blen);
+	p = out + blen;
+	*p++ = '/';
+	for (i = 0; token[i]; i++) {
+		if (token[i] == '~') {
+			*p++ = '~';
+			*p++ = '0';
+		} else if (token[i] == '/') {
+			*p++ = '~';
+			*p++ = '1';
+		} else {
+			*p++ = token[i];
+		}
+	}
+	*p = '\0';
+	return out;
+}
+
+char *json_pointer_join_index(const char *base, size_t index)
+{
+	char number[32];
+
+	snprintf(number, sizeof(number), "%zu", index);
+	return json_pointer_join(base, number);
+}
+
+int json_pointer_next(const char **pointer, char *out, size_t size)
+{
+	const char *p = *pointer;
+	size_t n = 0;
+
+	if (*p != '/')
+		return -1;
+	p++;
+	while (*p && *p != '/') {
+		char c = *p++;
+
+		if (c == '~') {
+			if (*p == '0')
+				c = '~';
+			else if (*p == '1')
+				c = '/';
+			else
+				return -1;
+			p++;
+		}
+		if (n + 1 >= size)
+			return -1;
+		out[n++] = c;
+	}
+	out[n] = '\0';
+	*pointer = p;
+	return 0;
+}
+
+/* Parses an array index token: digits only, no leading zero. */
+static int parse_index(const char *token, size_t *index)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*token || (token[0] == '0' && token[1]) || token[0] < '0' ||
+	    token[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(token, &end, 10);
+	if (errno || *end || v > (unsigned long long)SIZE_MAX)
+		return -1;
+	*index = (size_t)v;
+	return 0;
+}
+
+static json_t *child_of(json_t *node, const char *token)
+{
+	size_t index;
+
+	if (json_is_object(node))
+		return json_object_get(node, token);
+	if (json_is_array(node) && parse_index(token, &index) == 0)
+		return json_array_get(node, index);
+	return NULL;
+}
+
+json_t *json_pointer_get(json_t *root, const char *pointer)
+{
+	char token[1024];
+	json_t *node = root;
+
+	while (node && *pointer) {
+		if (json_pointer_next(&pointer, token, sizeof(token)) != 0)
+			return NULL;
+		node = child_of(node, token);
+	}
+	return node;
+}
+
+/*
+ * Splits `path` into its parent container (borrowed) and last token.
+ * Returns -1 when the path is the root or the parent is missing.
+ */
+static json_t *parent_of(json_t *root, const char *path, char *last,
+			 size_t size)
+{
+	const char *p = path, *slash;
+	char token[1024];
+	json_t *node = root;
+
+	if (!*path)
+		return NULL;
+	slash = strrchr(path, '/');
+	while (node && p < slash) {
+		if (json_pointer_next(&p, token, sizeof(token)) != 0)
+			return NULL;
+		node = child_of(node, token);
+	}
+	if (!node || json_pointer_next(&p, last, size) != 0)
+		return NULL;
+	return node;
+}
+
+static int op_add(json_t *root, const char *path, json_t *value)
+{
+	char last[1024];
+	json_t *parent = parent_of(root, path, last, sizeof(last));
+	size_t index;
+
+	if (!parent)
+		return -1;
+	if (json_is_object(parent))
+		return json_object_set(parent, last, value);
+	if (!json_is_array(parent))
+		return -1;
+	if (strcmp(last, "-") == 0)
+		return json_array_append(parent, value);
+	if (parse_index(last, &index) != 0 || index > json_array_size(parent))
+		return -1;
+	return json_array_insert(parent, index, value);
+}
+
+static int op_remove(json_t *root, const char *path, json_t **removed)
+{
+	char last[1024];
+	json_t *parent = parent_of(root, path, last, sizeof(last));
+	size_t index;
+	json_t *value;
+
+	if (!parent)
+		return -1;
+	if (json_is_object(parent)) {
+		value = json_object_get(parent, last);
+		if (!value)
+			return -1;
+		if (removed)
+			*removed = json_incref(value);
+		return json_object_del(parent, last);
+	}
+	if (!json_is_array(parent) || parse_index(last, &index) != 0)
+		return -1;
+	value = json_array_get(parent, index);
+	if (!value)
+		return -1;
+	if (removed)
+		*removed = json_incref(value);
+	return json_array_remove(parent, index);
+}
+
+int patch_apply_op(json_t *root, const struct patch_op *op)
+{
+	json_t *moved = NULL;
+	int rc;
+
+	switch (op->kind) {
+	case PATCH_ADD:
+		return op_add(root, op->path, op->value);
+	case PATCH_REMOVE:
+		return op_remove(root, op->path, NULL);
+	case PATCH_REPLACE:
+		/* the target must exist; in an array it is overwritten, not
+		 * shifted, hence remove then insert */
+		if (!*op->path || !json_pointer_get(root, op->path))
+			return -1;
+		if (op_remove(root, op->path, NULL) != 0)
+			return -1;
+		return op_add(root, op->path, op->value);
+	case PATCH_MOVE:
+		if (op_remove(root, op->from, &moved) != 0)
+			return -1;
+		rc = op_add(root, op->path, moved);
+		json_decref(moved);
+		return rc;
+	}
+	return -1;
+}
+
+static const char *patch_kind_name(enum patch_kind kind)
+{
+	switch (kind) {
+	case PATCH_ADD:
+		return "add";
+	case PATCH_REMOVE:
+		return "remove";
+	case PATCH_REPLACE:
+		return "replace";
+	case PATCH_MOVE:
+		return "move";
+	}
+	return "?";
+}
+
+json_t *rules_patch_json(const struct rules_result *result)
+{
+	json_t *patch = json_array();
+	size_t i;
+
+	if (!patch)
+		return NULL;
+	for (i = 0; i < result->n_ops; i++) {
+		const struct patch_op *op = &result->ops[i];
+		json_t *item = json_object();
+
+		if (!item || json_array_append_new(patch, item) != 0)
+			goto out_fail;
+		if (json_object_set_new(item, "op",
+					json_string(patch_kind_name(op->kind))) ||
+		    (op->from && json_object_set_new(item, "from",
+						      json_string(op->from))) ||
+		    json_object_set_new(item, "path", json_string(op->path)) ||
+		    (op->value && json_object_set(item, "value", op->value)))
+			goto out_fail;
+	}
+	return patch;
+out_fail:
+	json_decref(patch);
+	return NULL;
+}

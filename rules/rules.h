@@ -1,0 +1,285 @@
+/*
+ * rules.h - the gpumend rule engine.
+ *
+ * The engine is pure C over jansson: it performs no I/O and knows nothing of
+ * HTTP, TLS or YAML. Given a Kubernetes object as a json_t and a
+ * configuration, it rewrites the object through an ordered list of RFC 6902
+ * operations and reports findings. The operations are the only way a rule
+ * changes anything: the webhook serialises them as its JSON Patch, the CLI
+ * turns them into text edits of the source file.
+ */
+#ifndef GPUMEND_RULES_H
+#define GPUMEND_RULES_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#define GPUMEND_VERSION "0.1.0"
+
+/*
+ * Rules, in the order the engine runs them. The order matters:
+ * deprecated-workload-api derives selectors from the template labels before
+ * gpu-sharing adds its own label; the label translation runs before the
+ * rules that look for gpu.product constraints.
+ */
+enum rule_id {
+	RULE_DEPRECATED_WORKLOAD_API,
+	RULE_LEGACY_GPU_RESOURCE,
+	RULE_LEGACY_GPU_NODE_LABEL,
+	RULE_LEGACY_AFFINITY_ANNOTATION,
+	RULE_GPU_MODEL_AFFINITY,
+	RULE_GPU_SHARING,
+	RULE_OBSOLETE_CUDA_HOSTPATH,
+	RULE_GPU_VISIBILITY,
+	RULE_REMOVED_GPU_FEATURE_GATE,
+	RULE_COUNT
+};
+
+enum rule_mode { RULE_MODE_OFF, RULE_MODE_WARN, RULE_MODE_DENY, RULE_MODE_MUTATE };
+
+enum severity { SEVERITY_INFO, SEVERITY_WARNING, SEVERITY_ERROR };
+
+enum sharing_strategy {
+	SHARING_TIME_SLICING,
+	SHARING_MPS,
+	SHARING_HAMI,
+	SHARING_KEEP
+};
+
+/* Static description of a rule, for `gpumend rules` and the config. */
+struct rule_info {
+	enum rule_id id;
+	const char *name;          /* stable id, e.g. "legacy-gpu-resource" */
+	enum rule_mode default_mode;
+	int can_mutate;            /* 0 for lint-only rules */
+	int offline_only;          /* 1 when the webhook never runs it */
+	const char *summary;       /* one line for `gpumend rules` */
+};
+
+/* The table of all rules, indexed by enum rule_id. */
+const struct rule_info *rule_info_get(enum rule_id id);
+/* Look a rule up by its id string; returns NULL when unknown. */
+const struct rule_info *rule_info_find(const char *name);
+
+const char *rule_mode_name(enum rule_mode mode);
+const char *severity_name(enum severity severity);
+const char *sharing_strategy_name(enum sharing_strategy strategy);
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                       */
+
+struct string_list {
+	char **items;
+	size_t n;
+};
+
+/* A legacy shared-GPU memory resource and the size of its unit in MiB. */
+struct memory_resource {
+	char *name;
+	long long unit_mib;        /* 1024 for GiB, 1 for MiB */
+};
+
+/* A node selector label (key: value) that marked legacy sharing nodes. */
+struct label_pair {
+	char *key;
+	char *value;
+};
+
+/* GPU models that pods of one namespace must run on. */
+struct namespace_models {
+	char *namespace_name;
+	struct string_list models;
+};
+
+struct config {
+	enum rule_mode mode[RULE_COUNT];
+
+	/* resource names */
+	char *legacy_gpu_resource;    /* alpha.kubernetes.io/nvidia-gpu */
+	char *gpu_resource;           /* nvidia.com/gpu */
+	char *shared_gpu_resource;    /* nvidia.com/gpu.shared (or nvidia.com/gpu) */
+	char *gpu_memory_resource;    /* nvidia.com/gpumem, for hami */
+
+	/* node labels */
+	char *legacy_gpu_name_label;  /* alpha.kubernetes.io/nvidia-gpu-name */
+	char *gpu_product_label;      /* nvidia.com/gpu.product */
+	char *sharing_strategy_label; /* nvidia.com/gpu.sharing-strategy */
+
+	/* gpu-sharing */
+	enum sharing_strategy strategy;
+	struct memory_resource *memory_resources;
+	size_t n_memory_resources;
+	struct string_list count_resources;     /* volcano.sh/gpu-number */
+	struct label_pair *share_selectors;     /* gpushare: "true", ... */
+	size_t n_share_selectors;
+	struct string_list share_schedulers;    /* rancher-gpushare-scheduler */
+	struct string_list stale_annotation_prefixes; /* ALIYUN_COM_GPU_MEM_ */
+	char *sharing_label;                    /* gpumend.io/gpu-sharing */
+	char *memory_request_annotation;        /* gpumend.io/gpu-memory-request */
+
+	/* obsolete-cuda-hostpath: fnmatch(3) patterns on hostPath.path */
+	struct string_list obsolete_host_paths;
+	/* host paths only warned about when mounted under ambiguous_mount_paths */
+	struct string_list ambiguous_host_paths;
+	struct string_list ambiguous_mount_paths;
+
+	/* gpu-visibility: fnmatch(3) patterns on container images */
+	struct string_list gpu_images;
+
+	/* gpu-model-affinity */
+	char *models_annotation;                /* gpumend.io/gpu-models */
+	struct namespace_models *namespace_models;
+	size_t n_namespace_models;
+
+	/* opt-out and bookkeeping annotations */
+	char *skip_annotation;                  /* gpumend.io/skip */
+	char *skip_rules_annotation;            /* gpumend.io/skip-rules */
+	char *mutations_annotation;             /* gpumend.io/mutations (webhook) */
+
+	/* input limits, enforced by the front ends */
+	size_t max_document_bytes;
+	int max_depth;
+	size_t max_alias_nodes;
+
+	/* webhook: answer to an internal failure: 1 allow with a warning, 0 deny */
+	int failure_allow;
+};
+
+/* Error detail: the JSON Pointer of the offending value and a message. */
+struct rules_error {
+	char pointer[512];
+	char message[512];
+};
+
+/*
+ * Returns a new configuration holding every built-in default, or NULL when
+ * out of memory. Free it with config_free().
+ */
+struct config *config_new_default(void);
+
+/*
+ * Applies the settings present in `doc` (a parsed config file) on top of
+ * `cfg`. Unknown keys and bad values fail with -1, `cfg` left as it was, and
+ * `err` naming the JSON Pointer of the offending key or value. Returns 0.
+ */
+int config_apply(struct config *cfg, json_t *doc, struct rules_error *err);
+
+/* Frees a configuration; accepts NULL. */
+void config_free(struct config *cfg);
+
+/*
+ * The default configuration as a commented YAML file, exactly what
+ * `gpumend config` prints. Loading it gives config_new_default().
+ */
+const char *config_default_yaml(void);
+
+/*
+ * Returns a new JSON object describing `cfg` in the config file's own
+ * schema (so config_apply of it round-trips); for tests and diagnostics.
+ */
+json_t *config_to_json(const struct config *cfg);
+
+/* ------------------------------------------------------------------ */
+/* Findings and operations                                             */
+
+struct finding {
+	enum rule_id rule;
+	enum severity severity;
+	char *pointer;     /* JSON Pointer into the object, owned */
+	char *message;     /* lowercase sentence, no final period, owned */
+	int fixed;         /* 1 when the result's operations fix it */
+};
+
+enum patch_kind { PATCH_ADD, PATCH_REMOVE, PATCH_REPLACE, PATCH_MOVE };
+
+/*
+ * One RFC 6902 operation. Rules use PATCH_MOVE only to rename a key within
+ * the same mapping, so front ends may treat every move as a rename.
+ */
+struct patch_op {
+	enum patch_kind kind;
+	enum rule_id rule; /* the rule that emitted it */
+	char *path;        /* owned */
+	char *from;        /* PATCH_MOVE only, owned */
+	json_t *value;     /* PATCH_ADD and PATCH_REPLACE: owned reference */
+};
+
+struct rules_result {
+	struct patch_op *ops;
+	size_t n_ops, cap_ops;
+	struct finding *findings;
+	size_t n_findings, cap_findings;
+	int denied;        /* a rule in deny mode found something */
+	int errors;        /* findings of severity error that were not fixed */
+};
+
+struct rules_options {
+	int offline;            /* 1 in the CLI: offline-only rules run too */
+	int report_only;        /* 1 for UPDATE: report, never mutate */
+	const char *namespace_name; /* request namespace when the object has none */
+};
+
+void rules_result_init(struct rules_result *result);
+/* Releases everything the result holds and leaves it empty; accepts NULL. */
+void rules_result_clear(struct rules_result *result);
+
+/*
+ * Runs every enabled rule over `object` (a Kubernetes object, or a List),
+ * rewriting it in place: on return `object` is the migrated object and
+ * `result` holds the operations that turn the input into it, in order, and
+ * the findings. When a rule finds an error it cannot fix, that part of the
+ * object is left unchanged and the finding has severity error.
+ *
+ * Returns 0, or -1 on an internal failure (out of memory, an operation that
+ * did not apply), with `err` set and `object` in an unspecified state.
+ */
+int rules_apply(const struct config *cfg, const struct rules_options *opts,
+		json_t *object, struct rules_result *result,
+		struct rules_error *err);
+
+/*
+ * Returns a new JSON array: the result's operations as an RFC 6902 patch.
+ */
+json_t *rules_patch_json(const struct rules_result *result);
+
+/* ------------------------------------------------------------------ */
+/* Small pieces, exported for the front ends and the unit tests        */
+
+/*
+ * Appends the escaped form of `token` (~ as ~0, / as ~1) to the pointer
+ * `base` and returns a new string; NULL when out of memory.
+ */
+char *json_pointer_join(const char *base, const char *token);
+/* Appends an array index to `base`; returns a new string or NULL. */
+char *json_pointer_join_index(const char *base, size_t index);
+/*
+ * Unescapes the next token of `*pointer` (which starts at a '/') into
+ * `out` (a buffer of `size` bytes) and advances `*pointer` past it.
+ * Returns 0, or -1 when the pointer is malformed or the token too long.
+ */
+int json_pointer_next(const char **pointer, char *out, size_t size);
+/* The value at `pointer` in `root`, borrowed; NULL when absent. */
+json_t *json_pointer_get(json_t *root, const char *pointer);
+
+/*
+ * Applies one operation to `root` in place. Returns 0, or -1 when the
+ * operation does not apply (missing parent, bad index, ...). `value` is not
+ * stolen. A replace of the root itself is not supported.
+ */
+int patch_apply_op(json_t *root, const struct patch_op *op);
+
+/*
+ * Parses a Kubernetes resource quantity ("2", "1.5", "500m", "4Gi", "1e3")
+ * into thousandths of its unit. Returns 0, or -1 when the text is not a
+ * quantity or the value does not fit.
+ */
+int quantity_parse_milli(const char *text, long long *milli);
+
+/*
+ * Normalises a GPU model name the way GPU Feature Discovery builds the
+ * nvidia.com/gpu.product label: keeps [A-Za-z0-9_.-] and spaces, trims,
+ * and turns each run of spaces into one '-'. Returns a new string or NULL.
+ */
+char *gpu_name_normalize(const char *name);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * rules_private.h - what the rule files share with the engine core.
+ * Not for the front ends: they use rules.h only.
+ */
+#ifndef GPUMEND_RULES_PRIVATE_H
+#define GPUMEND_RULES_PRIVATE_H
+
+#include "rules.h"
+
+/* What a rule sees while it runs over one object. */
+struct rule_ctx {
+	const struct config *cfg;
+	const struct rules_options *opts;
+	struct rules_result *result;
+	json_t *root;               /* the whole document, rewritten in place */
+	enum rule_id rule;          /* the rule now running */
+	json_t *object;             /* the object now examined (root or List item) */
+	const char *object_pointer; /* its pointer: "" for the root */
+	const char *namespace_name; /* its namespace, or the request's, or NULL */
+	int failed;                 /* an internal failure happened */
+	struct rules_error *err;
+};
+
+/*
+ * A PodSpec found in the object. Pointers are absolute (from the document
+ * root). `metadata` is the pod's own metadata mapping (the sibling
+ * "metadata" of the spec: the Pod's, or the template's), NULL when absent;
+ * `metadata_pointer` is where it is or would be added.
+ */
+struct pod_spec {
+	json_t *spec;
+	const char *pointer;
+	json_t *metadata;
+	const char *metadata_pointer;
+};
+
+/* A container of a PodSpec, from containers, initContainers or
+ * ephemeralContainers. */
+struct container {
+	json_t *container;
+	const char *pointer;
+	const char *list;           /* "containers", "initContainers", ... */
+	size_t index;
+};
+
+typedef int (*rule_run_fn)(struct rule_ctx *ctx);
+typedef int (*pod_spec_fn)(struct rule_ctx *ctx, struct pod_spec *pod, void *arg);
+typedef int (*container_fn)(struct rule_ctx *ctx, struct pod_spec *pod,
+			    struct container *c, void *arg);
+
+/* One function per rule file, run once per object (see engine.c). */
+int rule_run_deprecated_workload_api(struct rule_ctx *ctx);
+int rule_run_legacy_gpu_resource(struct rule_ctx *ctx);
+int rule_run_legacy_gpu_node_label(struct rule_ctx *ctx);
+int rule_run_legacy_affinity_annotation(struct rule_ctx *ctx);
+int rule_run_gpu_model_affinity(struct rule_ctx *ctx);
+int rule_run_gpu_sharing(struct rule_ctx *ctx);
+int rule_run_obsolete_cuda_hostpath(struct rule_ctx *ctx);
+int rule_run_gpu_visibility(struct rule_ctx *ctx);
+int rule_run_removed_gpu_feature_gate(struct rule_ctx *ctx);
+
+/*
+ * Calls `fn` for every PodSpec of the current object (any mapping holding a
+ * "containers" sequence of mappings), skipping pods whose own metadata opts
+ * out of the running rule. The pod's json is looked up afresh before each
+ * call, so `fn` may emit operations. Stops at the first -1 and returns it.
+ */
+int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg);
+
+/* Calls `fn` for every container of every kind in `pod`. */
+int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
+			   container_fn fn, void *arg);
+
+/* 1 when the running rule may change the object (mode mutate, not
+ * report-only). */
+int rule_mutates(const struct rule_ctx *ctx);
+
+/*
+ * Records a finding of the running rule at `pointer`. The engine raises the
+ * severity to error (and denies) when the rule is in deny mode. Returns 0 or
+ * -1 when out of memory.
+ */
+int rule_report(struct rule_ctx *ctx, enum severity severity,
+		const char *pointer, int fixed, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/*
+ * Operations: each is recorded in the result and applied to the document at
+ * once, so later rules (and later steps of the same rule) see the change.
+ * Paths are absolute pointers. `value_new` is stolen, also on failure.
+ * Return 0, or -1 when the operation does not apply (an internal error).
+ */
+int rule_add(struct rule_ctx *ctx, const char *path, json_t *value_new);
+int rule_replace(struct rule_ctx *ctx, const char *path, json_t *value_new);
+int rule_remove(struct rule_ctx *ctx, const char *path);
+/* Renames key `old_key` of the mapping at `map_pointer` to `new_key`
+ * (a move op); the value and its position are kept. */
+int rule_rename(struct rule_ctx *ctx, const char *map_pointer,
+		const char *old_key, const char *new_key);
+/*
+ * Removes the member `key` of the mapping at `map_pointer`; when that leaves
+ * the mapping empty, removes the mapping itself from its parent instead.
+ */
+int rule_remove_key_pruned(struct rule_ctx *ctx, const char *map_pointer,
+			   const char *key);
+
+/*
+ * Sets string `value` at mapping `map_pointer` member `key`, creating the
+ * mapping (one level) when it does not exist. Used for labels and
+ * annotations. No operation when it already holds that value.
+ */
+int rule_set_string(struct rule_ctx *ctx, const char *map_pointer,
+		    const char *key, const char *value);
+
+/*
+ * Requires the node label `key` to be one of `values_new` (a JSON array of
+ * strings, stolen) for `pod`: ANDs a matchExpression into every required
+ * node selector term, creating affinity / nodeAffinity / the required
+ * section / a term as needed.
+ */
+int pod_require_node_label(struct rule_ctx *ctx, struct pod_spec *pod,
+			   const char *key, json_t *values_new);
+
+/* 1 when `pod` already constrains node label `key`: in nodeSelector or in a
+ * matchExpression of a required node selector term. */
+int pod_constrains_node_label(struct pod_spec *pod, const char *key);
+
+/* The annotation `key` of `pod` (its own metadata, else the object's), as a
+ * borrowed string, or NULL. */
+const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
+			   const char *key);
+
+/*
+ * 1 when the container asks for a GPU: the GPU resource, the legacy one,
+ * the shared one, a legacy sharing resource or the hami memory resource, in
+ * limits or requests, with a value other than 0.
+ */
+int container_requests_gpu(const struct config *cfg, json_t *container);
+/* 1 when any container of the pod asks for a GPU. */
+int pod_requests_gpu(const struct config *cfg, json_t *spec);
+
+/* 1 when `list` holds the string `s`. */
+int string_list_has(const struct string_list *list, const char *s);
+
+/*
+ * Reads a resource value (a JSON integer, or a string quantity) as an
+ * integer count. Returns 0 and sets *count, or -1 when it is not a whole,
+ * non-negative number.
+ */
+int resource_count(json_t *value, long long *count);
+
+#endif

@@ -1,0 +1,2 @@
+/* webhook/log.c - not written yet. */
+typedef int log_placeholder;

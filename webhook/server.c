@@ -1,0 +1,2 @@
+/* webhook/server.c - not written yet. */
+typedef int server_placeholder;

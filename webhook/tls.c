@@ -1,0 +1,2 @@
+/* webhook/tls.c - not written yet. */
+typedef int tls_placeholder;
