@@ -53,6 +53,7 @@ CLI_SRCS += cli/report.c
 CLI_SRCS += cli/migrate.c
 CLI_SRCS += cli/lint.c
 CLI_SRCS += cli/cmd_misc.c
+CLI_SRCS += cli/review.c
 CLI_MAIN := cli/main.c
 
 # The webhook server.
