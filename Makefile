@@ -47,6 +47,8 @@ COMMON_SRCS += webhook/admission.c
 COMMON_SRCS += certs/certs.c
 
 # The CLI.
+CLI_SRCS += cli/files.c
+CLI_SRCS += cli/stream.c
 CLI_SRCS += cli/text_patch.c
 CLI_SRCS += cli/diff.c
 CLI_SRCS += cli/report.c

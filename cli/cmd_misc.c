@@ -1,2 +1,101 @@
-/* cli/cmd_misc.c - not written yet. */
-typedef int cmd_misc_placeholder;
+/*
+ * cmd_misc.c - `gpumend rules` and `gpumend config`.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "msg.h"
+
+static int config_only_usage(const char *name, const char *what, int argc,
+			     char **argv, const char **config_path)
+{
+	static const struct option options[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+c:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			*config_path = optarg;
+			break;
+		case 'h':
+			printf("usage: gpumend %s [-c FILE]\n\n%s\n", name, what);
+			return 0;
+		default:
+			fprintf(stderr, "usage: gpumend %s [-c FILE]\n", name);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		msg_error("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	return -1;
+}
+
+int cmd_rules(int argc, char **argv)
+{
+	const char *config_path = NULL;
+	struct config *cfg;
+	int rc = config_only_usage("rules",
+		"Lists the rules with their mode (from -c FILE, else the default),\n"
+		"in the order they run.", argc, argv, &config_path);
+
+	if (rc >= 0)
+		return rc;
+	cfg = cli_load_config(config_path);
+	if (!cfg)
+		return 2;
+	printf("%-28s %-7s %s\n", "RULE", "MODE", "FINDS");
+	for (int r = 0; r < RULE_COUNT; r++) {
+		const struct rule_info *info = rule_info_get((enum rule_id)r);
+
+		printf("%-28s %-7s %s%s\n", info->name,
+		       rule_mode_name(cfg->mode[r]), info->summary,
+		       info->offline_only ? " (CLI only)" :
+		       !info->can_mutate ? " (lint only)" : "");
+	}
+	config_free(cfg);
+	return 0;
+}
+
+int cmd_config(int argc, char **argv)
+{
+	const char *config_path = NULL;
+	struct config *cfg;
+	json_t *json;
+	struct buf out;
+	int rc = config_only_usage("config",
+		"Prints the default configuration, a commented YAML file to start\n"
+		"from. With -c FILE, checks FILE and prints the configuration in\n"
+		"force (the defaults with FILE applied).", argc, argv,
+		&config_path);
+
+	if (rc >= 0)
+		return rc;
+	if (!config_path) {
+		fputs(config_default_yaml(), stdout);
+		return 0;
+	}
+	cfg = cli_load_config(config_path);
+	if (!cfg)
+		return 2;
+	json = config_to_json(cfg);
+	buf_init(&out, 0);
+	rc = !json || emit_document(&out, json, 0, 0) ? 2 : 0;
+	if (rc == 0)
+		fwrite(out.data, 1, out.len, stdout);
+	else
+		msg_error("out of memory");
+	buf_free(&out);
+	json_decref(json);
+	config_free(cfg);
+	return rc;
+}

@@ -1,2 +1,264 @@
-/* cli/lint.c - not written yet. */
-typedef int lint_placeholder;
+/*
+ * lint.c - `gpumend lint`: reports what the rules find, for CI.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "msg.h"
+#include "report.h"
+
+/* A finding with its place, owning its strings. */
+struct lint_finding {
+	char *file;
+	int line, column;
+	const char *rule;
+	enum severity severity;
+	char *message;
+	char *pointer;
+	size_t order;          /* which file */
+	size_t seq;            /* order of report */
+};
+
+struct lint {
+	struct config *cfg;
+	struct lint_finding *items;
+	size_t n, cap;
+	size_t files;          /* files read so far */
+	int bad_input;         /* unreadable or malformed files */
+	int oom;
+};
+
+static int lint_add(struct lint *l, const char *file, int line, int column,
+		    const char *rule, enum severity severity,
+		    const char *message, const char *pointer)
+{
+	struct lint_finding *f;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		struct lint_finding *grown = realloc(l->items,
+						     cap * sizeof(*grown));
+
+		if (!grown)
+			goto out_nomem;
+		l->items = grown;
+		l->cap = cap;
+	}
+	f = &l->items[l->n];
+	f->file = strdup(file);
+	f->message = strdup(message);
+	f->pointer = pointer ? strdup(pointer) : NULL;
+	if (!f->file || !f->message || (pointer && !f->pointer)) {
+		free(f->file);
+		free(f->message);
+		free(f->pointer);
+		goto out_nomem;
+	}
+	f->line = line;
+	f->column = column;
+	f->rule = rule;
+	f->severity = severity;
+	f->order = l->files;
+	f->seq = l->n;
+	l->n++;
+	return 0;
+out_nomem:
+	l->oom = 1;
+	msg_error("out of memory");
+	return -1;
+}
+
+struct lint_file {
+	struct lint *l;
+	const char *name;
+};
+
+static int lint_doc(void *arg, struct stream_doc *sd)
+{
+	struct lint_file *lf = arg;
+
+	for (size_t i = 0; i < sd->result->n_findings; i++) {
+		const struct finding *f = &sd->result->findings[i];
+		int line, column;
+
+		source_locate(sd->doc->root, f->pointer, &line, &column);
+		if (lint_add(lf->l, lf->name, line, column,
+			     rule_info_get(f->rule)->name, f->severity,
+			     f->message, f->pointer))
+			return -1;
+	}
+	return 0;
+}
+
+static int lint_path(void *arg, const char *path)
+{
+	struct lint *l = arg;
+	struct input in;
+	struct lint_file lf = { l, NULL };
+	struct source_error err;
+	/* lint reports; it never rewrites, so the rules say what is wrong
+	 * rather than what they changed */
+	struct rules_options opts = { .offline = 1, .report_only = 1 };
+
+	l->files++;
+	if (input_read(path, 0, &in) != 0) {
+		l->bad_input++;
+		return lint_add(l, path, 0, 0, "input", SEVERITY_ERROR,
+				"cannot read the file", NULL);
+	}
+	lf.name = in.name;
+	if (stream_each(in.text, in.len, l->cfg, &opts, lint_doc, &lf,
+			&err) != 0) {
+		if (l->oom) {
+			input_free(&in);
+			return -1;
+		}
+		l->bad_input++;
+		msg_at(in.name, err.line, err.column, "error",
+		       "cannot parse: %s", err.message);
+		if (lint_add(l, in.name, err.line, err.column, "syntax",
+			     SEVERITY_ERROR, err.message, NULL)) {
+			input_free(&in);
+			return -1;
+		}
+	}
+	input_free(&in);
+	return 0;
+}
+
+static void lint_usage(FILE *out)
+{
+	fputs("usage: gpumend lint [--format text|json|sarif|github]\n"
+	      "                    [--fail-on error|warning|info] [-c FILE] [PATH...]\n"
+	      "\n"
+	      "Reports legacy GPU constructs in Kubernetes manifests, one finding per\n"
+	      "line as FILE:LINE:COL: SEVERITY: MESSAGE [rule-id] (text), as a JSON\n"
+	      "array, as SARIF 2.1.0 or as GitHub Actions workflow commands.\n"
+	      "PATH is a file, a directory (searched for *.yaml, *.yml, *.json) or\n"
+	      "'-' for standard input; with no PATH, standard input is read.\n"
+	      "\n"
+	      "  -f, --format FORMAT   text (default), json, sarif or github\n"
+	      "      --fail-on LEVEL   exit 1 on findings at or above LEVEL (default warning)\n"
+	      "  -c, --config FILE     configuration file (defaults: `gpumend config`)\n"
+	      "  -h, --help            show this help\n"
+	      "\n"
+	      "Exit status: 0 clean, 1 findings at or above --fail-on, 2 on unreadable\n"
+	      "or malformed input.\n", out);
+}
+
+/* Findings of one file in source order; files keep the order they were
+ * read in. */
+static int finding_cmp(const void *a, const void *b)
+{
+	const struct lint_finding *x = a, *y = b;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->column != y->column)
+		return x->column < y->column ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int severity_parse(const char *name, enum severity *out)
+{
+	for (int s = SEVERITY_INFO; s <= SEVERITY_ERROR; s++) {
+		if (strcmp(name, severity_name((enum severity)s)) == 0) {
+			*out = (enum severity)s;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int cmd_lint(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "fail-on", required_argument, NULL, 'F' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lint l = { 0 };
+	enum report_format format = REPORT_TEXT;
+	enum severity fail_on = SEVERITY_WARNING;
+	const char *config_path = NULL;
+	struct report_item *items = NULL;
+	struct buf out;
+	int opt, walk_errors = 0, failing = 0, rc;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+f:c:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (report_format_parse(optarg, &format)) {
+				msg_error("unknown format '%s' (text, json, sarif, github)",
+					  optarg);
+				return 2;
+			}
+			break;
+		case 'F':
+			if (severity_parse(optarg, &fail_on)) {
+				msg_error("unknown level '%s' (error, warning, info)",
+					  optarg);
+				return 2;
+			}
+			break;
+		case 'c': config_path = optarg; break;
+		case 'h': lint_usage(stdout); return 0;
+		default: lint_usage(stderr); return 2;
+		}
+	}
+	l.cfg = cli_load_config(config_path);
+	if (!l.cfg)
+		return 2;
+	rc = paths_walk(argv + optind, argc - optind, lint_path, &l,
+			&walk_errors);
+	if (walk_errors)
+		l.bad_input += walk_errors;
+
+	qsort(l.items, l.n, sizeof(*l.items), finding_cmp);
+	items = calloc(l.n ? l.n : 1, sizeof(*items));
+	buf_init(&out, 0);
+	if (!items) {
+		msg_error("out of memory");
+		rc = -1;
+	}
+	for (size_t i = 0; items && i < l.n; i++) {
+		items[i].file = l.items[i].file;
+		items[i].line = l.items[i].line;
+		items[i].column = l.items[i].column;
+		items[i].rule = l.items[i].rule;
+		items[i].severity = severity_name(l.items[i].severity);
+		items[i].message = l.items[i].message;
+		items[i].pointer = l.items[i].pointer;
+		if (l.items[i].severity >= fail_on)
+			failing = 1;
+	}
+	if (rc == 0 && report_write(&out, format, items, l.n,
+				    GPUMEND_VERSION) != 0) {
+		msg_error("out of memory");
+		rc = -1;
+	}
+	if (rc == 0)
+		fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	fflush(stdout);
+	buf_free(&out);
+	free(items);
+	for (size_t i = 0; i < l.n; i++) {
+		free(l.items[i].file);
+		free(l.items[i].message);
+		free(l.items[i].pointer);
+	}
+	free(l.items);
+	config_free(l.cfg);
+	if (rc || l.bad_input)
+		return 2;
+	return failing ? 1 : 0;
+}

@@ -1,5 +1,63 @@
-/* main.c - placeholder. */
-int main(void)
+/*
+ * main.c - the `gpumend` command: a table of subcommands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "certs.h"
+#include "cli.h"
+#include "msg.h"
+#include "review.h"
+
+struct subcommand {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	{ "migrate", cmd_migrate, "rewrite legacy GPU manifests (files, directories, stdin)" },
+	{ "lint", cmd_lint, "report legacy GPU constructs (text, json, sarif, github)" },
+	{ "review", cmd_review, "answer an AdmissionReview as the webhook would" },
+	{ "certs", cmd_certs, "make or check the webhook's TLS certificates" },
+	{ "rules", cmd_rules, "list the rules and their modes" },
+	{ "config", cmd_config, "print the default (or effective) configuration" },
+};
+
+static void usage(FILE *out)
 {
-	return 0;
+	fputs("usage: gpumend [--version] [--help] COMMAND [ARGS]\n"
+	      "\n"
+	      "Migrates Kubernetes GPU workloads written for the legacy GPU stack\n"
+	      "(alpha.kubernetes.io/nvidia-gpu, hand-mounted drivers, vendor GPU\n"
+	      "sharing) to today's NVIDIA device plugin stack.\n"
+	      "\n"
+	      "Commands:\n", out);
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(out, "  %-9s %s\n", subcommands[i].name,
+			subcommands[i].summary);
+	fputs("\nRun 'gpumend COMMAND --help' for a command's options.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	msg_set_program("gpumend");
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("gpumend %s\n", GPUMEND_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (strcmp(argv[1], subcommands[i].name) == 0)
+			return subcommands[i].run(argc - 1, argv + 1);
+	msg_error("'%s' is not a gpumend command; see 'gpumend --help'", argv[1]);
+	return 2;
 }

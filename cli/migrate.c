@@ -1,2 +1,278 @@
-/* cli/migrate.c - not written yet. */
-typedef int migrate_placeholder;
+/*
+ * migrate.c - `gpumend migrate`: rewrites manifests with the rules, keeping
+ * every byte that no rule has to change.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "diff.h"
+#include "msg.h"
+
+struct migrate {
+	struct config *cfg;
+	int in_place, check, diff, json_patch;
+	int n_inputs;          /* how many files the paths name, for headers */
+	int errors;            /* files that failed */
+	int changed;           /* files that changed (or would) */
+	int files;
+};
+
+/* What one file's documents turn into. */
+struct file_run {
+	struct migrate *m;
+	struct input *in;
+	struct buf out;        /* the migrated text */
+	struct buf patches;    /* --json-patch: one patch per document */
+	size_t pos;            /* input copied up to here */
+	int errors;            /* findings of severity error */
+	int changed;
+};
+
+static void print_finding(const char *file, struct source_doc *doc,
+			  const struct finding *f)
+{
+	int line, column;
+
+	source_locate(doc->root, f->pointer, &line, &column);
+	msg_at(file, line, column, severity_name(f->severity), "%s [%s]",
+	       f->message, rule_info_get(f->rule)->name);
+}
+
+static int migrate_doc(void *arg, struct stream_doc *sd)
+{
+	struct file_run *run = arg;
+	struct source_doc *doc = sd->doc;
+	const struct rules_result *res = sd->result;
+	struct source_limits limits = cli_limits(run->m->cfg);
+	char why[256];
+	int reemitted = 0;
+
+	/* findings the rules did not fix, located before any edit */
+	for (size_t i = 0; i < res->n_findings; i++) {
+		const struct finding *f = &res->findings[i];
+
+		if (f->fixed)
+			continue;
+		print_finding(run->in->name, doc, f);
+		if (f->severity == SEVERITY_ERROR)
+			run->errors++;
+	}
+	if (run->m->json_patch && sd->ran) {
+		json_t *patch = rules_patch_json(res);
+		char *text = patch ? json_dumps(patch, JSON_COMPACT) : NULL;
+
+		json_decref(patch);
+		if (!text || buf_puts(&run->patches, text) ||
+		    buf_putc(&run->patches, '\n')) {
+			free(text);
+			msg_error("out of memory");
+			return -1;
+		}
+		free(text);
+	}
+	if (buf_append(&run->out, run->in->text + run->pos,
+		       doc->start - run->pos))
+		goto out_nomem;
+	if (res->n_ops == 0) {
+		if (buf_append(&run->out, run->in->text + doc->start,
+			       doc->end - doc->start))
+			goto out_nomem;
+	} else {
+		run->changed = 1;
+		if (text_patch_document(&run->out, run->in->text, run->in->len,
+					doc, res, doc->json, &limits,
+					&reemitted, why, sizeof(why)))
+			goto out_nomem;
+		if (reemitted)
+			msg_at(run->in->name, doc->line, 0, "note",
+			       "document %d written anew (its comments and layout are not kept): %s",
+			       doc->index + 1, why);
+	}
+	run->pos = doc->end;
+	return 0;
+out_nomem:
+	msg_error("out of memory");
+	return -1;
+}
+
+static int migrate_path(void *arg, const char *path)
+{
+	struct migrate *m = arg;
+	struct input in;
+	struct file_run run = { .m = m, .in = &in };
+	struct source_error err;
+	struct rules_options opts = { .offline = 1 };
+	int rc;
+
+	m->files++;
+	if (input_read(path, 0, &in) != 0) {
+		m->errors++;
+		return 0;
+	}
+	buf_init(&run.out, 0);
+	buf_init(&run.patches, 0);
+	rc = stream_each(in.text, in.len, m->cfg, &opts, migrate_doc, &run,
+			 &err);
+	if (rc != 0) {
+		if (err.message[0])
+			msg_at(in.name, err.line, err.column, "error",
+			       "cannot parse: %s", err.message);
+		m->errors++;
+		goto out_free;
+	}
+	if (buf_append(&run.out, in.text + run.pos, in.len - run.pos)) {
+		msg_error("out of memory");
+		m->errors++;
+		goto out_free;
+	}
+	if (run.errors) {
+		msg_at(in.name, 0, 0, "error",
+		       "left unchanged: %d error%s the rules cannot fix",
+		       run.errors, run.errors == 1 ? "" : "s");
+		m->errors++;
+		goto out_free;
+	}
+	run.changed = run.out.len != in.len ||
+		      memcmp(run.out.data, in.text, in.len) != 0;
+	if (run.changed)
+		m->changed++;
+
+	if (m->json_patch) {
+		fwrite(run.patches.data ? run.patches.data : "", 1,
+		       run.patches.len, stdout);
+		goto out_free;
+	}
+	if (m->diff && run.changed) {
+		struct buf d;
+		char *a = malloc(strlen(in.name) + 3), *b = malloc(strlen(in.name) + 3);
+
+		buf_init(&d, 0);
+		if (!a || !b) {
+			free(a);
+			free(b);
+			msg_error("out of memory");
+			m->errors++;
+			goto out_free;
+		}
+		sprintf(a, "a/%s", in.name);
+		sprintf(b, "b/%s", in.name);
+		if (diff_unified(&d, a, b, in.text, in.len, run.out.data,
+				 run.out.len) == 0)
+			fwrite(d.data ? d.data : "", 1, d.len, stdout);
+		else {
+			msg_error("cannot diff '%s': out of memory", in.name);
+			m->errors++;
+		}
+		free(a);
+		free(b);
+		buf_free(&d);
+	}
+	if (m->check && run.changed && !m->diff)
+		msg_note("would migrate '%s'", in.name);
+	if (m->in_place && !m->check) {
+		if (run.changed && in.path &&
+		    file_write_atomic(in.path, run.out.data, run.out.len,
+				      in.mode))
+			m->errors++;
+		else if (!in.path)
+			fwrite(run.out.data, 1, run.out.len, stdout);
+	} else if (!m->check && !m->diff) {
+		if (m->n_inputs > 1 && in.path)
+			printf("# Source: %s\n", in.name);
+		fwrite(run.out.data, 1, run.out.len, stdout);
+	}
+out_free:
+	buf_free(&run.out);
+	buf_free(&run.patches);
+	input_free(&in);
+	return 0;
+}
+
+/* 1 when the paths may name more than one file: output then says which
+ * file each text comes from. */
+static int several_inputs(char **paths, int n)
+{
+	struct stat st;
+
+	if (n > 1)
+		return 1;
+	return n == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void migrate_usage(FILE *out)
+{
+	fputs("usage: gpumend migrate [-i|--in-place] [--check] [--diff] [--json-patch]\n"
+	      "                       [-c FILE] [PATH...]\n"
+	      "\n"
+	      "Rewrites Kubernetes manifests written for the legacy GPU stack so that\n"
+	      "they run on today's (device plugin, GPU Feature Discovery, sharing).\n"
+	      "PATH is a file, a directory (searched for *.yaml, *.yml, *.json) or\n"
+	      "'-' for standard input; with no PATH, standard input is read.\n"
+	      "Everything no rule has to change is kept byte for byte.\n"
+	      "\n"
+	      "  -i, --in-place    rewrite the files (atomically; the original mode kept)\n"
+	      "      --check       change nothing; exit 1 when something would change\n"
+	      "      --diff        print a unified diff instead of the migrated text\n"
+	      "      --json-patch  print each document's RFC 6902 JSON Patch, one per line\n"
+	      "  -c, --config FILE configuration file (defaults: `gpumend config`)\n"
+	      "  -h, --help        show this help\n"
+	      "\n"
+	      "Exit status: 0 success, 1 with --check when something would change,\n"
+	      "2 on any error (a file with an error is left untouched).\n", out);
+}
+
+int cmd_migrate(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "in-place", no_argument, NULL, 'i' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "diff", no_argument, NULL, 'd' },
+		{ "json-patch", no_argument, NULL, 'j' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct migrate m = { 0 };
+	const char *config_path = NULL;
+	int opt, walk_errors = 0;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+ic:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'i': m.in_place = 1; break;
+		case 'C': m.check = 1; break;
+		case 'd': m.diff = 1; break;
+		case 'j': m.json_patch = 1; break;
+		case 'c': config_path = optarg; break;
+		case 'h': migrate_usage(stdout); return 0;
+		default: migrate_usage(stderr); return 2;
+		}
+	}
+	if (m.json_patch && (m.in_place || m.diff)) {
+		msg_error("--json-patch cannot be combined with --in-place or --diff");
+		return 2;
+	}
+	m.cfg = cli_load_config(config_path);
+	if (!m.cfg)
+		return 2;
+	m.n_inputs = several_inputs(argv + optind, argc - optind) ? 2 : 1;
+	if (paths_walk(argv + optind, argc - optind, migrate_path, &m,
+		       &walk_errors) != 0)
+		m.errors++;
+	m.errors += walk_errors;
+	fflush(stdout);
+	config_free(m.cfg);
+	if (m.in_place && !m.check && m.files > 1)
+		msg_note("%d file%s migrated, %d unchanged, %d with errors",
+			 m.changed, m.changed == 1 ? "" : "s",
+			 m.files - m.changed - m.errors, m.errors);
+	if (m.errors)
+		return 2;
+	return m.check && m.changed ? 1 : 0;
+}

@@ -1,2 +1,142 @@
-/* review.c - not written yet. */
-typedef int review_placeholder;
+/*
+ * review.c - `gpumend review`.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admission.h"
+#include "buf.h"
+#include "config_file.h"
+#include "msg.h"
+#include "review.h"
+
+static const char usage[] =
+	"usage: gpumend review [-c FILE] [FILE|-]\n"
+	"\n"
+	"Reads an AdmissionReview (admission.k8s.io/v1 or v1beta1) and prints the\n"
+	"response gpumend-webhook would send for it.\n"
+	"\n"
+	"  -c, --config FILE   load the rules configuration from FILE\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 allowed, 1 denied, 2 unreadable input or not a review.\n";
+
+/* Reads all of `stream` into `out` (capped); 0, or -1 with errno set
+ * (EFBIG past the cap). */
+static int read_all(FILE *stream, struct buf *out)
+{
+	char chunk[65536];
+	size_t n;
+
+	while ((n = fread(chunk, 1, sizeof(chunk), stream)) > 0) {
+		if (buf_append(out, chunk, n) != 0) {
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	if (ferror(stream)) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_review(int argc, char **argv)
+{
+	const char *config_path = NULL, *input = NULL;
+	struct admission_outcome out;
+	struct config *cfg = NULL;
+	char errbuf[1024];
+	struct buf body;
+	FILE *stream;
+	int status = 2, i;
+
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(arg, "-c") || !strcmp(arg, "--config")) {
+			if (++i == argc) {
+				msg_error("option '%s' needs a file", arg);
+				return 2;
+			}
+			config_path = argv[i];
+		} else if (!strncmp(arg, "--config=", 9)) {
+			config_path = arg + 9;
+		} else if (!strcmp(arg, "--")) {
+			if (i + 1 < argc && !input)
+				input = argv[++i];
+			if (i + 1 < argc) {
+				msg_error("review reads one file\n%s", usage);
+				return 2;
+			}
+		} else if (arg[0] == '-' && arg[1]) {
+			msg_error("unknown option '%s'\n%s", arg, usage);
+			return 2;
+		} else if (input) {
+			msg_error("review reads one file\n%s", usage);
+			return 2;
+		} else {
+			input = arg;
+		}
+	}
+	if (config_path)
+		cfg = config_file_load(config_path, errbuf, sizeof(errbuf));
+	else
+		cfg = config_new_default();
+	if (!cfg) {
+		if (config_path)
+			msg_error("%s", errbuf);
+		else
+			msg_error("out of memory");
+		return 2;
+	}
+
+	buf_init(&body, ADMISSION_MAX_BODY_DEFAULT);
+	if (!input || !strcmp(input, "-")) {
+		input = "-";
+		stream = stdin;
+	} else if (!(stream = fopen(input, "rb"))) {
+		msg_error("cannot open '%s': %s", input, strerror(errno));
+		goto out_free_config;
+	}
+	if (read_all(stream, &body) != 0) {
+		if (errno == EFBIG)
+			msg_error("cannot read '%s': larger than %zu bytes",
+				  input, (size_t)ADMISSION_MAX_BODY_DEFAULT);
+		else
+			msg_error("cannot read '%s': %s", input,
+				  strerror(errno));
+		if (stream != stdin)
+			fclose(stream);
+		goto out_free_body;
+	}
+	if (stream != stdin)
+		fclose(stream);
+
+	admission_outcome_init(&out);
+	if (admission_review(cfg, body.data ? body.data : "", body.len,
+			     &out) != 0) {
+		msg_error("cannot review '%s': out of memory", input);
+	} else if (out.http_status != 200) {
+		msg_error("cannot review '%s': %s", input, out.error);
+	} else {
+		fwrite(out.body, 1, out.body_len, stdout);
+		status = out.allowed ? 0 : 1;
+		if (fflush(stdout) != 0) {
+			msg_error("cannot write the response: %s",
+				  strerror(errno));
+			status = 2;
+		}
+	}
+	admission_outcome_clear(&out);
+out_free_body:
+	buf_free(&body);
+out_free_config:
+	config_free(cfg);
+	return status;
+}

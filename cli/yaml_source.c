@@ -1,2 +1,950 @@
-/* cli/yaml_source.c - not written yet. */
-typedef int yaml_source_placeholder;
+/*
+ * yaml_source.c - reads YAML (and JSON, a subset of it) with libyaml into
+ * the engine's json_t and a source map: a tree of nodes with the byte spans
+ * of every key and value, so that the text patcher can edit the file in
+ * place and lint can name the line and column of a finding.
+ *
+ * Input is hostile: nesting depth, alias expansion and document size are
+ * capped, and every failure says where.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "source.h"
+
+/* Caps that hold even when the caller sets no limits. */
+#define HARD_MAX_DEPTH 1000
+#define HARD_MAX_ALIAS_NODES 10000000
+#define JSON_INTEGER_MAX LLONG_MAX
+
+struct anchor {
+	char *name;
+	json_t *json;
+	struct source_node *node;
+};
+
+struct frame {
+	json_t *json;
+	struct source_node *node;
+	char *key;                  /* pending mapping key, owned */
+	size_t key_len;
+	size_t key_start, key_end;
+	int key_line, key_column, key_style;
+	int merge_pending;          /* the pending key is << */
+	json_t *merged_keys;        /* keys that came from a merge */
+	char *anchor;               /* anchor of this collection, owned */
+};
+
+struct source_parser {
+	yaml_parser_t yaml;
+	const char *text;
+	size_t len;
+	struct source_limits limits;
+	int index;
+	int finished;
+
+	/* position cursor: mark (line, column) <-> byte offset */
+	size_t cur_line, cur_col, cur_off, cur_line_off;
+	size_t base_off;            /* offset of line 0, column 0 (after a BOM) */
+
+	/* per document */
+	struct frame *stack;
+	size_t depth, cap_stack;
+	struct anchor *anchors;
+	size_t n_anchors, cap_anchors;
+	size_t alias_nodes;
+	size_t doc_start;
+};
+
+/* ------------------------------------------------------------------ */
+/* Positions                                                           */
+
+/* Length of the line break at `off`, 0 when there is none (as libyaml). */
+static size_t break_len(const struct source_parser *p, size_t off)
+{
+	const unsigned char *t = (const unsigned char *)p->text;
+
+	if (off >= p->len)
+		return 0;
+	if (t[off] == '\n')
+		return 1;
+	if (t[off] == '\r')
+		return off + 1 < p->len && t[off + 1] == '\n' ? 2 : 1;
+	if (t[off] == 0xC2 && off + 1 < p->len && t[off + 1] == 0x85)
+		return 2;
+	if (t[off] == 0xE2 && off + 2 < p->len && t[off + 1] == 0x80 &&
+	    (t[off + 2] == 0xA8 || t[off + 2] == 0xA9))
+		return 3;
+	return 0;
+}
+
+/* Byte offset of a libyaml mark, whose column counts characters. */
+static size_t offset_of(struct source_parser *p, yaml_mark_t mark)
+{
+	const unsigned char *t = (const unsigned char *)p->text;
+
+	if (mark.line < p->cur_line ||
+	    (mark.line == p->cur_line && mark.column < p->cur_col)) {
+		if (mark.line == p->cur_line) {
+			p->cur_off = p->cur_line_off;
+		} else {
+			/* rare: start over from the top */
+			p->cur_line = 0;
+			p->cur_off = p->cur_line_off = p->base_off;
+		}
+		p->cur_col = 0;
+	}
+	while (p->cur_line < mark.line && p->cur_off < p->len) {
+		size_t b = break_len(p, p->cur_off);
+
+		if (b) {
+			p->cur_off += b;
+			p->cur_line++;
+			p->cur_col = 0;
+			p->cur_line_off = p->cur_off;
+		} else {
+			p->cur_off++;
+		}
+	}
+	while (p->cur_col < mark.column && p->cur_off < p->len) {
+		p->cur_off++;
+		while (p->cur_off < p->len && (t[p->cur_off] & 0xC0) == 0x80)
+			p->cur_off++;
+		p->cur_col++;
+	}
+	return p->cur_off;
+}
+
+/* ------------------------------------------------------------------ */
+/* Nodes                                                               */
+
+void source_node_free(struct source_node *node)
+{
+	if (!node)
+		return;
+	for (size_t i = 0; i < node->n_children; i++) {
+		free(node->children[i].key);
+		source_node_free(node->children[i].node);
+	}
+	for (size_t i = 0; i < node->n_removed; i++) {
+		free(node->removed[i].key);
+		source_node_free(node->removed[i].node);
+	}
+	free(node->children);
+	free(node->removed);
+	free(node);
+}
+
+static struct source_node *node_new(enum source_kind kind)
+{
+	struct source_node *node = calloc(1, sizeof(*node));
+
+	if (node)
+		node->kind = kind;
+	return node;
+}
+
+/* Appends a child; steals `key` and `node` (also on failure). */
+static int node_add_child(struct source_node *parent, struct source_child *c)
+{
+	if (parent->n_children == parent->cap_children) {
+		size_t cap = parent->cap_children ? parent->cap_children * 2 : 4;
+		struct source_child *grown = realloc(parent->children,
+						     cap * sizeof(*grown));
+
+		if (!grown) {
+			free(c->key);
+			source_node_free(c->node);
+			return -1;
+		}
+		parent->children = grown;
+		parent->cap_children = cap;
+	}
+	parent->children[parent->n_children++] = *c;
+	parent->n_original = parent->n_children;
+	return 0;
+}
+
+/* A copy of an anchored node's shape for an alias: spans of the alias. */
+static struct source_node *alias_node_new(const struct source_node *target)
+{
+	struct source_node *node = node_new(target->kind);
+
+	if (node) {
+		node->alias = 1;
+		node->flow = target->flow;
+		node->style = target->style;
+	}
+	return node;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scalars                                                             */
+
+static int all_digits(const char *s, size_t n, int base)
+{
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		int ok = base == 16 ? (c >= '0' && c <= '9') ||
+					      (c >= 'a' && c <= 'f') ||
+					      (c >= 'A' && c <= 'F')
+			 : base == 8 ? c >= '0' && c <= '7'
+			 : base == 2 ? c == '0' || c == '1'
+				     : c >= '0' && c <= '9';
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+static int is_float_text(const char *s, size_t n)
+{
+	size_t i = 0, digits = 0;
+
+	if (i < n && (s[i] == '+' || s[i] == '-'))
+		i++;
+	while (i < n && s[i] >= '0' && s[i] <= '9') {
+		i++;
+		digits++;
+	}
+	if (i < n && s[i] == '.') {
+		i++;
+		while (i < n && s[i] >= '0' && s[i] <= '9') {
+			i++;
+			digits++;
+		}
+	}
+	if (!digits)
+		return 0;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		size_t exp_digits = 0;
+
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		while (i < n && s[i] >= '0' && s[i] <= '9') {
+			i++;
+			exp_digits++;
+		}
+		if (!exp_digits)
+			return 0;
+	}
+	return i == n;
+}
+
+static int word_in(const char *s, size_t n, const char *const *words)
+{
+	for (; *words; words++)
+		if (strlen(*words) == n && memcmp(*words, s, n) == 0)
+			return 1;
+	return 0;
+}
+
+json_t *yaml_resolve_plain(const char *text, size_t len)
+{
+	static const char *const nulls[] = { "", "~", "null", "Null", "NULL", NULL };
+	static const char *const trues[] = { "y", "Y", "yes", "Yes", "YES",
+		"true", "True", "TRUE", "on", "On", "ON", NULL };
+	static const char *const falses[] = { "n", "N", "no", "No", "NO",
+		"false", "False", "FALSE", "off", "Off", "OFF", NULL };
+	char clean[64];
+	size_t n = 0, i = 0;
+	int negative = 0, base = 10;
+
+	if (word_in(text, len, nulls))
+		return json_null();
+	if (word_in(text, len, trues))
+		return json_true();
+	if (word_in(text, len, falses))
+		return json_false();
+	if (len == 0 || len >= sizeof(clean) || memchr(text, '\0', len))
+		return json_stringn(text, len);
+
+	/* numbers: underscores are dropped first, as YAML 1.1 allows */
+	for (size_t k = 0; k < len; k++)
+		if (text[k] != '_')
+			clean[n++] = text[k];
+	clean[n] = '\0';
+	if (n == 0 || text[0] == '_')
+		return json_stringn(text, len);
+	if (clean[0] == '+' || clean[0] == '-') {
+		negative = clean[0] == '-';
+		i = 1;
+	}
+	if (n - i > 2 && clean[i] == '0' && (clean[i + 1] == 'x' || clean[i + 1] == 'X'))
+		base = 16, i += 2;
+	else if (n - i > 2 && clean[i] == '0' && clean[i + 1] == 'o')
+		base = 8, i += 2;
+	else if (n - i > 2 && clean[i] == '0' && clean[i + 1] == 'b')
+		base = 2, i += 2;
+	else if (n - i > 1 && clean[i] == '0' && all_digits(clean + i, n - i, 8))
+		base = 8, i += 1;
+	if (all_digits(clean + i, n - i, base)) {
+		unsigned long long v;
+		char *end;
+
+		errno = 0;
+		v = strtoull(clean + i, &end, base);
+		if (!errno && *end == '\0') {
+			if (!negative && v <= (unsigned long long)JSON_INTEGER_MAX)
+				return json_integer((json_int_t)v);
+			if (negative && v <= (unsigned long long)JSON_INTEGER_MAX + 1ULL)
+				return json_integer(v == (unsigned long long)JSON_INTEGER_MAX + 1ULL ?
+					(json_int_t)(-JSON_INTEGER_MAX - 1) : -(json_int_t)v);
+		}
+		if (base == 10)
+			return json_real(strtod(clean, NULL));
+		return json_stringn(text, len);
+	}
+	if (is_float_text(clean, n)) {
+		double d = strtod(clean, NULL);
+
+		if (isfinite(d))
+			return json_real(d);
+	}
+	/* .inf and .nan cannot be JSON: they stay strings */
+	return json_stringn(text, len);
+}
+
+static json_t *scalar_json(const yaml_event_t *ev)
+{
+	const char *value = (const char *)ev->data.scalar.value;
+	size_t len = ev->data.scalar.length;
+	const char *tag = (const char *)ev->data.scalar.tag;
+
+	if (tag) {
+		if (strcmp(tag, YAML_STR_TAG) == 0)
+			return json_stringn(value, len);
+		if (strcmp(tag, YAML_NULL_TAG) == 0)
+			return json_null();
+		if (strcmp(tag, YAML_BOOL_TAG) == 0 ||
+		    strcmp(tag, YAML_INT_TAG) == 0 ||
+		    strcmp(tag, YAML_FLOAT_TAG) == 0)
+			return yaml_resolve_plain(value, len);
+		if (strcmp(tag, "!") == 0)
+			return json_stringn(value, len);
+	}
+	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return json_stringn(value, len);
+	return yaml_resolve_plain(value, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* The parser                                                          */
+
+struct source_parser *source_parser_new(const char *text, size_t len,
+					const struct source_limits *limits)
+{
+	struct source_parser *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	if (!yaml_parser_initialize(&p->yaml)) {
+		free(p);
+		return NULL;
+	}
+	p->text = text;
+	p->len = len;
+	if (limits)
+		p->limits = *limits;
+	if (!p->limits.max_depth || p->limits.max_depth > HARD_MAX_DEPTH)
+		p->limits.max_depth = HARD_MAX_DEPTH;
+	if (!p->limits.max_alias_nodes ||
+	    p->limits.max_alias_nodes > HARD_MAX_ALIAS_NODES)
+		p->limits.max_alias_nodes = HARD_MAX_ALIAS_NODES;
+	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+		p->base_off = 3;
+	p->cur_off = p->cur_line_off = p->base_off;
+	yaml_parser_set_input_string(&p->yaml, (const unsigned char *)text, len);
+	return p;
+}
+
+static void frame_clear(struct frame *f)
+{
+	json_decref(f->json);
+	source_node_free(f->node);
+	free(f->key);
+	json_decref(f->merged_keys);
+	free(f->anchor);
+	memset(f, 0, sizeof(*f));
+}
+
+static void doc_state_clear(struct source_parser *p)
+{
+	for (size_t i = 0; i < p->depth; i++)
+		frame_clear(&p->stack[i]);
+	p->depth = 0;
+	for (size_t i = 0; i < p->n_anchors; i++) {
+		free(p->anchors[i].name);
+		json_decref(p->anchors[i].json);
+	}
+	p->n_anchors = 0;
+	p->alias_nodes = 0;
+}
+
+void source_parser_free(struct source_parser *p)
+{
+	if (!p)
+		return;
+	doc_state_clear(p);
+	free(p->stack);
+	free(p->anchors);
+	yaml_parser_delete(&p->yaml);
+	free(p);
+}
+
+void source_doc_clear(struct source_doc *doc)
+{
+	json_decref(doc->json);
+	source_node_free(doc->root);
+	memset(doc, 0, sizeof(*doc));
+}
+
+static int set_error(struct source_error *err, yaml_mark_t mark,
+		     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int set_error(struct source_error *err, yaml_mark_t mark,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	err->line = (int)mark.line + 1;
+	err->column = (int)mark.column + 1;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Registers (or redefines) an anchor; the anchor table keeps a reference
+ * to the json and borrows the node, which lives as long as the document. */
+static int anchor_set(struct source_parser *p, const char *name, json_t *json,
+		      struct source_node *node)
+{
+	for (size_t i = 0; i < p->n_anchors; i++) {
+		if (strcmp(p->anchors[i].name, name) == 0) {
+			json_decref(p->anchors[i].json);
+			p->anchors[i].json = json_incref(json);
+			p->anchors[i].node = node;
+			return 0;
+		}
+	}
+	if (p->n_anchors == p->cap_anchors) {
+		size_t cap = p->cap_anchors ? p->cap_anchors * 2 : 4;
+		struct anchor *grown = realloc(p->anchors, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		p->anchors = grown;
+		p->cap_anchors = cap;
+	}
+	if (!(p->anchors[p->n_anchors].name = strdup(name)))
+		return -1;
+	p->anchors[p->n_anchors].json = json_incref(json);
+	p->anchors[p->n_anchors].node = node;
+	p->n_anchors++;
+	node->anchored = 1;
+	return 0;
+}
+
+static struct anchor *anchor_get(struct source_parser *p, const char *name)
+{
+	for (size_t i = p->n_anchors; i-- > 0;)
+		if (strcmp(p->anchors[i].name, name) == 0)
+			return &p->anchors[i];
+	return NULL;
+}
+
+/* Counts the nodes of `json`, stopping once past `limit`. */
+static size_t count_nodes(json_t *json, size_t limit)
+{
+	size_t n = 1, i;
+	const char *key;
+	json_t *child;
+
+	if (json_is_object(json)) {
+		json_object_foreach(json, key, child) {
+			n += count_nodes(child, limit - (n < limit ? n : limit));
+			if (n > limit)
+				return n;
+		}
+	} else if (json_is_array(json)) {
+		json_array_foreach(json, i, child) {
+			n += count_nodes(child, limit - (n < limit ? n : limit));
+			if (n > limit)
+				return n;
+		}
+	}
+	return n;
+}
+
+/*
+ * Merges the mapping `from` into the mapping being built (a << key):
+ * explicit keys win whatever their order, so merged keys are remembered.
+ */
+static int merge_into(struct frame *f, json_t *from)
+{
+	const char *key;
+	json_t *value;
+
+	if (!f->merged_keys && !(f->merged_keys = json_object()))
+		return -1;
+	json_object_foreach(from, key, value) {
+		if (json_object_get(f->json, key))
+			continue;
+		if (json_object_set(f->json, key, value) ||
+		    json_object_set_new(f->merged_keys, key, json_true()))
+			return -1;
+	}
+	f->node->merged = 1;
+	return 0;
+}
+
+/*
+ * Attaches a finished value to the frame on top (or makes it the document
+ * root). Steals `json` and `node`.
+ */
+static int attach(struct source_parser *p, struct source_doc *doc,
+		  json_t *json, struct source_node *node, yaml_mark_t mark,
+		  struct source_error *err)
+{
+	struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
+	struct source_child child = { 0 };
+
+	if (!top) {
+		doc->json = json;
+		doc->root = node;
+		return 0;
+	}
+	if (json_is_array(top->json)) {
+		child.node = node;
+		if (json_array_append_new(top->json, json))
+			goto out_nomem;
+		return node_add_child(top->node, &child) ? set_error(err, mark,
+			"out of memory") : 0;
+	}
+	if (top->merge_pending) {
+		size_t i;
+		json_t *item;
+		int rc = 0;
+
+		top->merge_pending = 0;
+		free(top->key);
+		top->key = NULL;
+		if (json_is_object(json)) {
+			rc = merge_into(top, json);
+		} else if (json_is_array(json)) {
+			/* earlier mappings of the list win */
+			json_array_foreach(json, i, item) {
+				if (!json_is_object(item)) {
+					rc = 1;
+					break;
+				}
+				if ((rc = merge_into(top, item)))
+					break;
+			}
+		} else {
+			rc = 1;
+		}
+		json_decref(json);
+		source_node_free(node);
+		if (rc)
+			return set_error(err, mark, rc > 0 ?
+				"a merge key (<<) needs a mapping or a list of mappings" :
+				"out of memory");
+		return 0;
+	}
+	if (json_object_get(top->json, top->key) &&
+	    !json_object_get(top->merged_keys, top->key)) {
+		set_error(err, mark, "duplicate key '%s'", top->key);
+		err->line = top->key_line;
+		err->column = top->key_column;
+		json_decref(json);
+		source_node_free(node);
+		return -1;
+	}
+	if (json_object_set_new(top->json, top->key, json))
+		goto out_nomem_node;
+	json_object_del(top->merged_keys, top->key);
+	child.key = top->key;
+	child.key_start = top->key_start;
+	child.key_end = top->key_end;
+	child.key_line = top->key_line;
+	child.key_column = top->key_column;
+	child.key_style = top->key_style;
+	child.node = node;
+	top->key = NULL;
+	return node_add_child(top->node, &child) ?
+		set_error(err, mark, "out of memory") : 0;
+out_nomem:
+	source_node_free(node);
+	return set_error(err, mark, "out of memory");
+out_nomem_node:
+	source_node_free(node);
+	return set_error(err, mark, "out of memory");
+}
+
+/* 1 when the next node event is a mapping key. */
+static int expecting_key(struct source_parser *p)
+{
+	struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
+
+	return top && json_is_object(top->json) && !top->key &&
+	       !top->merge_pending;
+}
+
+/* End of a scalar's text: block scalars' end marks include the trailing
+ * line breaks, which belong to no node. */
+static size_t scalar_end(struct source_parser *p, size_t start, size_t end,
+			 int style)
+{
+	if (style == YAML_LITERAL_SCALAR_STYLE ||
+	    style == YAML_FOLDED_SCALAR_STYLE) {
+		while (end > start && (p->text[end - 1] == '\n' ||
+				       p->text[end - 1] == '\r' ||
+				       p->text[end - 1] == ' ' ||
+				       p->text[end - 1] == '\t'))
+			end--;
+	}
+	return end;
+}
+
+static int handle_key(struct source_parser *p, yaml_event_t *ev,
+		      struct source_error *err)
+{
+	struct frame *top = &p->stack[p->depth - 1];
+	size_t start, end;
+
+	if (ev->type != YAML_SCALAR_EVENT)
+		return set_error(err, ev->start_mark,
+				 ev->type == YAML_ALIAS_EVENT ?
+				 "an alias as a mapping key is not supported" :
+				 "a mapping or sequence as a mapping key is not supported");
+	if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length))
+		return set_error(err, ev->start_mark,
+				 "a mapping key contains a NUL character");
+	start = offset_of(p, ev->start_mark);
+	end = scalar_end(p, start, offset_of(p, ev->end_mark),
+			 ev->data.scalar.style);
+	top->key = strndup((const char *)ev->data.scalar.value,
+			   ev->data.scalar.length);
+	if (!top->key)
+		return set_error(err, ev->start_mark, "out of memory");
+	top->key_len = ev->data.scalar.length;
+	top->key_start = start;
+	top->key_end = end;
+	top->key_line = (int)ev->start_mark.line + 1;
+	top->key_column = (int)ev->start_mark.column + 1;
+	top->key_style = ev->data.scalar.style;
+	top->merge_pending = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+			     strcmp(top->key, "<<") == 0;
+	return 0;
+}
+
+static int push_frame(struct source_parser *p, yaml_event_t *ev,
+		      struct source_error *err)
+{
+	int mapping = ev->type == YAML_MAPPING_START_EVENT;
+	const unsigned char *anchor = mapping ? ev->data.mapping_start.anchor
+					      : ev->data.sequence_start.anchor;
+	struct frame *f;
+
+	if ((int)p->depth >= p->limits.max_depth)
+		return set_error(err, ev->start_mark,
+				 "nesting deeper than %d levels",
+				 p->limits.max_depth);
+	if (p->depth == p->cap_stack) {
+		size_t cap = p->cap_stack ? p->cap_stack * 2 : 16;
+		struct frame *grown = realloc(p->stack, cap * sizeof(*grown));
+
+		if (!grown)
+			return set_error(err, ev->start_mark, "out of memory");
+		p->stack = grown;
+		p->cap_stack = cap;
+	}
+	f = &p->stack[p->depth];
+	memset(f, 0, sizeof(*f));
+	f->json = mapping ? json_object() : json_array();
+	f->node = node_new(mapping ? SOURCE_MAPPING : SOURCE_SEQUENCE);
+	if (anchor)
+		f->anchor = strdup((const char *)anchor);
+	p->depth++;
+	if (!f->json || !f->node || (anchor && !f->anchor))
+		return set_error(err, ev->start_mark, "out of memory");
+	f->node->flow = mapping ?
+		ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE :
+		ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+	f->node->start = offset_of(p, ev->start_mark);
+	f->node->line = (int)ev->start_mark.line + 1;
+	f->node->column = (int)ev->start_mark.column + 1;
+	return 0;
+}
+
+static int pop_frame(struct source_parser *p, struct source_doc *doc,
+		     yaml_event_t *ev, struct source_error *err)
+{
+	struct frame *f = &p->stack[p->depth - 1];
+	struct source_node *node = f->node;
+	json_t *json = f->json;
+	char *anchor = f->anchor;
+
+	if (node->flow)
+		node->end = offset_of(p, ev->end_mark);
+	else if (node->n_children)
+		node->end = node->children[node->n_children - 1].node->end;
+	else
+		node->end = node->start;
+	if (anchor && anchor_set(p, anchor, json, node)) {
+		free(anchor);
+		return set_error(err, ev->start_mark, "out of memory");
+	}
+	free(anchor);
+	free(f->key);
+	json_decref(f->merged_keys);
+	memset(f, 0, sizeof(*f));
+	p->depth--;
+	return attach(p, doc, json, node, ev->start_mark, err);
+}
+
+static int handle_node(struct source_parser *p, struct source_doc *doc,
+		       yaml_event_t *ev, struct source_error *err)
+{
+	struct source_node *node;
+	json_t *json;
+
+	if (ev->type == YAML_MAPPING_START_EVENT ||
+	    ev->type == YAML_SEQUENCE_START_EVENT)
+		return push_frame(p, ev, err);
+
+	if (ev->type == YAML_ALIAS_EVENT) {
+		struct anchor *a = anchor_get(p, (const char *)ev->data.alias.anchor);
+		size_t budget;
+
+		if (!a)
+			return set_error(err, ev->start_mark, "unknown alias '%s'",
+					 (const char *)ev->data.alias.anchor);
+		budget = p->limits.max_alias_nodes - p->alias_nodes;
+		p->alias_nodes += count_nodes(a->json, budget);
+		if (p->alias_nodes > p->limits.max_alias_nodes)
+			return set_error(err, ev->start_mark,
+					 "aliases expand to more than %zu nodes",
+					 p->limits.max_alias_nodes);
+		json = json_deep_copy(a->json);
+		node = alias_node_new(a->node);
+		if (!json || !node) {
+			json_decref(json);
+			source_node_free(node);
+			return set_error(err, ev->start_mark, "out of memory");
+		}
+		node->start = offset_of(p, ev->start_mark);
+		node->end = offset_of(p, ev->end_mark);
+		node->line = (int)ev->start_mark.line + 1;
+		node->column = (int)ev->start_mark.column + 1;
+		return attach(p, doc, json, node, ev->start_mark, err);
+	}
+
+	/* scalar */
+	json = scalar_json(ev);
+	node = node_new(SOURCE_SCALAR);
+	if (!json || !node) {
+		json_decref(json);
+		source_node_free(node);
+		return set_error(err, ev->start_mark, "out of memory");
+	}
+	node->style = ev->data.scalar.style;
+	node->start = offset_of(p, ev->start_mark);
+	node->end = scalar_end(p, node->start, offset_of(p, ev->end_mark),
+			       node->style);
+	node->line = (int)ev->start_mark.line + 1;
+	node->column = (int)ev->start_mark.column + 1;
+	if (ev->data.scalar.anchor &&
+	    anchor_set(p, (const char *)ev->data.scalar.anchor, json, node)) {
+		json_decref(json);
+		source_node_free(node);
+		return set_error(err, ev->start_mark, "out of memory");
+	}
+	return attach(p, doc, json, node, ev->start_mark, err);
+}
+
+int source_next_doc(struct source_parser *p, struct source_doc *doc,
+		    struct source_error *err)
+{
+	yaml_event_t ev;
+	int rc = -1;
+
+	memset(doc, 0, sizeof(*doc));
+	memset(err, 0, sizeof(*err));
+	if (p->finished)
+		return 0;
+	for (;;) {
+		if (!yaml_parser_parse(&p->yaml, &ev)) {
+			yaml_mark_t mark = p->yaml.problem_mark;
+
+			if (p->yaml.context)
+				set_error(err, mark, "%s %s",
+					  p->yaml.problem ? p->yaml.problem : "syntax error",
+					  p->yaml.context);
+			else
+				set_error(err, mark, "%s", p->yaml.problem ?
+					  p->yaml.problem : "syntax error");
+			if (p->yaml.error == YAML_READER_ERROR) {
+				/* reader errors count bytes, not lines */
+				err->line = 0;
+				err->column = 0;
+				snprintf(err->message, sizeof(err->message),
+					 "%s at byte %zu",
+					 p->yaml.problem ? p->yaml.problem :
+					 "invalid input", p->yaml.problem_offset);
+			}
+			goto out_fail;
+		}
+		switch (ev.type) {
+		case YAML_STREAM_START_EVENT:
+		case YAML_NO_EVENT:
+			break;
+		case YAML_STREAM_END_EVENT:
+			p->finished = 1;
+			yaml_event_delete(&ev);
+			return 0;
+		case YAML_DOCUMENT_START_EVENT:
+			doc->start = p->doc_start = offset_of(p, ev.start_mark);
+			doc->line = (int)ev.start_mark.line + 1;
+			doc->index = p->index++;
+			break;
+		case YAML_DOCUMENT_END_EVENT:
+			doc->end = offset_of(p, ev.end_mark);
+			if (doc->end < doc->start)
+				doc->end = doc->start;
+			doc_state_clear(p);
+			yaml_event_delete(&ev);
+			return 1;
+		case YAML_MAPPING_END_EVENT:
+		case YAML_SEQUENCE_END_EVENT:
+			if (pop_frame(p, doc, &ev, err))
+				goto out_fail;
+			break;
+		default:
+			if (expecting_key(p)) {
+				if (handle_key(p, &ev, err))
+					goto out_fail;
+			} else if (handle_node(p, doc, &ev, err)) {
+				goto out_fail;
+			}
+			break;
+		}
+		if (p->limits.max_document_bytes &&
+		    offset_of(p, ev.end_mark) - p->doc_start >
+			    p->limits.max_document_bytes) {
+			set_error(err, ev.end_mark,
+				  "document larger than %zu bytes (limits.maxDocumentBytes)",
+				  p->limits.max_document_bytes);
+			goto out_fail;
+		}
+		yaml_event_delete(&ev);
+	}
+out_fail:
+	yaml_event_delete(&ev);
+	doc_state_clear(p);
+	source_doc_clear(doc);
+	p->finished = 1;
+	return rc;
+}
+
+json_t *source_parse_one(const char *text, size_t len,
+			 const struct source_limits *limits,
+			 struct source_node **root, struct source_error *err)
+{
+	struct source_parser *p = source_parser_new(text, len, limits);
+	struct source_doc doc, extra;
+	json_t *json = NULL;
+	int rc;
+
+	if (root)
+		*root = NULL;
+	if (!p) {
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return NULL;
+	}
+	rc = source_next_doc(p, &doc, err);
+	if (rc == 0) {
+		json = json_null();
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	rc = source_next_doc(p, &extra, err);
+	if (rc != 0) {
+		if (rc > 0) {
+			err->line = extra.line;
+			err->column = 1;
+			snprintf(err->message, sizeof(err->message),
+				 "expected one document, found more");
+			source_doc_clear(&extra);
+		}
+		source_doc_clear(&doc);
+		goto out;
+	}
+	json = doc.json ? doc.json : json_null();
+	doc.json = NULL;
+	if (root) {
+		*root = doc.root;
+		doc.root = NULL;
+	}
+	source_doc_clear(&doc);
+out:
+	source_parser_free(p);
+	return json;
+}
+
+/* ------------------------------------------------------------------ */
+/* Locating a pointer                                                  */
+
+void source_locate(struct source_node *root, const char *pointer, int *line,
+		   int *column)
+{
+	struct source_node *node = root;
+	char token[1024];
+
+	*line = root ? root->line : 0;
+	*column = root ? root->column : 0;
+	while (node && *pointer) {
+		struct source_child *found = NULL;
+
+		if (node->alias || node->merged ||
+		    json_pointer_next(&pointer, token, sizeof(token)) != 0)
+			return;
+		if (node->kind == SOURCE_MAPPING) {
+			for (size_t i = 0; i < node->n_children; i++) {
+				if (strcmp(node->children[i].key, token) == 0) {
+					found = &node->children[i];
+					break;
+				}
+			}
+			if (!found)
+				return;
+			*line = found->key_line;
+			*column = found->key_column;
+		} else if (node->kind == SOURCE_SEQUENCE) {
+			char *end;
+			unsigned long idx = strtoul(token, &end, 10);
+
+			if (*end || !*token || idx >= node->n_children)
+				return;
+			found = &node->children[idx];
+			*line = found->node->line;
+			*column = found->node->column;
+		} else {
+			return;
+		}
+		node = found->node;
+	}
+	/* a pointer to a sequence item or a whole value: its own position */
+	(void)node;
+}

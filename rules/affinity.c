@@ -138,3 +138,185 @@ out:
 	free(p_terms);
 	return rc;
 }
+
+#define PREFERRED "preferredDuringSchedulingIgnoredDuringExecution"
+
+/* Calls `fn` for the requirements on `label` in one matchExpressions list. */
+static int visit_expressions(json_t *holder, const char *holder_pointer,
+			     const char *label, node_requirement_fn fn,
+			     void *arg)
+{
+	json_t *exprs = json_object_get(holder, "matchExpressions"), *expr;
+	char *p_exprs;
+	size_t i;
+	int rc = 0;
+
+	if (!json_is_array(exprs))
+		return 0;
+	if (!(p_exprs = child(holder_pointer, "matchExpressions")))
+		return -1;
+	json_array_foreach(exprs, i, expr) {
+		const char *key = json_string_value(json_object_get(expr, "key"));
+		char *p_expr;
+
+		if (!json_is_object(expr) || !key || strcmp(key, label) != 0)
+			continue;
+		if (!(p_expr = json_pointer_join_index(p_exprs, i))) {
+			rc = -1;
+			break;
+		}
+		rc = fn(expr, p_expr, arg);
+		free(p_expr);
+		if (rc)
+			break;
+	}
+	free(p_exprs);
+	return rc;
+}
+
+int affinity_for_each_node_requirement(json_t *affinity, const char *pointer,
+				       const char *label,
+				       node_requirement_fn fn, void *arg)
+{
+	json_t *node_affinity = json_object_get(affinity, "nodeAffinity");
+	json_t *terms, *term;
+	char *p_node, *p_terms = NULL, *p_pref = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (!json_is_object(node_affinity))
+		return 0;
+	if (!(p_node = child(pointer, "nodeAffinity")))
+		return -1;
+
+	terms = json_object_get(json_object_get(node_affinity, REQUIRED),
+				"nodeSelectorTerms");
+	if (json_is_array(terms)) {
+		char *p_req = child(p_node, REQUIRED);
+
+		p_terms = p_req ? child(p_req, "nodeSelectorTerms") : NULL;
+		free(p_req);
+		if (!p_terms) {
+			rc = -1;
+			goto out;
+		}
+		json_array_foreach(terms, i, term) {
+			char *p_term = json_pointer_join_index(p_terms, i);
+
+			rc = p_term ? visit_expressions(term, p_term, label, fn,
+							arg)
+				    : -1;
+			free(p_term);
+			if (rc)
+				goto out;
+		}
+	}
+
+	terms = json_object_get(node_affinity, PREFERRED);
+	if (json_is_array(terms)) {
+		if (!(p_pref = child(p_node, PREFERRED))) {
+			rc = -1;
+			goto out;
+		}
+		json_array_foreach(terms, i, term) {
+			char *p_term = json_pointer_join_index(p_pref, i);
+			char *p_preference = p_term ? child(p_term, "preference")
+						    : NULL;
+
+			rc = p_preference
+				? visit_expressions(json_object_get(term,
+								    "preference"),
+						    p_preference, label, fn, arg)
+				: -1;
+			free(p_term);
+			free(p_preference);
+			if (rc)
+				goto out;
+		}
+	}
+out:
+	free(p_node);
+	free(p_terms);
+	free(p_pref);
+	return rc;
+}
+
+json_t *node_requirement_translate_new(const struct config *cfg,
+				       json_t *requirement, int *bad)
+{
+	json_t *values = json_object_get(requirement, "values");
+	json_t *copy, *value, *fresh_values;
+	size_t i;
+
+	*bad = 0;
+	if (values && !json_is_array(values)) {
+		*bad = 1;
+		return NULL;
+	}
+	json_array_foreach(values, i, value) {
+		if (!json_is_string(value)) {
+			*bad = 1;
+			return NULL;
+		}
+	}
+	copy = json_deep_copy(requirement);
+	if (!copy ||
+	    json_object_set_new(copy, "key",
+				json_string(cfg->gpu_product_label)) != 0)
+		goto out_free_copy;
+	if (!values)
+		return copy;
+	if (!(fresh_values = json_array()) ||
+	    json_object_set_new(copy, "values", fresh_values) != 0)
+		goto out_free_copy;
+	json_array_foreach(values, i, value) {
+		char *name = gpu_name_normalize(json_string_value(value));
+
+		if (!name || json_array_append_new(fresh_values,
+						   json_string(name)) != 0) {
+			free(name);
+			goto out_free_copy;
+		}
+		free(name);
+	}
+	return copy;
+out_free_copy:
+	json_decref(copy);
+	return NULL;
+}
+
+/* Replaces one requirement of a detached affinity value by its translation. */
+static int translate_in_place(json_t *requirement, const char *pointer,
+			      void *arg)
+{
+	struct affinity_translation *t = arg;
+	json_t *fresh;
+	int bad;
+
+	(void)pointer;
+	fresh = node_requirement_translate_new(t->cfg, requirement, &bad);
+	if (!fresh) {
+		if (!bad)
+			return -1;
+		t->bad++;
+		return 0;
+	}
+	t->translated++;
+	/* updated in place: the visitor still holds the requirement */
+	if (json_object_update(requirement, fresh) != 0) {
+		json_decref(fresh);
+		return -1;
+	}
+	json_decref(fresh);
+	return 0;
+}
+
+int affinity_translate_gpu_name(json_t *affinity,
+				struct affinity_translation *t)
+{
+	t->translated = 0;
+	t->bad = 0;
+	return affinity_for_each_node_requirement(affinity, "",
+						  t->cfg->legacy_gpu_name_label,
+						  translate_in_place, t);
+}

@@ -1,13 +1,135 @@
 /*
  * config.c - the configuration: built-in defaults, loading a config file's
  * parsed form on top of them, and printing it back.
+ *
+ * The file's schema is written down once, in the section tables below: each
+ * field names its key and the member of struct config it sets. Loading
+ * (config_apply), printing (config_to_json) and copying all walk the same
+ * tables, so they cannot drift apart. The per-rule modes under "rules" are
+ * the one section outside the tables, since their keys are the rule ids.
  */
+#include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rules_private.h"
+
+enum field_kind {
+	FIELD_NAME,             /* char *: a label, annotation or resource name */
+	FIELD_NAME_LIST,        /* struct string_list of such names */
+	FIELD_TEXT_LIST,        /* struct string_list of non-empty strings */
+	FIELD_STRATEGY,         /* enum sharing_strategy */
+	FIELD_MEMORY_RESOURCES, /* memory_resources, n_memory_resources */
+	FIELD_NODE_SELECTORS,   /* share_selectors, n_share_selectors */
+	FIELD_NAMESPACE_MODELS, /* namespace_models, n_namespace_models */
+	FIELD_SIZE,             /* size_t, at least 1 */
+	FIELD_INT,              /* int, at least 1 */
+	FIELD_FAILURE_POLICY,   /* int failure_allow: "allow" or "deny" */
+};
+
+struct config_field {
+	const char *key;
+	enum field_kind kind;
+	size_t offset;          /* of the member; unused for the three maps */
+};
+
+struct config_section {
+	const char *key;
+	const struct config_field *fields;
+};
+
+#define FIELD(key, kind, member) { key, kind, offsetof(struct config, member) }
+
+static const struct config_field resources_fields[] = {
+	FIELD("legacyGPU", FIELD_NAME, legacy_gpu_resource),
+	FIELD("gpu", FIELD_NAME, gpu_resource),
+	FIELD("sharedGPU", FIELD_NAME, shared_gpu_resource),
+	FIELD("gpuMemory", FIELD_NAME, gpu_memory_resource),
+	{ NULL, 0, 0 }
+};
+
+static const struct config_field labels_fields[] = {
+	FIELD("legacyGPUName", FIELD_NAME, legacy_gpu_name_label),
+	FIELD("gpuProduct", FIELD_NAME, gpu_product_label),
+	FIELD("sharingStrategy", FIELD_NAME, sharing_strategy_label),
+	{ NULL, 0, 0 }
+};
+
+static const struct config_field sharing_fields[] = {
+	FIELD("strategy", FIELD_STRATEGY, strategy),
+	FIELD("memoryResources", FIELD_MEMORY_RESOURCES, memory_resources),
+	FIELD("countResources", FIELD_NAME_LIST, count_resources),
+	FIELD("nodeSelectors", FIELD_NODE_SELECTORS, share_selectors),
+	FIELD("schedulerNames", FIELD_TEXT_LIST, share_schedulers),
+	FIELD("staleAnnotationPrefixes", FIELD_TEXT_LIST,
+	      stale_annotation_prefixes),
+	FIELD("label", FIELD_NAME, sharing_label),
+	FIELD("memoryAnnotation", FIELD_NAME, memory_request_annotation),
+	{ NULL, 0, 0 }
+};
+
+static const struct config_field host_paths_fields[] = {
+	FIELD("obsolete", FIELD_TEXT_LIST, obsolete_host_paths),
+	FIELD("ambiguous", FIELD_TEXT_LIST, ambiguous_host_paths),
+	FIELD("ambiguousMountPaths", FIELD_TEXT_LIST, ambiguous_mount_paths),
+	{ NULL, 0, 0 }
+};
+
+static const struct config_field visibility_fields[] = {
+	FIELD("images", FIELD_TEXT_LIST, gpu_images),
+	{ NULL, 0, 0 }
+};
+
+static const struct config_field models_fields[] = {
+	FIELD("annotation", FIELD_NAME, models_annotation),
+	FIELD("namespaces", FIELD_NAMESPACE_MODELS, namespace_models),
+	{ NULL, 0, 0 }
+};
+
+static const struct config_field annotations_fields[] = {
+	FIELD("skip", FIELD_NAME, skip_annotation),
+	FIELD("skipRules", FIELD_NAME, skip_rules_annotation),
+	FIELD("mutations", FIELD_NAME, mutations_annotation),
+	{ NULL, 0, 0 }
+};
+
+static const struct config_field limits_fields[] = {
+	FIELD("maxDocumentBytes", FIELD_SIZE, max_document_bytes),
+	FIELD("maxDepth", FIELD_INT, max_depth),
+	FIELD("maxAliasNodes", FIELD_SIZE, max_alias_nodes),
+	{ NULL, 0, 0 }
+};
+
+static const struct config_field webhook_fields[] = {
+	FIELD("failurePolicy", FIELD_FAILURE_POLICY, failure_allow),
+	{ NULL, 0, 0 }
+};
+
+/* In file order, after "rules". */
+static const struct config_section config_sections[] = {
+	{ "resources", resources_fields },
+	{ "labels", labels_fields },
+	{ "sharing", sharing_fields },
+	{ "hostPaths", host_paths_fields },
+	{ "visibility", visibility_fields },
+	{ "models", models_fields },
+	{ "annotations", annotations_fields },
+	{ "limits", limits_fields },
+	{ "webhook", webhook_fields },
+	{ NULL, NULL }
+};
+
+#define MEMBER(cfg, field, type) \
+	((type *)(void *)((char *)(cfg) + (field)->offset))
+#define CONST_MEMBER(cfg, field, type) \
+	((const type *)(const void *)((const char *)(cfg) + (field)->offset))
+
+/* ------------------------------------------------------------------ */
+/* Freeing and copying                                                 */
 
 static void string_list_free(struct string_list *list)
 {
@@ -37,6 +159,47 @@ static int string_list_set(struct string_list *list, const char *const *items)
 	return 0;
 }
 
+/* Makes `dst` (empty) a copy of `src`. On failure `dst` holds a part of
+ * it, which string_list_free() releases. */
+static int string_list_copy(struct string_list *dst,
+			    const struct string_list *src)
+{
+	dst->items = calloc(src->n ? src->n : 1, sizeof(char *));
+	if (!dst->items)
+		return -1;
+	for (size_t i = 0; i < src->n; i++) {
+		if (!(dst->items[i] = strdup(src->items[i])))
+			return -1;
+		dst->n++;
+	}
+	return 0;
+}
+
+static void memory_resources_free(struct memory_resource *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(items[i].name);
+	free(items);
+}
+
+static void label_pairs_free(struct label_pair *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(items[i].key);
+		free(items[i].value);
+	}
+	free(items);
+}
+
+static void namespace_models_free(struct namespace_models *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(items[i].namespace_name);
+		string_list_free(&items[i].models);
+	}
+	free(items);
+}
+
 void config_free(struct config *cfg)
 {
 	if (!cfg)
@@ -48,15 +211,9 @@ void config_free(struct config *cfg)
 	free(cfg->legacy_gpu_name_label);
 	free(cfg->gpu_product_label);
 	free(cfg->sharing_strategy_label);
-	for (size_t i = 0; i < cfg->n_memory_resources; i++)
-		free(cfg->memory_resources[i].name);
-	free(cfg->memory_resources);
+	memory_resources_free(cfg->memory_resources, cfg->n_memory_resources);
 	string_list_free(&cfg->count_resources);
-	for (size_t i = 0; i < cfg->n_share_selectors; i++) {
-		free(cfg->share_selectors[i].key);
-		free(cfg->share_selectors[i].value);
-	}
-	free(cfg->share_selectors);
+	label_pairs_free(cfg->share_selectors, cfg->n_share_selectors);
 	string_list_free(&cfg->share_schedulers);
 	string_list_free(&cfg->stale_annotation_prefixes);
 	free(cfg->sharing_label);
@@ -66,16 +223,112 @@ void config_free(struct config *cfg)
 	string_list_free(&cfg->ambiguous_mount_paths);
 	string_list_free(&cfg->gpu_images);
 	free(cfg->models_annotation);
-	for (size_t i = 0; i < cfg->n_namespace_models; i++) {
-		free(cfg->namespace_models[i].namespace_name);
-		string_list_free(&cfg->namespace_models[i].models);
-	}
-	free(cfg->namespace_models);
+	namespace_models_free(cfg->namespace_models, cfg->n_namespace_models);
 	free(cfg->skip_annotation);
 	free(cfg->skip_rules_annotation);
 	free(cfg->mutations_annotation);
 	free(cfg);
 }
+
+/*
+ * Copies one field of `src` into `dst`, a fresh config being filled. On
+ * failure `dst` holds what was copied so far, which config_free() releases.
+ */
+static int field_copy(struct config *dst, const struct config *src,
+		      const struct config_field *f)
+{
+	switch (f->kind) {
+	case FIELD_NAME: {
+		const char *s = *CONST_MEMBER(src, f, char *);
+
+		if (s && !(*MEMBER(dst, f, char *) = strdup(s)))
+			return -1;
+		return 0;
+	}
+	case FIELD_NAME_LIST:
+	case FIELD_TEXT_LIST:
+		return string_list_copy(MEMBER(dst, f, struct string_list),
+					CONST_MEMBER(src, f, struct string_list));
+	case FIELD_STRATEGY:
+		dst->strategy = src->strategy;
+		return 0;
+	case FIELD_MEMORY_RESOURCES:
+		dst->memory_resources = calloc(src->n_memory_resources + 1,
+					       sizeof(*dst->memory_resources));
+		if (!dst->memory_resources)
+			return -1;
+		for (size_t i = 0; i < src->n_memory_resources; i++) {
+			struct memory_resource *m = &dst->memory_resources[i];
+
+			m->unit_mib = src->memory_resources[i].unit_mib;
+			if (!(m->name = strdup(src->memory_resources[i].name)))
+				return -1;
+			dst->n_memory_resources++;
+		}
+		return 0;
+	case FIELD_NODE_SELECTORS:
+		dst->share_selectors = calloc(src->n_share_selectors + 1,
+					      sizeof(*dst->share_selectors));
+		if (!dst->share_selectors)
+			return -1;
+		for (size_t i = 0; i < src->n_share_selectors; i++) {
+			struct label_pair *p = &dst->share_selectors[i];
+
+			if (!(p->key = strdup(src->share_selectors[i].key)))
+				return -1;
+			dst->n_share_selectors++;
+			if (!(p->value = strdup(src->share_selectors[i].value)))
+				return -1;
+		}
+		return 0;
+	case FIELD_NAMESPACE_MODELS:
+		dst->namespace_models = calloc(src->n_namespace_models + 1,
+					       sizeof(*dst->namespace_models));
+		if (!dst->namespace_models)
+			return -1;
+		for (size_t i = 0; i < src->n_namespace_models; i++) {
+			const struct namespace_models *from =
+				&src->namespace_models[i];
+			struct namespace_models *to = &dst->namespace_models[i];
+
+			if (!(to->namespace_name = strdup(from->namespace_name)))
+				return -1;
+			dst->n_namespace_models++;
+			if (string_list_copy(&to->models, &from->models))
+				return -1;
+		}
+		return 0;
+	case FIELD_SIZE:
+		*MEMBER(dst, f, size_t) = *CONST_MEMBER(src, f, size_t);
+		return 0;
+	case FIELD_INT:
+	case FIELD_FAILURE_POLICY:
+		*MEMBER(dst, f, int) = *CONST_MEMBER(src, f, int);
+		return 0;
+	}
+	return -1;
+}
+
+/* Returns a new deep copy of `src`, or NULL when out of memory. */
+static struct config *config_dup(const struct config *src)
+{
+	struct config *cfg = calloc(1, sizeof(*cfg));
+
+	if (!cfg)
+		return NULL;
+	memcpy(cfg->mode, src->mode, sizeof(cfg->mode));
+	for (const struct config_section *s = config_sections; s->key; s++)
+		for (const struct config_field *f = s->fields; f->key; f++)
+			if (field_copy(cfg, src, f))
+				goto out_free;
+	return cfg;
+out_free:
+	config_free(cfg);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Defaults                                                            */
 
 static const char *const default_obsolete_host_paths[] = {
 	"/usr/lib/nvidia-[0-9]*",
@@ -171,10 +424,11 @@ struct config *config_new_default(void)
 	if (!cfg->share_selectors)
 		goto out_free;
 	for (size_t i = 0; i < 2; i++) {
-		if (!(cfg->share_selectors[i].key = strdup(selectors[i].key)) ||
-		    !(cfg->share_selectors[i].value = strdup(selectors[i].value)))
+		if (!(cfg->share_selectors[i].key = strdup(selectors[i].key)))
 			goto out_free;
 		cfg->n_share_selectors++;
+		if (!(cfg->share_selectors[i].value = strdup(selectors[i].value)))
+			goto out_free;
 	}
 	if (string_list_set(&cfg->count_resources, default_count_resources) ||
 	    string_list_set(&cfg->share_schedulers, default_share_schedulers) ||
@@ -191,5 +445,957 @@ struct config *config_new_default(void)
 	return cfg;
 out_free:
 	config_free(cfg);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The default file                                                    */
+
+/*
+ * Kept in step with config_new_default() by hand: loading it must give
+ * exactly the defaults (the CLI's tests load it through the YAML reader).
+ */
+static const char default_yaml[] =
+	"# gpumend configuration: the built-in defaults.\n"
+	"#\n"
+	"# Every key is optional: a key left out keeps the default shown here.\n"
+	"# Lists and mappings given here replace the default list or mapping as a\n"
+	"# whole. Print this file with `gpumend config`.\n"
+	"\n"
+	"# Per-rule settings, keyed by rule id (`gpumend rules` lists them).\n"
+	"# mode: off (skip the rule), warn (report), deny (report; the webhook\n"
+	"# rejects the object), mutate (fix what it can, report the rest).\n"
+	"rules:\n"
+	"  deprecated-workload-api:\n"
+	"    mode: mutate  # offline only: the API server converts these itself\n"
+	"  legacy-gpu-resource:\n"
+	"    mode: mutate\n"
+	"  legacy-gpu-node-label:\n"
+	"    mode: mutate\n"
+	"  legacy-affinity-annotation:\n"
+	"    mode: mutate\n"
+	"  gpu-model-affinity:\n"
+	"    mode: mutate\n"
+	"  gpu-sharing:\n"
+	"    mode: mutate\n"
+	"  obsolete-cuda-hostpath:\n"
+	"    mode: mutate\n"
+	"  gpu-visibility:\n"
+	"    mode: warn    # mutate sets NVIDIA_VISIBLE_DEVICES=void\n"
+	"  removed-gpu-feature-gate:\n"
+	"    mode: warn    # lint only: off, warn or deny\n"
+	"\n"
+	"# Extended resource names.\n"
+	"resources:\n"
+	"  legacyGPU: alpha.kubernetes.io/nvidia-gpu  # the Kubernetes <= 1.9 GPU resource\n"
+	"  gpu: nvidia.com/gpu                         # the device plugin's GPU resource\n"
+	"  # a shared GPU (time-slicing, mps); nvidia.com/gpu when the cluster's\n"
+	"  # device plugin does not rename shared GPUs\n"
+	"  sharedGPU: nvidia.com/gpu.shared\n"
+	"  gpuMemory: nvidia.com/gpumem                # GPU memory in MiB, for strategy hami\n"
+	"\n"
+	"# Node labels.\n"
+	"labels:\n"
+	"  legacyGPUName: alpha.kubernetes.io/nvidia-gpu-name  # legacy GPU model label\n"
+	"  gpuProduct: nvidia.com/gpu.product                   # GPU Feature Discovery's model label\n"
+	"  sharingStrategy: nvidia.com/gpu.sharing-strategy     # GPU Feature Discovery's sharing label\n"
+	"\n"
+	"# The gpu-sharing rule.\n"
+	"sharing:\n"
+	"  strategy: time-slicing  # time-slicing | mps | hami | keep\n"
+	"  memoryResources:        # legacy GPU-memory resources and their unit: MiB | GiB\n"
+	"    aliyun.com/gpu-mem: GiB\n"
+	"    rancher.io/gpu-mem: GiB\n"
+	"    volcano.sh/gpu-memory: MiB\n"
+	"  countResources:         # legacy resources that count shared GPUs\n"
+	"    - volcano.sh/gpu-number\n"
+	"  nodeSelectors:          # node selector labels that marked legacy sharing nodes\n"
+	"    gpushare: \"true\"\n"
+	"    gpu.cattle.io/type: share\n"
+	"  schedulerNames:         # legacy GPU-sharing schedulers (schedulerName)\n"
+	"    - rancher-gpushare-scheduler\n"
+	"    - gpushare-scheduler\n"
+	"  staleAnnotationPrefixes:  # prefixes of annotations the legacy scheduler left\n"
+	"    - ALIYUN_COM_GPU_MEM_\n"
+	"  label: gpumend.io/gpu-sharing                    # pod label set to the strategy\n"
+	"  # pod annotation that records the original GPU-memory request\n"
+	"  memoryAnnotation: gpumend.io/gpu-memory-request\n"
+	"\n"
+	"# The obsolete-cuda-hostpath rule: fnmatch(3) patterns on hostPath.path\n"
+	"# (\"*\" also matches \"/\").\n"
+	"hostPaths:\n"
+	"  obsolete:               # removed with every volumeMount that uses them\n"
+	"    - \"/usr/lib/nvidia-[0-9]*\"\n"
+	"    - \"/usr/local/nvidia\"\n"
+	"    - \"/usr/local/nvidia/*\"\n"
+	"    - \"/var/lib/nvidia-docker/volumes/nvidia_driver/*\"\n"
+	"    - \"/usr/lib64/nvidia\"\n"
+	"    - \"/usr/lib64/nvidia/*\"\n"
+	"    - \"*/libcuda.so*\"\n"
+	"    - \"*/libnvidia-*.so*\"\n"
+	"  ambiguous:              # only warned about, when mounted at ambiguousMountPaths\n"
+	"    - \"/usr/bin\"\n"
+	"    - \"/bin\"\n"
+	"    - \"/usr/lib\"\n"
+	"    - \"/usr/lib64\"\n"
+	"    - \"/usr/lib/x86_64-linux-gnu\"\n"
+	"  ambiguousMountPaths:    # fnmatch(3) patterns on volumeMounts[].mountPath\n"
+	"    - \"/usr/local/nvidia\"\n"
+	"    - \"/usr/local/nvidia/*\"\n"
+	"\n"
+	"# The gpu-visibility rule.\n"
+	"visibility:\n"
+	"  images:                 # fnmatch(3) patterns on images that can see every GPU\n"
+	"    - \"nvidia/cuda\"\n"
+	"    - \"nvidia/cuda:*\"\n"
+	"    - \"*/nvidia/cuda\"\n"
+	"    - \"*/nvidia/cuda:*\"\n"
+	"    - \"nvcr.io/*\"\n"
+	"    - \"*:*-gpu\"\n"
+	"    - \"*:*-gpu-*\"\n"
+	"\n"
+	"# The gpu-model-affinity rule.\n"
+	"models:\n"
+	"  annotation: gpumend.io/gpu-models  # pod annotation listing GPU models, comma-separated\n"
+	"  namespaces: {}          # GPU models that the GPU pods of a namespace must run on, e.g.\n"
+	"  #   ml-team: [\"Tesla K80\", \"A100-SXM4-80GB\"]\n"
+	"\n"
+	"# Opt-out and bookkeeping annotations.\n"
+	"annotations:\n"
+	"  skip: gpumend.io/skip                # \"true\" skips the object\n"
+	"  skipRules: gpumend.io/skip-rules     # comma-separated rule ids to skip\n"
+	"  mutations: gpumend.io/mutations      # where the webhook records what it changed\n"
+	"\n"
+	"# Input limits of the CLI and the webhook.\n"
+	"limits:\n"
+	"  maxDocumentBytes: 8388608  # largest file or request body\n"
+	"  maxDepth: 128              # deepest nesting of mappings and sequences\n"
+	"  maxAliasNodes: 100000      # most nodes YAML aliases may expand to\n"
+	"\n"
+	"# The webhook.\n"
+	"webhook:\n"
+	"  failurePolicy: allow  # allow | deny: the answer when the webhook itself fails\n";
+
+const char *config_default_yaml(void)
+{
+	return default_yaml;
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading                                                             */
+
+/*
+ * Records an error and returns -1. The error is at `pointer_new` (a string
+ * from json_pointer_join, taken over) or, when that is NULL, at `pointer`.
+ */
+static int config_fail(struct rules_error *err, char *pointer_new,
+		       const char *pointer, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int config_fail(struct rules_error *err, char *pointer_new,
+		       const char *pointer, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		snprintf(err->pointer, sizeof(err->pointer), "%s",
+			 pointer_new ? pointer_new : pointer);
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof(err->message), fmt, ap);
+		va_end(ap);
+	}
+	free(pointer_new);
+	return -1;
+}
+
+static int config_fail_oom(struct rules_error *err, const char *pointer)
+{
+	return config_fail(err, NULL, pointer, "out of memory");
+}
+
+static int is_lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static int is_alnum(char c)
+{
+	return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
+}
+
+/* A DNS-1123 subdomain: lowercase labels of [a-z0-9-] joined by dots. */
+static int dns_subdomain_valid(const char *s, size_t len)
+{
+	if (len == 0 || len > 253)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		if (is_lower_alnum(s[i]))
+			continue;
+		if (i == 0 || i == len - 1)
+			return 0;
+		if (s[i] == '.' &&
+		    (!is_lower_alnum(s[i - 1]) || !is_lower_alnum(s[i + 1])))
+			return 0;
+		if (s[i] != '.' && s[i] != '-')
+			return 0;
+	}
+	return 1;
+}
+
+/* A DNS-1123 label, which is what a namespace name is. */
+static int dns_label_valid(const char *s, size_t len)
+{
+	return len <= 63 && memchr(s, '.', len) == NULL &&
+	       dns_subdomain_valid(s, len);
+}
+
+/* The name part of a qualified name, and also a (non-empty) label value. */
+static int label_value_valid(const char *s, size_t len)
+{
+	if (len == 0 || len > 63 || !is_alnum(s[0]) || !is_alnum(s[len - 1]))
+		return 0;
+	for (size_t i = 1; i + 1 < len; i++)
+		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			return 0;
+	return 1;
+}
+
+/* A Kubernetes qualified name ([prefix/]name): label and annotation keys,
+ * extended resource names. */
+static int qualified_name_valid(const char *s, size_t len)
+{
+	const char *slash = memchr(s, '/', len);
+
+	if (!slash)
+		return label_value_valid(s, len);
+	return dns_subdomain_valid(s, (size_t)(slash - s)) &&
+	       label_value_valid(slash + 1, len - (size_t)(slash - s) - 1);
+}
+
+/* What a string of the config must look like. */
+enum text_kind {
+	TEXT_ANY,               /* anything but empty */
+	TEXT_NAME,              /* a qualified name */
+	TEXT_LABEL_VALUE,       /* a label value */
+	TEXT_NAMESPACE,         /* a namespace name */
+};
+
+/*
+ * Checks the string `s` (of `len` bytes, as JSON gave it) against `kind`.
+ * `subject` names it in messages ("gpu", "an item of countResources").
+ */
+static int text_check(const char *s, size_t len, enum text_kind kind,
+		      const char *subject, const char *pointer,
+		      struct rules_error *err)
+{
+	if (len == 0)
+		return config_fail(err, NULL, pointer, "%s must not be empty",
+				   subject);
+	if (strlen(s) != len)
+		return config_fail(err, NULL, pointer,
+				   "%s must not contain NUL characters", subject);
+	switch (kind) {
+	case TEXT_ANY:
+		return 0;
+	case TEXT_NAME:
+		if (qualified_name_valid(s, len))
+			return 0;
+		return config_fail(err, NULL, pointer,
+				   "'%.60s' is not a valid label, annotation or resource name",
+				   s);
+	case TEXT_LABEL_VALUE:
+		if (label_value_valid(s, len))
+			return 0;
+		return config_fail(err, NULL, pointer,
+				   "'%.60s' is not a valid label value", s);
+	case TEXT_NAMESPACE:
+		if (dns_label_valid(s, len))
+			return 0;
+		return config_fail(err, NULL, pointer,
+				   "'%.60s' is not a valid namespace name", s);
+	}
+	return -1;
+}
+
+/* Reads the string `value` into *out (borrowed) and checks it. */
+static int text_read(json_t *value, enum text_kind kind, const char *subject,
+		     const char *pointer, const char **out,
+		     struct rules_error *err)
+{
+	if (json_is_boolean(value) || json_is_number(value))
+		/* an unquoted true, 1.0, ... in YAML */
+		return config_fail(err, NULL, pointer,
+				   "%s must be a string: quote it", subject);
+	if (!json_is_string(value))
+		return config_fail(err, NULL, pointer, "%s must be a string",
+				   subject);
+	*out = json_string_value(value);
+	return text_check(*out, json_string_length(value), kind, subject,
+			  pointer, err);
+}
+
+static int apply_name(struct config *cfg, const struct config_field *f,
+		      json_t *value, const char *pointer,
+		      struct rules_error *err)
+{
+	char **slot = MEMBER(cfg, f, char *);
+	const char *s;
+	char *copy;
+
+	if (text_read(value, TEXT_NAME, f->key, pointer, &s, err))
+		return -1;
+	if (!(copy = strdup(s)))
+		return config_fail_oom(err, pointer);
+	free(*slot);
+	*slot = copy;
+	return 0;
+}
+
+/* Reads a JSON array of strings into `list` (empty on entry; freed by the
+ * caller on failure too). */
+static int string_list_read(struct string_list *list, json_t *value,
+			    enum text_kind kind, const char *subject,
+			    const char *pointer, struct rules_error *err)
+{
+	size_t i;
+	json_t *item;
+
+	list->items = calloc(json_array_size(value) + 1, sizeof(char *));
+	if (!list->items)
+		return config_fail_oom(err, pointer);
+	json_array_foreach(value, i, item) {
+		char *at = json_pointer_join_index(pointer, i);
+		const char *s;
+		int rc;
+
+		if (!at)
+			return config_fail_oom(err, pointer);
+		rc = text_read(item, kind, subject, at, &s, err);
+		free(at);
+		if (rc)
+			return -1;
+		if (!(list->items[i] = strdup(s)))
+			return config_fail_oom(err, pointer);
+		list->n++;
+	}
+	return 0;
+}
+
+static int apply_list(struct config *cfg, const struct config_field *f,
+		      json_t *value, const char *pointer,
+		      struct rules_error *err)
+{
+	struct string_list *slot = MEMBER(cfg, f, struct string_list);
+	struct string_list list = { NULL, 0 };
+	char subject[96];
+
+	if (!json_is_array(value))
+		return config_fail(err, NULL, pointer,
+				   "%s must be a list of strings (use [] for none)",
+				   f->key);
+	snprintf(subject, sizeof(subject), "an item of %s", f->key);
+	if (string_list_read(&list, value,
+			     f->kind == FIELD_NAME_LIST ? TEXT_NAME : TEXT_ANY,
+			     subject, pointer, err)) {
+		string_list_free(&list);
+		return -1;
+	}
+	string_list_free(slot);
+	*slot = list;
+	return 0;
+}
+
+static int apply_strategy(struct config *cfg, json_t *value,
+			  const char *pointer, struct rules_error *err)
+{
+	const char *s = json_string_value(value);
+
+	for (int i = SHARING_TIME_SLICING; s && i <= SHARING_KEEP; i++) {
+		if (strcmp(s, sharing_strategy_name((enum sharing_strategy)i)))
+			continue;
+		cfg->strategy = (enum sharing_strategy)i;
+		return 0;
+	}
+	return config_fail(err, NULL, pointer,
+			   "strategy must be one of time-slicing, mps, hami, keep");
+}
+
+static int apply_failure_policy(struct config *cfg, json_t *value,
+				const char *pointer, struct rules_error *err)
+{
+	const char *s = json_string_value(value);
+
+	if (s && strcmp(s, "allow") == 0)
+		cfg->failure_allow = 1;
+	else if (s && strcmp(s, "deny") == 0)
+		cfg->failure_allow = 0;
+	else
+		return config_fail(err, NULL, pointer,
+				   "failurePolicy must be one of allow, deny");
+	return 0;
+}
+
+static int apply_limit(struct config *cfg, const struct config_field *f,
+		       json_t *value, const char *pointer,
+		       struct rules_error *err)
+{
+	json_int_t n = json_integer_value(value);
+
+	if (!json_is_integer(value) || n <= 0)
+		return config_fail(err, NULL, pointer,
+				   "%s must be a positive integer", f->key);
+	if (f->kind == FIELD_INT) {
+		if (n > INT_MAX)
+			return config_fail(err, NULL, pointer,
+					   "%s must be at most %d", f->key,
+					   INT_MAX);
+		*MEMBER(cfg, f, int) = (int)n;
+		return 0;
+	}
+#if LLONG_MAX > SIZE_MAX
+	if ((unsigned long long)n > SIZE_MAX)
+		return config_fail(err, NULL, pointer, "%s must be at most %zu",
+				   f->key, (size_t)SIZE_MAX);
+#endif
+	*MEMBER(cfg, f, size_t) = (size_t)n;
+	return 0;
+}
+
+/*
+ * Checks that `value` is a mapping: for the three maps that replace the
+ * default wholesale, where null would be ambiguous ("none" or "default").
+ */
+static int map_check(json_t *value, const char *key, const char *pointer,
+		     struct rules_error *err)
+{
+	if (!json_is_object(value))
+		return config_fail(err, NULL, pointer,
+				   "%s must be a mapping (use {} for none)", key);
+	return 0;
+}
+
+/* Checks the key `key` of the mapping at `pointer`. */
+static int map_key_check(const char *key, enum text_kind kind,
+			 const char *subject, const char *pointer,
+			 struct rules_error *err)
+{
+	char *at = json_pointer_join(pointer, key);
+	int rc;
+
+	if (!at)
+		return config_fail_oom(err, pointer);
+	rc = text_check(key, strlen(key), kind, subject, at, err);
+	free(at);
+	return rc;
+}
+
+static int apply_memory_resources(struct config *cfg, json_t *value,
+				  const char *pointer, struct rules_error *err)
+{
+	struct memory_resource *items;
+	size_t n = 0;
+	const char *key;
+	json_t *unit;
+
+	if (map_check(value, "memoryResources", pointer, err))
+		return -1;
+	items = calloc(json_object_size(value) + 1, sizeof(*items));
+	if (!items)
+		return config_fail_oom(err, pointer);
+	json_object_foreach(value, key, unit) {
+		const char *s = json_string_value(unit);
+
+		if (map_key_check(key, TEXT_NAME, "a key of memoryResources",
+				  pointer, err))
+			goto out_free_items;
+		if (s && strcmp(s, "MiB") == 0) {
+			items[n].unit_mib = 1;
+		} else if (s && strcmp(s, "GiB") == 0) {
+			items[n].unit_mib = 1024;
+		} else {
+			config_fail(err, json_pointer_join(pointer, key), pointer,
+				    "the unit of '%.60s' must be MiB or GiB", key);
+			goto out_free_items;
+		}
+		if (!(items[n].name = strdup(key))) {
+			config_fail_oom(err, pointer);
+			goto out_free_items;
+		}
+		n++;
+	}
+	memory_resources_free(cfg->memory_resources, cfg->n_memory_resources);
+	cfg->memory_resources = items;
+	cfg->n_memory_resources = n;
+	return 0;
+out_free_items:
+	memory_resources_free(items, n);
+	return -1;
+}
+
+static int apply_node_selectors(struct config *cfg, json_t *value,
+				const char *pointer, struct rules_error *err)
+{
+	struct label_pair *items;
+	size_t n = 0;
+	const char *key;
+	json_t *label_value;
+
+	if (map_check(value, "nodeSelectors", pointer, err))
+		return -1;
+	items = calloc(json_object_size(value) + 1, sizeof(*items));
+	if (!items)
+		return config_fail_oom(err, pointer);
+	json_object_foreach(value, key, label_value) {
+		char subject[96], *at;
+		const char *s;
+		int rc;
+
+		if (map_key_check(key, TEXT_NAME, "a key of nodeSelectors",
+				  pointer, err))
+			goto out_free_items;
+		if (!(at = json_pointer_join(pointer, key))) {
+			config_fail_oom(err, pointer);
+			goto out_free_items;
+		}
+		snprintf(subject, sizeof(subject), "the value of '%.60s'", key);
+		rc = text_read(label_value, TEXT_LABEL_VALUE, subject, at, &s,
+			       err);
+		free(at);
+		if (rc)
+			goto out_free_items;
+		if (!(items[n].key = strdup(key))) {
+			config_fail_oom(err, pointer);
+			goto out_free_items;
+		}
+		n++;
+		if (!(items[n - 1].value = strdup(s))) {
+			config_fail_oom(err, pointer);
+			goto out_free_items;
+		}
+	}
+	label_pairs_free(cfg->share_selectors, cfg->n_share_selectors);
+	cfg->share_selectors = items;
+	cfg->n_share_selectors = n;
+	return 0;
+out_free_items:
+	label_pairs_free(items, n);
+	return -1;
+}
+
+/*
+ * Reads the models of one namespace. They are stored as written, but each
+ * must normalise to a valid node label value, since gpu-model-affinity
+ * puts the normalised form into a node affinity.
+ */
+static int namespace_models_read(struct namespace_models *entry,
+				 const char *namespace_name, json_t *value,
+				 const char *pointer, struct rules_error *err)
+{
+	char subject[96];
+
+	if (!json_is_array(value) || json_array_size(value) == 0)
+		return config_fail(err, NULL, pointer,
+				   "namespace '%.60s' must have a non-empty list of gpu models",
+				   namespace_name);
+	snprintf(subject, sizeof(subject), "a model of namespace '%.60s'",
+		 namespace_name);
+	if (string_list_read(&entry->models, value, TEXT_ANY, subject, pointer,
+			     err))
+		return -1;
+	for (size_t i = 0; i < entry->models.n; i++) {
+		char *label = gpu_name_normalize(entry->models.items[i]);
+		int valid = label && label_value_valid(label, strlen(label));
+
+		free(label);
+		if (!label)
+			return config_fail_oom(err, pointer);
+		if (!valid)
+			return config_fail(err, json_pointer_join_index(pointer, i),
+					   pointer,
+					   "gpu model '%.60s' does not give a valid node label value",
+					   entry->models.items[i]);
+	}
+	return 0;
+}
+
+static int apply_namespace_models(struct config *cfg, json_t *value,
+				  const char *pointer, struct rules_error *err)
+{
+	struct namespace_models *items;
+	size_t n = 0;
+	const char *key;
+	json_t *models;
+
+	if (map_check(value, "namespaces", pointer, err))
+		return -1;
+	items = calloc(json_object_size(value) + 1, sizeof(*items));
+	if (!items)
+		return config_fail_oom(err, pointer);
+	json_object_foreach(value, key, models) {
+		char *at;
+		int rc;
+
+		if (map_key_check(key, TEXT_NAMESPACE, "a namespace name",
+				  pointer, err))
+			goto out_free_items;
+		if (!(items[n].namespace_name = strdup(key))) {
+			config_fail_oom(err, pointer);
+			goto out_free_items;
+		}
+		n++;
+		if (!(at = json_pointer_join(pointer, key))) {
+			config_fail_oom(err, pointer);
+			goto out_free_items;
+		}
+		rc = namespace_models_read(&items[n - 1], key, models, at, err);
+		free(at);
+		if (rc)
+			goto out_free_items;
+	}
+	namespace_models_free(cfg->namespace_models, cfg->n_namespace_models);
+	cfg->namespace_models = items;
+	cfg->n_namespace_models = n;
+	return 0;
+out_free_items:
+	namespace_models_free(items, n);
+	return -1;
+}
+
+static int field_apply(struct config *cfg, const struct config_field *f,
+		       json_t *value, const char *pointer,
+		       struct rules_error *err)
+{
+	switch (f->kind) {
+	case FIELD_NAME:
+		return apply_name(cfg, f, value, pointer, err);
+	case FIELD_NAME_LIST:
+	case FIELD_TEXT_LIST:
+		return apply_list(cfg, f, value, pointer, err);
+	case FIELD_STRATEGY:
+		return apply_strategy(cfg, value, pointer, err);
+	case FIELD_MEMORY_RESOURCES:
+		return apply_memory_resources(cfg, value, pointer, err);
+	case FIELD_NODE_SELECTORS:
+		return apply_node_selectors(cfg, value, pointer, err);
+	case FIELD_NAMESPACE_MODELS:
+		return apply_namespace_models(cfg, value, pointer, err);
+	case FIELD_SIZE:
+	case FIELD_INT:
+		return apply_limit(cfg, f, value, pointer, err);
+	case FIELD_FAILURE_POLICY:
+		return apply_failure_policy(cfg, value, pointer, err);
+	}
+	return -1;
+}
+
+/*
+ * Reads a rule's mode. A YAML 1.1 reader turns an unquoted `off` into
+ * false, so false is taken as off too.
+ */
+static int rule_mode_read(const struct rule_info *info, json_t *value,
+			  const char *pointer, enum rule_mode *mode,
+			  struct rules_error *err)
+{
+	const char *s = json_string_value(value);
+	int found = -1;
+
+	if (json_is_false(value))
+		found = RULE_MODE_OFF;
+	for (int m = RULE_MODE_OFF; s && m <= RULE_MODE_MUTATE; m++)
+		if (strcmp(s, rule_mode_name((enum rule_mode)m)) == 0)
+			found = m;
+	if (found == RULE_MODE_MUTATE && !info->can_mutate)
+		return config_fail(err, NULL, pointer,
+				   "rule '%s' cannot mutate: mode must be one of off, warn, deny",
+				   info->name);
+	if (found < 0 && !info->can_mutate)
+		return config_fail(err, NULL, pointer,
+				   "mode must be one of off, warn, deny");
+	if (found < 0)
+		return config_fail(err, NULL, pointer,
+				   "mode must be one of off, warn, deny, mutate");
+	*mode = (enum rule_mode)found;
+	return 0;
+}
+
+/* One entry of "rules": the settings of the rule `info`. */
+static int rule_settings_apply(struct config *cfg,
+			       const struct rule_info *info, json_t *settings,
+			       const char *pointer, struct rules_error *err)
+{
+	const char *key;
+	json_t *value;
+
+	if (json_is_null(settings))
+		return 0;
+	/* the short form: `rule-id: mode` */
+	if (json_is_string(settings) || json_is_false(settings))
+		return rule_mode_read(info, settings, pointer,
+				      &cfg->mode[info->id], err);
+	if (!json_is_object(settings))
+		return config_fail(err, NULL, pointer,
+				   "the settings of rule '%s' must be a mode or a mapping",
+				   info->name);
+	json_object_foreach(settings, key, value) {
+		char *at = json_pointer_join(pointer, key);
+		int rc;
+
+		if (!at)
+			return config_fail_oom(err, pointer);
+		if (strcmp(key, "mode") != 0)
+			return config_fail(err, at, pointer,
+					   "unknown key '%.60s'", key);
+		rc = rule_mode_read(info, value, at, &cfg->mode[info->id], err);
+		free(at);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int rules_apply_section(struct config *cfg, json_t *rules,
+			       const char *pointer, struct rules_error *err)
+{
+	const char *key;
+	json_t *settings;
+
+	if (json_is_null(rules))
+		return 0;
+	if (!json_is_object(rules))
+		return config_fail(err, NULL, pointer,
+				   "rules must be a mapping of rule ids to settings");
+	json_object_foreach(rules, key, settings) {
+		const struct rule_info *info = rule_info_find(key);
+		char *at = json_pointer_join(pointer, key);
+		int rc;
+
+		if (!at)
+			return config_fail_oom(err, pointer);
+		if (!info)
+			return config_fail(err, at, pointer,
+					   "unknown rule '%.60s'", key);
+		rc = rule_settings_apply(cfg, info, settings, at, err);
+		free(at);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Applies one section. A section left empty in YAML (every key under it
+ * commented out) reads as null and changes nothing.
+ */
+static int section_apply(struct config *cfg,
+			 const struct config_section *section, json_t *body,
+			 const char *pointer, struct rules_error *err)
+{
+	const char *key;
+	json_t *value;
+
+	if (json_is_null(body))
+		return 0;
+	if (!json_is_object(body))
+		return config_fail(err, NULL, pointer, "%s must be a mapping",
+				   section->key);
+	json_object_foreach(body, key, value) {
+		const struct config_field *f = section->fields;
+		char *at = json_pointer_join(pointer, key);
+		int rc;
+
+		if (!at)
+			return config_fail_oom(err, pointer);
+		while (f->key && strcmp(f->key, key) != 0)
+			f++;
+		if (!f->key)
+			return config_fail(err, at, pointer,
+					   "unknown key '%.60s'", key);
+		rc = field_apply(cfg, f, value, at, err);
+		free(at);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* Applies `doc` to `cfg`, which may be left half changed on failure. */
+static int config_apply_all(struct config *cfg, json_t *doc,
+			    struct rules_error *err)
+{
+	const char *key;
+	json_t *body;
+
+	json_object_foreach(doc, key, body) {
+		const struct config_section *s = config_sections;
+		char *at = json_pointer_join("", key);
+		int rc;
+
+		if (!at)
+			return config_fail_oom(err, "");
+		while (s->key && strcmp(s->key, key) != 0)
+			s++;
+		if (strcmp(key, "rules") == 0)
+			rc = rules_apply_section(cfg, body, at, err);
+		else if (s->key)
+			rc = section_apply(cfg, s, body, at, err);
+		else
+			return config_fail(err, at, "", "unknown key '%.60s'",
+					   key);
+		free(at);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+int config_apply(struct config *cfg, json_t *doc, struct rules_error *err)
+{
+	struct config *next, swap;
+
+	if (err)
+		err->pointer[0] = err->message[0] = '\0';
+	/* an empty config file */
+	if (!doc || json_is_null(doc))
+		return 0;
+	if (!json_is_object(doc))
+		return config_fail(err, NULL, "", "the config must be a mapping");
+	if (!(next = config_dup(cfg)))
+		return config_fail_oom(err, "");
+	if (config_apply_all(next, doc, err)) {
+		config_free(next);
+		return -1;
+	}
+	swap = *cfg;
+	*cfg = *next;
+	*next = swap;
+	config_free(next);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Printing                                                            */
+
+/* Sets `key` of `obj` to `value_new` (stolen); -1 when either failed. */
+static int object_set_new(json_t *obj, const char *key, json_t *value_new)
+{
+	if (!value_new)
+		return -1;
+	return json_object_set_new(obj, key, value_new);
+}
+
+static json_t *string_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *string_list_to_json(const struct string_list *list)
+{
+	json_t *array = json_array();
+
+	for (size_t i = 0; array && i < list->n; i++) {
+		if (json_array_append_new(array, json_string(list->items[i]))) {
+			json_decref(array);
+			return NULL;
+		}
+	}
+	return array;
+}
+
+static json_t *field_to_json(const struct config *cfg,
+			     const struct config_field *f)
+{
+	json_t *map;
+
+	switch (f->kind) {
+	case FIELD_NAME:
+		return string_or_null(*CONST_MEMBER(cfg, f, char *));
+	case FIELD_NAME_LIST:
+	case FIELD_TEXT_LIST:
+		return string_list_to_json(CONST_MEMBER(cfg, f,
+							struct string_list));
+	case FIELD_STRATEGY:
+		return json_string(sharing_strategy_name(cfg->strategy));
+	case FIELD_MEMORY_RESOURCES:
+		if (!(map = json_object()))
+			return NULL;
+		for (size_t i = 0; i < cfg->n_memory_resources; i++) {
+			const struct memory_resource *m =
+				&cfg->memory_resources[i];
+
+			if (object_set_new(map, m->name,
+					   json_string(m->unit_mib == 1024 ?
+						       "GiB" : "MiB")))
+				goto out_free_map;
+		}
+		return map;
+	case FIELD_NODE_SELECTORS:
+		if (!(map = json_object()))
+			return NULL;
+		for (size_t i = 0; i < cfg->n_share_selectors; i++)
+			if (object_set_new(map, cfg->share_selectors[i].key,
+					   json_string(cfg->share_selectors[i].value)))
+				goto out_free_map;
+		return map;
+	case FIELD_NAMESPACE_MODELS:
+		if (!(map = json_object()))
+			return NULL;
+		for (size_t i = 0; i < cfg->n_namespace_models; i++) {
+			const struct namespace_models *ns =
+				&cfg->namespace_models[i];
+
+			if (object_set_new(map, ns->namespace_name,
+					   string_list_to_json(&ns->models)))
+				goto out_free_map;
+		}
+		return map;
+	case FIELD_SIZE:
+		return json_integer((json_int_t)*CONST_MEMBER(cfg, f, size_t));
+	case FIELD_INT:
+		return json_integer(*CONST_MEMBER(cfg, f, int));
+	case FIELD_FAILURE_POLICY:
+		return json_string(cfg->failure_allow ? "allow" : "deny");
+	}
+	return NULL;
+out_free_map:
+	json_decref(map);
+	return NULL;
+}
+
+static json_t *rules_to_json(const struct config *cfg)
+{
+	json_t *rules = json_object();
+
+	for (int r = 0; rules && r < RULE_COUNT; r++) {
+		json_t *settings = json_object();
+
+		if (object_set_new(rules, rule_info_get((enum rule_id)r)->name,
+				   settings) ||
+		    object_set_new(settings, "mode",
+				   json_string(rule_mode_name(cfg->mode[r])))) {
+			json_decref(rules);
+			return NULL;
+		}
+	}
+	return rules;
+}
+
+json_t *config_to_json(const struct config *cfg)
+{
+	json_t *doc = json_object();
+
+	if (!doc || object_set_new(doc, "rules", rules_to_json(cfg)))
+		goto out_free_doc;
+	for (const struct config_section *s = config_sections; s->key; s++) {
+		json_t *body = json_object();
+
+		if (object_set_new(doc, s->key, body))
+			goto out_free_doc;
+		for (const struct config_field *f = s->fields; f->key; f++)
+			if (object_set_new(body, f->key, field_to_json(cfg, f)))
+				goto out_free_doc;
+	}
+	return doc;
+out_free_doc:
+	json_decref(doc);
 	return NULL;
 }

@@ -2,6 +2,7 @@
  * engine.c - runs the rules over an object, records operations and
  * findings.
  */
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -647,5 +648,15 @@ int pod_requests_gpu(const struct config *cfg, json_t *spec)
 			if (container_requests_gpu(cfg, c))
 				return 1;
 	}
+	return 0;
+}
+
+int string_list_match(const struct string_list *patterns, const char *s)
+{
+	if (!s)
+		return 0;
+	for (size_t i = 0; i < patterns->n; i++)
+		if (fnmatch(patterns->items[i], s, 0) == 0)
+			return 1;
 	return 0;
 }

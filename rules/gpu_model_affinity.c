@@ -1,8 +1,217 @@
-/* gpu_model_affinity.c - placeholder until the rule lands. */
+/*
+ * gpu_model_affinity.c - GPU pods that ask for GPU models get required node
+ * affinity on GPU Feature Discovery's nvidia.com/gpu.product label.
+ *
+ * The models come from the pod's annotation gpumend.io/gpu-models (a
+ * comma-separated list, gpumend's own, so it is kept) or, failing that,
+ * from the configured policy of the pod's namespace.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "rules_private.h"
+
+/* Where the models come from. */
+struct model_source {
+	json_t *annotation;   /* the annotation's value, borrowed, or NULL */
+	char *pointer;        /* the annotation's pointer, or NULL */
+	const struct namespace_models *policy;
+};
+
+/*
+ * Finds the models annotation: the pod's own metadata first, then the
+ * object's (as pod_annotation() does), remembering where it is.
+ */
+static int find_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
+			   struct model_source *src)
+{
+	const char *key = ctx->cfg->models_annotation;
+	json_t *annotations;
+	char *p_meta = NULL, *p_annotations;
+
+	annotations = json_object_get(pod->metadata, "annotations");
+	src->annotation = json_object_get(annotations, key);
+	if (src->annotation) {
+		p_annotations = json_pointer_join(pod->metadata_pointer,
+						  "annotations");
+	} else {
+		annotations = json_object_get(json_object_get(ctx->object,
+							      "metadata"),
+					      "annotations");
+		src->annotation = json_object_get(annotations, key);
+		if (!src->annotation)
+			return 0;
+		if (!(p_meta = json_pointer_join(ctx->object_pointer,
+						 "metadata")))
+			return -1;
+		p_annotations = json_pointer_join(p_meta, "annotations");
+		free(p_meta);
+	}
+	if (!p_annotations)
+		return -1;
+	src->pointer = json_pointer_join(p_annotations, key);
+	free(p_annotations);
+	return src->pointer ? 0 : -1;
+}
+
+/* Adds the normalised form of `name` to `values` unless empty or there. */
+static int add_model(json_t *values, const char *name, size_t len)
+{
+	char *copy = strndup(name, len), *norm;
+	json_t *item;
+	size_t i;
+	int rc = 0;
+
+	if (!copy)
+		return -1;
+	norm = gpu_name_normalize(copy);
+	free(copy);
+	if (!norm)
+		return -1;
+	if (!*norm)
+		goto out;
+	json_array_foreach(values, i, item)
+		if (strcmp(json_string_value(item), norm) == 0)
+			goto out;
+	rc = json_array_append_new(values, json_string(norm));
+out:
+	free(norm);
+	return rc;
+}
+
+/* The models of a comma-separated list, as a new array (maybe empty). */
+static json_t *models_from_text(const char *text)
+{
+	json_t *values = json_array();
+	const char *p = text;
+
+	while (values && *p) {
+		size_t len = strcspn(p, ",");
+
+		if (add_model(values, p, len) != 0) {
+			json_decref(values);
+			return NULL;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return values;
+}
+
+static json_t *models_from_policy(const struct namespace_models *policy)
+{
+	json_t *values = json_array();
+
+	for (size_t i = 0; values && i < policy->models.n; i++) {
+		const char *name = policy->models.items[i];
+
+		if (add_model(values, name, strlen(name)) != 0) {
+			json_decref(values);
+			return NULL;
+		}
+	}
+	return values;
+}
+
+/* Joins the model names for a message, cut to fit in `size` bytes. */
+static void models_text(json_t *values, char *out, size_t size)
+{
+	size_t used = 0, i;
+	json_t *item;
+
+	out[0] = '\0';
+	json_array_foreach(values, i, item) {
+		int n = snprintf(out + used, size - used, "%s%s", i ? ", " : "",
+				 json_string_value(item));
+
+		if (n < 0 || (size_t)n >= size - used) {
+			/* too long: end with an ellipsis */
+			if (size > 4)
+				strcpy(out + size - 4, "...");
+			return;
+		}
+		used += (size_t)n;
+	}
+}
+
+static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
+{
+	const struct config *cfg = ctx->cfg;
+	struct model_source src = { 0 };
+	json_t *values = NULL;
+	const char *at;
+	char names[48];
+	int rc = -1;
+
+	(void)arg;
+	if (!pod_requests_gpu(cfg, pod->spec))
+		return 0;
+	if (find_annotation(ctx, pod, &src) != 0)
+		goto out;
+	if (!src.annotation && ctx->namespace_name) {
+		for (size_t i = 0; i < cfg->n_namespace_models; i++)
+			if (strcmp(cfg->namespace_models[i].namespace_name,
+				   ctx->namespace_name) == 0) {
+				src.policy = &cfg->namespace_models[i];
+				break;
+			}
+	}
+	rc = 0;
+	if (!src.annotation && !src.policy)
+		goto out;
+	at = src.pointer ? src.pointer : pod->pointer;
+
+	if (src.annotation && !json_is_string(src.annotation)) {
+		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				 "annotation '%s' must be a string of GPU model names",
+				 cfg->models_annotation);
+		goto out;
+	}
+	values = src.annotation
+		? models_from_text(json_string_value(src.annotation))
+		: models_from_policy(src.policy);
+	if (!values) {
+		rc = -1;
+		goto out;
+	}
+	if (json_array_size(values) == 0) {
+		if (src.annotation)
+			rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+					 "annotation '%s' names no GPU model",
+					 cfg->models_annotation);
+		else
+			rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+					 "GPU model policy of namespace '%.40s' names no GPU model",
+					 ctx->namespace_name);
+		goto out;
+	}
+	if (pod_constrains_node_label(pod, cfg->gpu_product_label))
+		goto out;
+
+	models_text(values, names, sizeof(names));
+	if (!rule_mutates(ctx)) {
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+				 "GPU models [%s] are not required by node affinity on '%s'",
+				 names, cfg->gpu_product_label);
+		goto out;
+	}
+	rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+			 "required node label '%s' in [%s]",
+			 cfg->gpu_product_label, names);
+	if (!rc) {
+		rc = pod_require_node_label(ctx, pod, cfg->gpu_product_label,
+					    values);
+		values = NULL;
+	}
+out:
+	json_decref(values);
+	free(src.pointer);
+	return rc;
+}
 
 int rule_run_gpu_model_affinity(struct rule_ctx *ctx)
 {
-	(void)ctx;
-	return 0;
+	return rule_for_each_pod_spec(ctx, check_pod, NULL);
 }

@@ -1,8 +1,858 @@
-/* gpu_sharing.c - placeholder until the rule lands. */
+/*
+ * gpu_sharing.c - legacy GPU sharing (Alibaba gpushare, Rancher, Volcano)
+ * becomes the sharing of today's device plugin: time-slicing or MPS, or
+ * HAMi's memory slices.
+ *
+ * The legacy forks asked for a slice of GPU memory ("aliyun.com/gpu-mem: 4",
+ * in GiB) or a number of shared GPUs, steered pods with node selectors and a
+ * scheduler of their own, and left their bookkeeping in pod annotations.
+ * Time-slicing and MPS share whole GPUs, advertised as nvidia.com/gpu.shared
+ * on nodes labelled with their strategy, so a memory slice becomes one
+ * shared GPU plus node affinity on that label; HAMi keeps memory slices as
+ * nvidia.com/gpumem in MiB. In every strategy the pod is labelled with it,
+ * and the original memory requests are recorded in an annotation so that
+ * nothing the manifest said is lost.
+ *
+ * A pod with a value that cannot be translated is reported and left
+ * entirely as it is: a half-migrated pod would be worse than either.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "rules_private.h"
+
+/* One resources section (limits or requests) of a container. */
+struct section {
+	char *pointer;          /* of the map, owned */
+	json_t *map;            /* borrowed, NULL when absent */
+	long long count;        /* from a count resource; -1 when none */
+	long long shared;       /* the shared resource's count; -1 when none */
+	long long mib;          /* the first memory resource; -1 when none */
+};
+
+/* What a container asks for through the sharing resources. */
+struct share_container {
+	struct section lim, req;
+	long long count;        /* GPUs after translation; -1 when no legacy */
+	long long mib;          /* memory asked, MiB; -1 when none */
+	int legacy;             /* a legacy key in limits or requests */
+};
+
+/* What the rule learns about one pod before it changes anything. */
+struct share_pod {
+	int bad;                /* values that cannot be translated */
+	int legacy;             /* legacy resources somewhere */
+	int shared;             /* the shared resource requested somewhere */
+	int shares;             /* the pod uses a shared GPU once migrated */
+	char *record;           /* "NAME=NMi,...", NULL when no memory */
+	size_t record_len;
+	int quiet;              /* count bad values without reporting them */
+};
+
+static int is_memory_resource(const struct config *cfg, const char *name,
+			      long long *unit_mib)
+{
+	for (size_t i = 0; i < cfg->n_memory_resources; i++)
+		if (strcmp(cfg->memory_resources[i].name, name) == 0) {
+			if (unit_mib)
+				*unit_mib = cfg->memory_resources[i].unit_mib;
+			return 1;
+		}
+	return 0;
+}
+
+/* 1 when the shared resource is a separate name, hence a sharing signal. */
+static int shared_is_distinct(const struct config *cfg)
+{
+	return strcmp(cfg->shared_gpu_resource, cfg->gpu_resource) != 0;
+}
+
+/* 1 when resource `name` is replaced under the configured strategy. */
+static int is_translated(const struct config *cfg, const char *name)
+{
+	if (is_memory_resource(cfg, name, NULL) ||
+	    string_list_has(&cfg->count_resources, name))
+		return 1;
+	return cfg->strategy == SHARING_HAMI && shared_is_distinct(cfg) &&
+	       strcmp(name, cfg->shared_gpu_resource) == 0;
+}
+
+/*
+ * Reads a memory value (an integer, a real such as 1.5, or a quantity
+ * string) in units of `unit_mib` MiB as whole MiB. Returns 0, or -1 when it
+ * is negative, not a number or not a whole number of MiB.
+ */
+static int memory_mib(json_t *value, long long unit_mib, long long *mib)
+{
+	long long milli, total;
+
+	if (json_is_integer(value)) {
+		if (__builtin_mul_overflow(json_integer_value(value), 1000LL,
+					   &milli))
+			return -1;
+	} else if (json_is_real(value)) {
+		double d = json_real_value(value) * 1000.0, diff;
+
+		if (d < 0 || d > 9e15)
+			return -1;
+		milli = (long long)(d + 0.5);
+		diff = d - (double)milli;
+		if (diff > 1e-6 || diff < -1e-6)
+			return -1;
+	} else if (!json_is_string(value) ||
+		   quantity_parse_milli(json_string_value(value), &milli) != 0) {
+		return -1;
+	}
+	if (milli < 0 || __builtin_mul_overflow(milli, unit_mib, &total) ||
+	    total % 1000)
+		return -1;
+	*mib = total / 1000;
+	return 0;
+}
+
+/* Reports an unusable value of `name` in `sec`. Returns -1 when out of
+ * memory, else 0. */
+static int report_bad_value(struct rule_ctx *ctx, struct section *sec,
+			    const char *name, const char *what)
+{
+	json_t *value = json_object_get(sec->map, name);
+	char *at = json_pointer_join(sec->pointer, name);
+	char text[32];
+	int rc = -1;
+
+	/* the value as the manifest wrote it, not as a double prints */
+	if (json_is_real(value))
+		snprintf(text, sizeof(text), "%g", json_real_value(value));
+	else if (json_is_integer(value))
+		snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(value));
+	else if (json_is_string(value))
+		snprintf(text, sizeof(text), "'%.24s'", json_string_value(value));
+	else
+		snprintf(text, sizeof(text), "this value");
+	if (at)
+		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				 "'%s' must be %s, not %s", name, what, text);
+	free(at);
+	return rc;
+}
+
+/* Reads one section; counts (and unless pod->quiet, reports) unusable
+ * values in pod->bad. */
+static int section_read(struct rule_ctx *ctx, struct container *c,
+			struct section *sec, const char *name,
+			struct share_pod *pod)
+{
+	const struct config *cfg = ctx->cfg;
+	char *resources = json_pointer_join(c->pointer, "resources");
+	const char *key;
+	json_t *value;
+
+	sec->count = sec->shared = sec->mib = -1;
+	sec->pointer = resources ? json_pointer_join(resources, name) : NULL;
+	free(resources);
+	if (!sec->pointer)
+		return -1;
+	sec->map = json_object_get(json_object_get(c->container, "resources"),
+				   name);
+	if (!json_is_object(sec->map)) {
+		sec->map = NULL;
+		return 0;
+	}
+	json_object_foreach(sec->map, key, value) {
+		long long unit, n;
+
+		if (is_memory_resource(cfg, key, &unit)) {
+			if (memory_mib(value, unit, &n) != 0) {
+				pod->bad++;
+				if (!pod->quiet &&
+				    report_bad_value(ctx, sec, key,
+						     "a whole, non-negative number of MiB") != 0)
+					return -1;
+			} else if (sec->mib < 0) {
+				sec->mib = n;
+			}
+		} else if (string_list_has(&cfg->count_resources, key) ||
+			   (shared_is_distinct(cfg) &&
+			    strcmp(key, cfg->shared_gpu_resource) == 0)) {
+			int is_count = strcmp(key, cfg->shared_gpu_resource) != 0;
+
+			if (resource_count(value, &n) != 0) {
+				pod->bad++;
+				if (!pod->quiet &&
+				    report_bad_value(ctx, sec, key,
+						     "a whole, non-negative number of GPUs") != 0)
+					return -1;
+			} else if (is_count && sec->count < 0) {
+				sec->count = n;
+			} else if (!is_count) {
+				sec->shared = n;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The number of GPUs a section asks for once translated; -1 when none. */
+static long long section_count(const struct config *cfg, struct section *sec)
+{
+	if (sec->count >= 0)
+		return sec->count;
+	if (cfg->strategy == SHARING_HAMI && sec->shared >= 0)
+		return sec->shared;
+	if (sec->mib >= 0)
+		return sec->mib > 0 ? 1 : 0;
+	return -1;
+}
+
+static int section_has_legacy(const struct config *cfg, struct section *sec)
+{
+	const char *key;
+	json_t *value;
+
+	json_object_foreach(sec->map, key, value)
+		if (is_memory_resource(cfg, key, NULL) ||
+		    string_list_has(&cfg->count_resources, key))
+			return 1;
+	return 0;
+}
+
+static void container_free(struct share_container *sc)
+{
+	free(sc->lim.pointer);
+	free(sc->req.pointer);
+}
+
+/*
+ * Reads a container's sharing resources into `sc`; unusable values are
+ * reported and counted in pod->bad. Returns 0 or -1 on failure.
+ */
+static int container_read(struct rule_ctx *ctx, struct container *c,
+			   struct share_container *sc, struct share_pod *pod)
+{
+	const struct config *cfg = ctx->cfg;
+	long long lim_count, req_count;
+
+	memset(sc, 0, sizeof(*sc));
+	if (section_read(ctx, c, &sc->lim, "limits", pod) != 0 ||
+	    section_read(ctx, c, &sc->req, "requests", pod) != 0)
+		return -1;
+	lim_count = section_count(cfg, &sc->lim);
+	req_count = section_count(cfg, &sc->req);
+	sc->legacy = section_has_legacy(cfg, &sc->lim) ||
+		     section_has_legacy(cfg, &sc->req);
+	sc->count = lim_count >= 0 ? lim_count : req_count;
+	sc->mib = sc->lim.mib >= 0 ? sc->lim.mib : sc->req.mib;
+	if (lim_count >= 0 && req_count >= 0 && lim_count != req_count) {
+		pod->bad++;
+		if (pod->quiet)
+			return 0;
+		return rule_report(ctx, SEVERITY_ERROR, sc->req.pointer, 0,
+				   "shared GPU request (%lld) differs from the limit (%lld)",
+				   req_count, lim_count);
+	}
+	return 0;
+}
+
+/* Appends "NAME=NMi" to the pod's record of memory requests. */
+static int record_memory(struct share_pod *pod, struct container *c,
+			 long long mib)
+{
+	const char *name = json_string_value(json_object_get(c->container,
+							      "name"));
+	char fallback[64], *grown;
+	int len;
+
+	if (!name) {
+		snprintf(fallback, sizeof(fallback), "%s[%zu]", c->list,
+			 c->index);
+		name = fallback;
+	}
+	len = snprintf(NULL, 0, "%s%s=%lldMi", pod->record ? "," : "", name,
+		       mib);
+	if (len < 0 || !(grown = realloc(pod->record,
+					 pod->record_len + (size_t)len + 1)))
+		return -1;
+	pod->record = grown;
+	snprintf(pod->record + pod->record_len, (size_t)len + 1, "%s%s=%lldMi",
+		 pod->record_len ? "," : "", name, mib);
+	pod->record_len += (size_t)len;
+	return 0;
+}
+
+/* First pass: reads every container, changes nothing. */
+static int scan_container(struct rule_ctx *ctx, struct pod_spec *p,
+			  struct container *c, void *arg)
+{
+	struct share_pod *pod = arg;
+	struct share_container sc;
+	int rc;
+
+	(void)p;
+	rc = container_read(ctx, c, &sc, pod);
+	if (rc == 0) {
+		pod->legacy |= sc.legacy;
+		pod->shared |= sc.lim.shared > 0 || sc.req.shared > 0;
+		pod->shares |= sc.count > 0 || sc.lim.shared > 0 ||
+			       sc.req.shared > 0;
+		if (sc.legacy && sc.mib > 0)
+			rc = record_memory(pod, c, sc.mib);
+	}
+	container_free(&sc);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Findings                                                            */
+
+struct report_state {
+	int fixing;             /* the rule changes this pod */
+	int shared_needs_fix;   /* the shared resource calls for changes */
+};
+
+static int report_resource(struct rule_ctx *ctx, struct report_state *st,
+			   struct share_container *sc, const char *name)
+{
+	const struct config *cfg = ctx->cfg;
+	struct section *sec = json_object_get(sc->lim.map, name) ? &sc->lim
+								 : &sc->req;
+	int memory = is_memory_resource(cfg, name, NULL);
+	char *at;
+	int rc;
+
+	if (!json_object_get(sec->map, name))
+		return 0;
+	if (!(at = json_pointer_join(sec->pointer, name)))
+		return -1;
+	if (cfg->strategy == SHARING_KEEP) {
+		/* chosen by the cluster's owner: information, not a fault */
+		rc = rule_report(ctx, SEVERITY_INFO, at, 0,
+				 "legacy shared-GPU resource '%s' is kept (strategy keep)",
+				 name);
+	} else if (!st->fixing) {
+		if (cfg->strategy == SHARING_HAMI)
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+					 "'%s' needs a vendor GPU-sharing scheduler; use '%s'%s%s%s",
+					 name, cfg->gpu_resource,
+					 memory ? " and '" : "",
+					 memory ? cfg->gpu_memory_resource : "",
+					 memory ? "'" : "");
+		else
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+					 "'%s' needs a vendor GPU-sharing scheduler; use '%s'",
+					 name, cfg->shared_gpu_resource);
+	} else if (sc->count == 0) {
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+				 "dropped '%s' (asks for no GPU)", name);
+	} else if (cfg->strategy == SHARING_HAMI) {
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+				 "replaced '%s' with '%s'%s%s%s (hami)", name,
+				 cfg->gpu_resource,
+				 memory && sc->mib > 0 ? " and '" : "",
+				 memory && sc->mib > 0 ? cfg->gpu_memory_resource : "",
+				 memory && sc->mib > 0 ? "'" : "");
+	} else {
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+				 "replaced '%s' with '%s' (%s)", name,
+				 cfg->shared_gpu_resource,
+				 sharing_strategy_name(cfg->strategy));
+	}
+	free(at);
+	return rc;
+}
+
+static int report_shared(struct rule_ctx *ctx, struct report_state *st,
+			 struct share_container *sc)
+{
+	const struct config *cfg = ctx->cfg;
+	const char *name = cfg->shared_gpu_resource;
+	struct section *sec = sc->lim.shared > 0 ? &sc->lim : &sc->req;
+	char *at;
+	int rc;
+
+	if (sec->shared <= 0 || !st->shared_needs_fix)
+		return 0;
+	if (!(at = json_pointer_join(sec->pointer, name)))
+		return -1;
+	if (cfg->strategy == SHARING_HAMI)
+		rc = st->fixing
+			? rule_report(ctx, SEVERITY_WARNING, at, 1,
+				      "replaced '%s' with '%s' (hami)", name,
+				      cfg->gpu_resource)
+			: rule_report(ctx, SEVERITY_WARNING, at, 0,
+				      "'%s' is not served by HAMi; use '%s'",
+				      name, cfg->gpu_resource);
+	else if (!st->fixing)
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+				 "pod requests '%s' without its sharing label or node affinity",
+				 name);
+	else
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+				 "labelled pod requesting '%s' for %s sharing", name,
+				 sharing_strategy_name(cfg->strategy));
+	free(at);
+	return rc;
+}
+
+static int report_container(struct rule_ctx *ctx, struct pod_spec *p,
+			    struct container *c, void *arg)
+{
+	const struct config *cfg = ctx->cfg;
+	struct report_state *st = arg;
+	struct share_pod scratch = { .quiet = 1 };
+	struct share_container sc;
+	int rc;
+
+	(void)p;
+	/* values were checked in the first pass: not reported again */
+	if (container_read(ctx, c, &sc, &scratch) != 0) {
+		container_free(&sc);
+		return -1;
+	}
+	rc = 0;
+	for (size_t i = 0; !rc && i < cfg->n_memory_resources; i++)
+		rc = report_resource(ctx, st, &sc, cfg->memory_resources[i].name);
+	for (size_t i = 0; !rc && i < cfg->count_resources.n; i++)
+		rc = report_resource(ctx, st, &sc, cfg->count_resources.items[i]);
+	if (!rc && shared_is_distinct(cfg))
+		rc = report_shared(ctx, st, &sc);
+	container_free(&sc);
+	return rc;
+}
+
+/* The scalar text of a node selector value: "true" for a bare YAML true. */
+static int selector_matches(json_t *value, const char *want)
+{
+	if (json_is_string(value))
+		return strcmp(json_string_value(value), want) == 0;
+	if (json_is_boolean(value))
+		return strcmp(json_is_true(value) ? "true" : "false", want) == 0;
+	return 0;
+}
+
+static int has_prefix(const struct string_list *prefixes, const char *s)
+{
+	for (size_t i = 0; i < prefixes->n; i++)
+		if (strncmp(s, prefixes->items[i], strlen(prefixes->items[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* Pod-level signals: selectors, scheduler and stale annotations. */
+static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
+			      struct pod_spec *pod)
+{
+	const struct config *cfg = ctx->cfg;
+	json_t *selector = json_object_get(pod->spec, "nodeSelector");
+	json_t *scheduler = json_object_get(pod->spec, "schedulerName");
+	json_t *annotations = json_object_get(pod->metadata, "annotations");
+	int keep = cfg->strategy == SHARING_KEEP;
+	const char *key;
+	json_t *value;
+	char *at;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < cfg->n_share_selectors; i++) {
+		const struct label_pair *sel = &cfg->share_selectors[i];
+		char *map;
+
+		if (!selector_matches(json_object_get(selector, sel->key),
+				      sel->value))
+			continue;
+		map = json_pointer_join(pod->pointer, "nodeSelector");
+		at = map ? json_pointer_join(map, sel->key) : NULL;
+		free(map);
+		if (!at)
+			return -1;
+		if (keep)
+			rc = rule_report(ctx, SEVERITY_INFO, at, 0,
+					 "legacy GPU-sharing node selector '%s: %s' is kept (strategy keep)",
+					 sel->key, sel->value);
+		else if (!st->fixing)
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+					 "node selector '%s: %s' targets legacy GPU-sharing nodes",
+					 sel->key, sel->value);
+		else
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+					 "removed legacy GPU-sharing node selector '%s: %s'",
+					 sel->key, sel->value);
+		free(at);
+	}
+	if (!rc && json_is_string(scheduler) &&
+	    string_list_has(&cfg->share_schedulers,
+			    json_string_value(scheduler))) {
+		const char *name = json_string_value(scheduler);
+
+		if (!(at = json_pointer_join(pod->pointer, "schedulerName")))
+			return -1;
+		if (keep)
+			rc = rule_report(ctx, SEVERITY_INFO, at, 0,
+					 "legacy GPU-sharing scheduler '%s' is kept (strategy keep)",
+					 name);
+		else if (!st->fixing)
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+					 "scheduler '%s' is a legacy GPU-sharing scheduler",
+					 name);
+		else
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+					 "removed legacy GPU-sharing scheduler '%s'",
+					 name);
+		free(at);
+	}
+	if (!json_is_object(annotations))
+		return rc;
+	json_object_foreach(annotations, key, value) {
+		char *map;
+
+		if (rc)
+			break;
+		if (!has_prefix(&cfg->stale_annotation_prefixes, key))
+			continue;
+		map = json_pointer_join(pod->metadata_pointer, "annotations");
+		at = map ? json_pointer_join(map, key) : NULL;
+		free(map);
+		if (!at)
+			return -1;
+		rc = st->fixing
+			? rule_report(ctx, SEVERITY_WARNING, at, 1,
+				      "removed stale GPU-sharing annotation '%.60s'",
+				      key)
+			: rule_report(ctx, SEVERITY_WARNING, at, 0,
+				      "annotation '%.60s' is stale state of a GPU-sharing scheduler",
+				      key);
+		free(at);
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Changes                                                             */
+
+/* The resource that replaces the legacy ones. */
+static const char *target_resource(const struct config *cfg)
+{
+	return cfg->strategy == SHARING_HAMI ? cfg->gpu_resource
+					     : cfg->shared_gpu_resource;
+}
+
+/* Adds `name: value` to the map at `pointer` unless it is there. */
+static int add_member(struct rule_ctx *ctx, const char *pointer,
+		      const char *name, long long value)
+{
+	json_t *map = json_pointer_get(ctx->root, pointer);
+	char *at;
+	int rc;
+
+	if (json_object_get(map, name))
+		return 0;
+	if (!json_is_object(map)) {
+		json_t *fresh = json_pack("{s:I}", name, (json_int_t)value);
+
+		return map ? rule_replace(ctx, pointer, fresh)
+			   : rule_add(ctx, pointer, fresh);
+	}
+	if (!(at = json_pointer_join(pointer, name)))
+		return -1;
+	rc = rule_add(ctx, at, json_integer(value));
+	free(at);
+	return rc;
+}
+
+/* The configuration's copy of a sharing resource name, or NULL. */
+static const char *config_copy_of(const struct config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->n_memory_resources; i++)
+		if (strcmp(cfg->memory_resources[i].name, name) == 0)
+			return cfg->memory_resources[i].name;
+	for (size_t i = 0; i < cfg->count_resources.n; i++)
+		if (strcmp(cfg->count_resources.items[i], name) == 0)
+			return cfg->count_resources.items[i];
+	if (strcmp(cfg->shared_gpu_resource, name) == 0)
+		return cfg->shared_gpu_resource;
+	return NULL;
+}
+
+/*
+ * Translates the legacy keys of one section: the first becomes the target
+ * resource (keeping its place), the others go. Nothing replaces them when
+ * the count is 0 or the target is already there.
+ */
+static int section_fix(struct rule_ctx *ctx, struct section *sec,
+		       long long count, long long mib)
+{
+	const struct config *cfg = ctx->cfg;
+	const char *target = target_resource(cfg);
+	const char *keys[16], *key;
+	size_t n = 0;
+	json_t *value, *map = json_pointer_get(ctx->root, sec->pointer);
+	int rc = 0, has_target;
+
+	if (!json_is_object(map))
+		return 0;
+	has_target = json_object_get(map, target) != NULL;
+	json_object_foreach(map, key, value) {
+		const char *name = config_copy_of(cfg, key);
+
+		/* the config's copy: the map's keys go away with the ops */
+		if (name && is_translated(cfg, name) &&
+		    n < sizeof(keys) / sizeof(keys[0]))
+			keys[n++] = name;
+	}
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		long long have;
+		char *at;
+
+		if (i > 0 || count <= 0 || has_target) {
+			rc = rule_remove_key_pruned(ctx, sec->pointer, keys[i]);
+			continue;
+		}
+		value = json_object_get(map, keys[i]);
+		if (resource_count(value, &have) == 0 && have == count &&
+		    !is_memory_resource(cfg, keys[i], NULL)) {
+			rc = rule_rename(ctx, sec->pointer, keys[i], target);
+			continue;
+		}
+		rc = rule_rename(ctx, sec->pointer, keys[i], target);
+		at = rc ? NULL : json_pointer_join(sec->pointer, target);
+		if (!rc)
+			rc = at ? rule_replace(ctx, at, json_integer(count)) : -1;
+		free(at);
+	}
+	if (!rc && cfg->strategy == SHARING_HAMI && count > 0 && mib > 0)
+		rc = add_member(ctx, sec->pointer, cfg->gpu_memory_resource, mib);
+	return rc;
+}
+
+static int fix_container(struct rule_ctx *ctx, struct pod_spec *p,
+			 struct container *c, void *arg)
+{
+	const struct config *cfg = ctx->cfg;
+	struct share_pod scratch = { .quiet = 1 };
+	struct share_container sc;
+	int rc = -1, lim_had;
+
+	(void)p;
+	(void)arg;
+	if (container_read(ctx, c, &sc, &scratch) != 0)
+		goto out;
+	lim_had = json_object_get(sc.lim.map, target_resource(cfg)) != NULL;
+	if (section_fix(ctx, &sc.lim, sc.count, sc.mib) != 0 ||
+	    section_fix(ctx, &sc.req, sc.count, sc.mib) != 0)
+		goto out;
+	rc = 0;
+	if (sc.count <= 0 || lim_had)
+		goto out;
+	/* only requested: an extended resource needs its limit too */
+	rc = add_member(ctx, sc.lim.pointer, target_resource(cfg), sc.count);
+	if (!rc && cfg->strategy == SHARING_HAMI && sc.mib > 0)
+		rc = add_member(ctx, sc.lim.pointer, cfg->gpu_memory_resource,
+				sc.mib);
+out:
+	container_free(&sc);
+	return rc;
+}
+
+/* Removes the legacy selectors and scheduler. */
+static int fix_placement(struct rule_ctx *ctx, struct pod_spec *pod)
+{
+	const struct config *cfg = ctx->cfg;
+	char *map = json_pointer_join(pod->pointer, "nodeSelector");
+	json_t *scheduler;
+	int rc = 0;
+
+	if (!map)
+		return -1;
+	for (size_t i = 0; !rc && i < cfg->n_share_selectors; i++) {
+		const struct label_pair *sel = &cfg->share_selectors[i];
+		json_t *selector = json_pointer_get(ctx->root, map);
+
+		if (selector_matches(json_object_get(selector, sel->key),
+				     sel->value))
+			rc = rule_remove_key_pruned(ctx, map, sel->key);
+	}
+	free(map);
+	pod->spec = json_pointer_get(ctx->root, pod->pointer);
+	scheduler = json_object_get(pod->spec, "schedulerName");
+	if (!rc && json_is_string(scheduler) &&
+	    string_list_has(&cfg->share_schedulers,
+			    json_string_value(scheduler))) {
+		char *at = json_pointer_join(pod->pointer, "schedulerName");
+
+		rc = at ? rule_remove(ctx, at) : -1;
+		free(at);
+	}
+	return rc;
+}
+
+/* Sets the sharing label and the memory record on the pod's metadata. */
+static int fix_metadata(struct rule_ctx *ctx, struct pod_spec *pod,
+			struct share_pod *sp)
+{
+	const struct config *cfg = ctx->cfg;
+	const char *strategy = sharing_strategy_name(cfg->strategy);
+	json_t *meta = json_pointer_get(ctx->root, pod->metadata_pointer);
+	char *p_labels = NULL, *p_annotations = NULL;
+	int rc = -1;
+
+	if (!json_is_object(meta)) {
+		/* rule_set_string creates one level only: add it whole */
+		json_t *fresh = json_pack("{s:{s:s}}", "labels",
+					  cfg->sharing_label, strategy);
+
+		if (fresh && sp->record &&
+		    json_object_set_new(fresh, "annotations",
+					json_pack("{s:s}",
+						  cfg->memory_request_annotation,
+						  sp->record)) != 0) {
+			json_decref(fresh);
+			fresh = NULL;
+		}
+		if (!fresh)
+			return -1;
+		return meta ? rule_replace(ctx, pod->metadata_pointer, fresh)
+			    : rule_add(ctx, pod->metadata_pointer, fresh);
+	}
+	if (!(p_labels = json_pointer_join(pod->metadata_pointer, "labels")) ||
+	    !(p_annotations = json_pointer_join(pod->metadata_pointer,
+						"annotations")))
+		goto out;
+	rc = rule_set_string(ctx, p_labels, cfg->sharing_label, strategy);
+	if (!rc && sp->record)
+		rc = rule_set_string(ctx, p_annotations,
+				     cfg->memory_request_annotation, sp->record);
+out:
+	free(p_labels);
+	free(p_annotations);
+	return rc;
+}
+
+/* Removes the annotations the legacy schedulers left behind. */
+static int fix_stale_annotations(struct rule_ctx *ctx, struct pod_spec *pod)
+{
+	const struct config *cfg = ctx->cfg;
+	char *map = json_pointer_join(pod->metadata_pointer, "annotations");
+	int rc = 0;
+
+	if (!map)
+		return -1;
+	for (;;) {
+		json_t *annotations = json_pointer_get(ctx->root, map), *value;
+		const char *key, *stale = NULL;
+
+		json_object_foreach(annotations, key, value)
+			if (has_prefix(&cfg->stale_annotation_prefixes, key)) {
+				stale = key;
+				break;
+			}
+		if (!stale)
+			break;
+		/* copy: the key is freed with its member */
+		{
+			char *name = strdup(stale);
+
+			rc = name ? rule_remove_key_pruned(ctx, map, name) : -1;
+			free(name);
+		}
+		if (rc)
+			break;
+	}
+	free(map);
+	return rc;
+}
+
+static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
+{
+	const struct config *cfg = ctx->cfg;
+	const char *strategy = sharing_strategy_name(cfg->strategy);
+	struct share_pod sp = { 0 };
+	struct report_state st = { 0 };
+	json_t *selector, *scheduler, *annotations, *key_value;
+	int placement = 0, stale = 0, need_label = 0, need_record = 0;
+	int need_affinity = 0, placed, rc = -1;
+	const char *key;
+
+	(void)arg;
+	if (pod_for_each_container(ctx, pod, scan_container, &sp) != 0)
+		goto out;
+
+	selector = json_object_get(pod->spec, "nodeSelector");
+	for (size_t i = 0; i < cfg->n_share_selectors; i++)
+		if (selector_matches(json_object_get(selector,
+						     cfg->share_selectors[i].key),
+				     cfg->share_selectors[i].value))
+			placement = 1;
+	scheduler = json_object_get(pod->spec, "schedulerName");
+	if (json_is_string(scheduler) &&
+	    string_list_has(&cfg->share_schedulers,
+			    json_string_value(scheduler)))
+		placement = 1;
+	annotations = json_object_get(pod->metadata, "annotations");
+	json_object_foreach(annotations, key, key_value)
+		if (has_prefix(&cfg->stale_annotation_prefixes, key))
+			stale = 1;
+
+	if (sp.shares && pod->metadata_pointer) {
+		const char *label = json_string_value(json_object_get(
+			json_object_get(pod->metadata, "labels"),
+			cfg->sharing_label));
+		const char *record = json_string_value(json_object_get(
+			annotations, cfg->memory_request_annotation));
+
+		need_label = !label || strcmp(label, strategy) != 0;
+		need_record = sp.record &&
+			      (!record || strcmp(record, sp.record) != 0);
+	}
+	placed = pod_constrains_node_label(pod, cfg->sharing_strategy_label);
+	need_affinity = sp.shares && !placed &&
+			(cfg->strategy == SHARING_TIME_SLICING ||
+			 cfg->strategy == SHARING_MPS);
+	st.shared_needs_fix = need_label || need_affinity ||
+			      cfg->strategy == SHARING_HAMI;
+	rc = 0;
+	if (!sp.legacy && !placement && !stale &&
+	    !(sp.shared && st.shared_needs_fix))
+		goto out;
+
+	/* findings first: they name the nodes as they are in the input */
+	st.fixing = rule_mutates(ctx) && !sp.bad;
+	if (pod_for_each_container(ctx, pod, report_container, &st) != 0 ||
+	    report_pod_signals(ctx, &st, pod) != 0) {
+		rc = -1;
+		goto out;
+	}
+	if (!st.fixing)
+		goto out;
+
+	if (cfg->strategy != SHARING_KEEP) {
+		if (pod_for_each_container(ctx, pod, fix_container, NULL) != 0 ||
+		    fix_placement(ctx, pod) != 0) {
+			rc = -1;
+			goto out;
+		}
+	}
+	if (pod->metadata_pointer && (need_label || need_record) &&
+	    fix_metadata(ctx, pod, &sp) != 0) {
+		rc = -1;
+		goto out;
+	}
+	if (pod->metadata_pointer && stale &&
+	    fix_stale_annotations(ctx, pod) != 0) {
+		rc = -1;
+		goto out;
+	}
+	if (need_affinity)
+		rc = pod_require_node_label(ctx, pod,
+					    cfg->sharing_strategy_label,
+					    json_pack("[s]", strategy));
+out:
+	free(sp.record);
+	return rc;
+}
 
 int rule_run_gpu_sharing(struct rule_ctx *ctx)
 {
-	(void)ctx;
-	return 0;
+	return rule_for_each_pod_spec(ctx, check_pod, NULL);
 }

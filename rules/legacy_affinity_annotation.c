@@ -1,8 +1,175 @@
-/* legacy_affinity_annotation.c - placeholder until the rule lands. */
+/*
+ * legacy_affinity_annotation.c - the alpha annotation
+ * scheduler.alpha.kubernetes.io/affinity becomes spec.affinity.
+ *
+ * Before Kubernetes 1.6 affinity was written as JSON in that pod annotation;
+ * the scheduler has long stopped reading it, so such pods are scheduled as
+ * if they had no affinity at all. Its content has the shape of
+ * spec.affinity, so it moves there, with the GPU name label translated the
+ * way legacy-gpu-node-label translates the rest of the pod.
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "rules_private.h"
+
+#define AFFINITY_ANNOTATION "scheduler.alpha.kubernetes.io/affinity"
+
+static const char *const affinity_kinds[] = {
+	"nodeAffinity", "podAffinity", "podAntiAffinity"
+};
+
+static int is_affinity_kind(const char *name)
+{
+	for (size_t i = 0; i < 3; i++)
+		if (strcmp(name, affinity_kinds[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Checks the parsed annotation against the pod's spec.affinity. Returns 0
+ * when it merges, 1 after reporting why it does not, -1 on failure.
+ */
+static int check_merge(struct rule_ctx *ctx, json_t *parsed, json_t *current,
+		       const char *at)
+{
+	const char *kind;
+	json_t *value;
+
+	json_object_foreach(parsed, kind, value) {
+		json_t *present;
+
+		if (!is_affinity_kind(kind))
+			return rule_report(ctx, SEVERITY_ERROR, at, 0,
+					   "annotation '%s' has unknown member '%.24s'",
+					   AFFINITY_ANNOTATION, kind) ? -1 : 1;
+		present = json_object_get(current, kind);
+		if (present && !json_equal(present, value))
+			return rule_report(ctx, SEVERITY_ERROR, at, 0,
+					   "annotation '%s' conflicts with spec.affinity.%s",
+					   AFFINITY_ANNOTATION, kind) ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Adds what spec.affinity lacks of `parsed`. */
+static int merge(struct rule_ctx *ctx, struct pod_spec *pod, json_t *parsed)
+{
+	json_t *current = json_object_get(pod->spec, "affinity");
+	const char *kind;
+	json_t *value;
+	char *p_affinity = json_pointer_join(pod->pointer, "affinity");
+	int rc = 0;
+
+	if (!p_affinity)
+		return -1;
+	if (!json_is_object(current)) {
+		if (json_object_size(parsed) == 0)
+			goto out;
+		/* `affinity:` left empty in YAML is a null to replace */
+		rc = current ? rule_replace(ctx, p_affinity, json_incref(parsed))
+			     : rule_add(ctx, p_affinity, json_incref(parsed));
+		goto out;
+	}
+	json_object_foreach(parsed, kind, value) {
+		char *p_kind;
+
+		if (json_object_get(current, kind))
+			continue;
+		if (!(p_kind = json_pointer_join(p_affinity, kind))) {
+			rc = -1;
+			break;
+		}
+		rc = rule_add(ctx, p_kind, json_incref(value));
+		free(p_kind);
+		if (rc)
+			break;
+		current = json_pointer_get(ctx->root, p_affinity);
+	}
+out:
+	free(p_affinity);
+	return rc;
+}
+
+static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
+{
+	const struct config *cfg = ctx->cfg;
+	struct affinity_translation t = { .cfg = cfg };
+	json_t *annotations, *text, *parsed = NULL, *current;
+	char *p_annotations = NULL, *at = NULL;
+	json_error_t jerr;
+	int rc = -1, bad;
+
+	(void)arg;
+	if (!pod->metadata)
+		return 0;
+	annotations = json_object_get(pod->metadata, "annotations");
+	text = json_object_get(annotations, AFFINITY_ANNOTATION);
+	if (!text)
+		return 0;
+	if (!(p_annotations = json_pointer_join(pod->metadata_pointer,
+						"annotations")) ||
+	    !(at = json_pointer_join(p_annotations, AFFINITY_ANNOTATION)))
+		goto out;
+
+	if (!json_is_string(text)) {
+		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				 "annotation '%s' must be a string",
+				 AFFINITY_ANNOTATION);
+		goto out;
+	}
+	parsed = json_loads(json_string_value(text), 0, &jerr);
+	if (!parsed) {
+		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				 "annotation '%s' is not valid JSON (line %d, column %d)",
+				 AFFINITY_ANNOTATION, jerr.line, jerr.column);
+		goto out;
+	}
+	if (!json_is_object(parsed)) {
+		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				 "annotation '%s' must hold a JSON object",
+				 AFFINITY_ANNOTATION);
+		goto out;
+	}
+	if (affinity_translate_gpu_name(parsed, &t) != 0)
+		goto out;
+	if (t.bad) {
+		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				 "annotation '%s' has non-string GPU model names",
+				 AFFINITY_ANNOTATION);
+		goto out;
+	}
+	current = json_object_get(pod->spec, "affinity");
+	bad = check_merge(ctx, parsed, json_is_object(current) ? current : NULL,
+			  at);
+	if (bad) {
+		rc = bad < 0 ? -1 : 0;
+		goto out;
+	}
+
+	if (!rule_mutates(ctx)) {
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+				 "annotation '%s' is ignored by the scheduler; use spec.affinity",
+				 AFFINITY_ANNOTATION);
+		goto out;
+	}
+	rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+			 "moved annotation '%s' into spec.affinity",
+			 AFFINITY_ANNOTATION);
+	if (!rc)
+		rc = merge(ctx, pod, parsed);
+	if (!rc)
+		rc = rule_remove_key_pruned(ctx, p_annotations,
+					    AFFINITY_ANNOTATION);
+out:
+	json_decref(parsed);
+	free(p_annotations);
+	free(at);
+	return rc;
+}
 
 int rule_run_legacy_affinity_annotation(struct rule_ctx *ctx)
 {
-	(void)ctx;
-	return 0;
+	return rule_for_each_pod_spec(ctx, check_pod, NULL);
 }

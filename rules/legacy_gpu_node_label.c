@@ -1,8 +1,168 @@
-/* legacy_gpu_node_label.c - placeholder until the rule lands. */
+/*
+ * legacy_gpu_node_label.c - the node label alpha.kubernetes.io/nvidia-gpu-name
+ * of Kubernetes <= 1.9 becomes GPU Feature Discovery's nvidia.com/gpu.product.
+ *
+ * Nothing sets the old label any more, so a pod that selects on it stays
+ * Pending forever. GPU Feature Discovery also spells model names its own way
+ * ("Tesla K80" is labelled "Tesla-K80"), so each value is normalised too.
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "rules_private.h"
+
+/* Reports one legacy label use found at `at`, in warn or mutate style. */
+static int report_legacy(struct rule_ctx *ctx, const char *at)
+{
+	const struct config *cfg = ctx->cfg;
+
+	if (!rule_mutates(ctx))
+		return rule_report(ctx, SEVERITY_WARNING, at, 0,
+				   "node label '%s' is no longer set; use '%s'",
+				   cfg->legacy_gpu_name_label,
+				   cfg->gpu_product_label);
+	return rule_report(ctx, SEVERITY_WARNING, at, 1,
+			   "renamed node label '%s' to '%s'",
+			   cfg->legacy_gpu_name_label, cfg->gpu_product_label);
+}
+
+static int fix_node_selector(struct rule_ctx *ctx, struct pod_spec *pod)
+{
+	const struct config *cfg = ctx->cfg;
+	json_t *selector = json_object_get(pod->spec, "nodeSelector");
+	json_t *legacy = json_object_get(selector, cfg->legacy_gpu_name_label);
+	json_t *product = json_object_get(selector, cfg->gpu_product_label);
+	char *map = NULL, *at = NULL, *name = NULL, *other = NULL, *target;
+	int rc = -1;
+
+	if (!json_is_object(selector) || !legacy)
+		return 0;
+	if (!(map = json_pointer_join(pod->pointer, "nodeSelector")) ||
+	    !(at = json_pointer_join(map, cfg->legacy_gpu_name_label)))
+		goto out;
+	if (!json_is_string(legacy)) {
+		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				 "node selector '%s' must be a string",
+				 cfg->legacy_gpu_name_label);
+		goto out;
+	}
+	if (!(name = gpu_name_normalize(json_string_value(legacy))))
+		goto out;
+
+	if (product) {
+		if (json_is_string(product) &&
+		    !(other = gpu_name_normalize(json_string_value(product))))
+			goto out;
+		if (!other || strcmp(name, other) != 0) {
+			rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+					 "node selector '%s' conflicts with '%s'",
+					 cfg->legacy_gpu_name_label,
+					 cfg->gpu_product_label);
+			goto out;
+		}
+		if (!rule_mutates(ctx)) {
+			rc = report_legacy(ctx, at);
+			goto out;
+		}
+		/* the same model twice: the legacy spelling is redundant */
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+				 "removed node label '%s' (same as '%s')",
+				 cfg->legacy_gpu_name_label,
+				 cfg->gpu_product_label);
+		if (!rc)
+			rc = rule_remove(ctx, at);
+		goto out;
+	}
+
+	rc = report_legacy(ctx, at);
+	if (rc || !rule_mutates(ctx))
+		goto out;
+	rc = rule_rename(ctx, map, cfg->legacy_gpu_name_label,
+			 cfg->gpu_product_label);
+	if (rc || strcmp(name, json_string_value(legacy)) == 0)
+		goto out;
+	target = json_pointer_join(map, cfg->gpu_product_label);
+	rc = target ? rule_replace(ctx, target, json_string(name)) : -1;
+	free(target);
+out:
+	free(map);
+	free(at);
+	free(name);
+	free(other);
+	return rc;
+}
+
+/* Translates one matchExpression on the legacy label, in the document. */
+static int fix_requirement(json_t *requirement, const char *pointer,
+			   void *arg)
+{
+	struct rule_ctx *ctx = arg;
+	const struct config *cfg = ctx->cfg;
+	json_t *fresh, *values, *fresh_values;
+	char *at, *p_values = NULL;
+	size_t i;
+	int bad, rc = -1;
+
+	if (!(at = json_pointer_join(pointer, "key")))
+		return -1;
+	fresh = node_requirement_translate_new(cfg, requirement, &bad);
+	if (!fresh) {
+		if (bad)
+			rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+					 "values of node label '%s' must be a list of strings",
+					 cfg->legacy_gpu_name_label);
+		goto out;
+	}
+	rc = report_legacy(ctx, at);
+	if (rc || !rule_mutates(ctx))
+		goto out;
+	rc = rule_replace(ctx, at, json_string(cfg->gpu_product_label));
+
+	/* values one by one, so that untouched ones keep their spelling */
+	values = json_object_get(requirement, "values");
+	fresh_values = json_object_get(fresh, "values");
+	if (!rc && json_is_array(values) &&
+	    !(p_values = json_pointer_join(pointer, "values")))
+		rc = -1;
+	for (i = 0; !rc && i < json_array_size(values); i++) {
+		json_t *name = json_array_get(fresh_values, i);
+		char *p_value;
+
+		if (json_equal(name, json_array_get(values, i)))
+			continue;
+		if (!(p_value = json_pointer_join_index(p_values, i))) {
+			rc = -1;
+			break;
+		}
+		rc = rule_replace(ctx, p_value, json_incref(name));
+		free(p_value);
+	}
+out:
+	json_decref(fresh);
+	free(at);
+	free(p_values);
+	return rc;
+}
+
+static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
+{
+	char *p_affinity;
+	int rc;
+
+	(void)arg;
+	if (fix_node_selector(ctx, pod) != 0)
+		return -1;
+	pod->spec = json_pointer_get(ctx->root, pod->pointer);
+	if (!(p_affinity = json_pointer_join(pod->pointer, "affinity")))
+		return -1;
+	rc = affinity_for_each_node_requirement(
+		json_object_get(pod->spec, "affinity"), p_affinity,
+		ctx->cfg->legacy_gpu_name_label, fix_requirement, ctx);
+	free(p_affinity);
+	return rc ? -1 : 0;
+}
 
 int rule_run_legacy_gpu_node_label(struct rule_ctx *ctx)
 {
-	(void)ctx;
-	return 0;
+	return rule_for_each_pod_spec(ctx, check_pod, NULL);
 }

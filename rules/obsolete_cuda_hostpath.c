@@ -1,8 +1,291 @@
-/* obsolete_cuda_hostpath.c - placeholder until the rule lands. */
+/*
+ * obsolete_cuda_hostpath.c - hostPath volumes that mount the NVIDIA driver
+ * or CUDA libraries by hand, as pods of the nvidia-docker 1 era did.
+ *
+ * The NVIDIA container toolkit now injects the driver's libraries and
+ * binaries into every container that gets a GPU, so these volumes are at
+ * best redundant and at worst pin a driver version the node no longer has.
+ * Each one goes, with every volumeMount that uses it. Host paths that may
+ * hold other things too (/usr/bin mounted at /usr/local/nvidia/bin) are
+ * only warned about.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "rules_private.h"
+
+/* The volumes of one pod that are removed, by name. */
+struct obsolete_set {
+	const char **names;   /* borrowed from the volumes */
+	size_t n;
+};
+
+static int obsolete_set_has(const struct obsolete_set *set, const char *name)
+{
+	if (!name)
+		return 0;
+	for (size_t i = 0; i < set->n; i++)
+		if (strcmp(set->names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 when the volumeMount `mount` uses a volume of `set`. */
+static int mount_is_obsolete(const struct obsolete_set *set, json_t *mount)
+{
+	return obsolete_set_has(set, json_string_value(json_object_get(mount,
+								       "name")));
+}
+
+/* A copy of `path` without trailing slashes ("/" stays "/"); NULL on OOM. */
+static char *path_trimmed(const char *path)
+{
+	size_t len = strlen(path);
+	char *copy;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	copy = malloc(len + 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, path, len);
+	copy[len] = '\0';
+	return copy;
+}
+
+/* 1 when `path`, trailing slashes aside, matches one of `patterns`; -1 on
+ * OOM. */
+static int path_matches(const struct string_list *patterns, const char *path)
+{
+	char *trimmed = path_trimmed(path);
+	int match;
+
+	if (!trimmed)
+		return -1;
+	match = string_list_match(patterns, trimmed);
+	free(trimmed);
+	return match;
+}
+
+static const char *const container_lists[] = {
+	"initContainers", "containers", "ephemeralContainers"
+};
+
+/*
+ * The first mountPath at which a container of `spec` mounts volume `name`
+ * and that matches the ambiguous mount paths; NULL when none does. Sets
+ * *failed when out of memory.
+ */
+static const char *ambiguous_mount(const struct config *cfg, json_t *spec,
+				   const char *name, int *failed)
+{
+	for (size_t l = 0; l < 3; l++) {
+		json_t *list = json_object_get(spec, container_lists[l]), *c;
+		size_t i;
+
+		json_array_foreach(list, i, c) {
+			json_t *mounts = json_object_get(c, "volumeMounts"), *m;
+			size_t j;
+
+			json_array_foreach(mounts, j, m) {
+				const char *mname, *mpath;
+				int match;
+
+				mname = json_string_value(json_object_get(m, "name"));
+				mpath = json_string_value(json_object_get(m, "mountPath"));
+				if (!mname || !mpath || strcmp(mname, name) != 0)
+					continue;
+				match = path_matches(&cfg->ambiguous_mount_paths,
+						     mpath);
+				if (match < 0) {
+					*failed = 1;
+					return NULL;
+				}
+				if (match)
+					return mpath;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Removes the container's mounts of obsolete volumes, last first. */
+static int strip_mounts(struct rule_ctx *ctx, struct pod_spec *pod,
+			struct container *c, void *arg)
+{
+	const struct obsolete_set *set = arg;
+	json_t *mounts = json_object_get(c->container, "volumeMounts");
+	size_t n = json_array_size(mounts), kept = 0;
+	char *mounts_pointer;
+	int rc = 0;
+
+	(void)pod;
+	if (!json_is_array(mounts) || n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		kept += !mount_is_obsolete(set, json_array_get(mounts, i));
+	if (kept == n)
+		return 0;
+	mounts_pointer = json_pointer_join(c->pointer, "volumeMounts");
+	if (!mounts_pointer)
+		return -1;
+	if (kept == 0) {
+		/* an empty volumeMounts list is noise: drop the key */
+		rc = rule_remove(ctx, mounts_pointer);
+		goto out_free_pointer;
+	}
+	for (size_t i = n; rc == 0 && i-- > 0;) {
+		char *p;
+
+		if (!mount_is_obsolete(set, json_array_get(mounts, i)))
+			continue;
+		p = json_pointer_join_index(mounts_pointer, i);
+		rc = p ? rule_remove(ctx, p) : -1;
+		free(p);
+	}
+out_free_pointer:
+	free(mounts_pointer);
+	return rc;
+}
+
+#define MESSAGE_MAX 120
+
+#define AMBIGUOUS_FMT \
+	"hostPath volume '%s' (%s) is mounted at '%s'; drop it if it only carries the NVIDIA driver"
+
+/* 1 when `fmt` (taking up to three strings) makes a short enough message. */
+static int message_fits(const char *fmt, const char *a, const char *b,
+			const char *c)
+{
+	int len;
+
+	len = snprintf(NULL, 0, fmt, a, b, c);
+	return len >= 0 && len <= MESSAGE_MAX;
+}
+
+/* Reports one volume: obsolete (returns 1), ambiguous or fine (0); -1. */
+static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
+			json_t *volume, const char *pointer)
+{
+	const struct config *cfg = ctx->cfg;
+	const char *name = json_string_value(json_object_get(volume, "name"));
+	const char *path, *mount;
+	int match, failed = 0;
+
+	path = json_string_value(json_object_get(json_object_get(volume,
+								 "hostPath"),
+						 "path"));
+	if (!path)
+		return 0;
+	match = path_matches(&cfg->obsolete_host_paths, path);
+	if (match < 0)
+		return -1;
+	if (match) {
+		const char *shown = name ? name : "(unnamed)";
+		const char *fmt, *fmt_short;
+
+		if (rule_mutates(ctx)) {
+			fmt = "removed hostPath volume '%s' (%s); the NVIDIA container toolkit mounts the driver";
+			fmt_short = "removed hostPath volume '%s'; the NVIDIA container toolkit mounts the driver";
+		} else {
+			fmt = "hostPath volume '%s' (%s) mounts the NVIDIA driver by hand; the container toolkit does it";
+			fmt_short = "hostPath volume '%s' mounts the NVIDIA driver by hand; the container toolkit does it";
+		}
+		/* a long path is dropped: admission warnings are capped */
+		if (message_fits(fmt, shown, path, NULL))
+			return rule_report(ctx, SEVERITY_WARNING, pointer, 1,
+					   fmt, shown, path) ? -1 : 1;
+		return rule_report(ctx, SEVERITY_WARNING, pointer, 1,
+				   fmt_short, shown) ? -1 : 1;
+	}
+	if (!name)
+		return 0;
+	match = path_matches(&cfg->ambiguous_host_paths, path);
+	if (match <= 0)
+		return match;
+	mount = ambiguous_mount(cfg, pod->spec, name, &failed);
+	if (failed)
+		return -1;
+	if (!mount)
+		return 0;
+	if (message_fits(AMBIGUOUS_FMT, name, path, mount))
+		return rule_report(ctx, SEVERITY_WARNING, pointer, 0,
+				   AMBIGUOUS_FMT, name, path, mount);
+	return rule_report(ctx, SEVERITY_WARNING, pointer, 0,
+			   "hostPath volume '%s' is mounted where the NVIDIA driver goes; drop it if it only carries the driver",
+			   name);
+}
+
+static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
+{
+	json_t *volumes = json_object_get(pod->spec, "volumes");
+	size_t n = json_array_size(volumes), n_obsolete = 0;
+	struct obsolete_set set = { 0 };
+	unsigned char *obsolete = NULL;
+	char *volumes_pointer;
+	int rc = -1;
+
+	(void)arg;
+	if (!json_is_array(volumes) || n == 0)
+		return 0;
+	volumes_pointer = json_pointer_join(pod->pointer, "volumes");
+	obsolete = calloc(n, 1);
+	set.names = calloc(n, sizeof(*set.names));
+	if (!volumes_pointer || !obsolete || !set.names)
+		goto out_free;
+
+	/* report everything first, at the pointers of the input */
+	for (size_t i = 0; i < n; i++) {
+		json_t *volume = json_array_get(volumes, i);
+		const char *name;
+		char *p = json_pointer_join_index(volumes_pointer, i);
+		int found;
+
+		if (!p)
+			goto out_free;
+		found = check_volume(ctx, pod, volume, p);
+		free(p);
+		if (found < 0)
+			goto out_free;
+		if (!found)
+			continue;
+		obsolete[i] = 1;
+		n_obsolete++;
+		name = json_string_value(json_object_get(volume, "name"));
+		if (name)
+			set.names[set.n++] = name;
+	}
+	rc = 0;
+	if (n_obsolete == 0 || !rule_mutates(ctx))
+		goto out_free;
+
+	/* the names are borrowed from the volumes, removed only after this */
+	if (set.n && pod_for_each_container(ctx, pod, strip_mounts, &set)) {
+		rc = -1;
+		goto out_free;
+	}
+	if (n_obsolete == n) {
+		rc = rule_remove(ctx, volumes_pointer);
+		goto out_free;
+	}
+	for (size_t i = n; rc == 0 && i-- > 0;) {
+		char *p;
+
+		if (!obsolete[i])
+			continue;
+		p = json_pointer_join_index(volumes_pointer, i);
+		rc = p ? rule_remove(ctx, p) : -1;
+		free(p);
+	}
+out_free:
+	free(set.names);
+	free(obsolete);
+	free(volumes_pointer);
+	return rc;
+}
 
 int rule_run_obsolete_cuda_hostpath(struct rule_ctx *ctx)
 {
-	(void)ctx;
-	return 0;
+	return rule_for_each_pod_spec(ctx, check_pod, NULL);
 }

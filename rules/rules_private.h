@@ -121,6 +121,54 @@ int rule_set_string(struct rule_ctx *ctx, const char *map_pointer,
 int pod_require_node_label(struct rule_ctx *ctx, struct pod_spec *pod,
 			   const char *key, json_t *values_new);
 
+/*
+ * Node affinity: finding and translating requirements on a node label.
+ * `affinity` is a value shaped like a PodSpec's "affinity" (the document's,
+ * or a detached one such as a parsed annotation).
+ */
+typedef int (*node_requirement_fn)(json_t *requirement, const char *pointer,
+				   void *arg);
+
+/*
+ * Calls `fn` for every node selector requirement on node label `label` in
+ * the node affinity of `affinity`: the matchExpressions of each required
+ * nodeSelectorTerm and of each preferred term's preference (never the pod
+ * (anti-)affinity, whose expressions select pod labels). `pointer` is where
+ * `affinity` is; `fn` gets the requirement (borrowed; it may change its
+ * members but not the arrays that hold it) and the requirement's pointer.
+ * Stops at the first nonzero return of `fn` and returns it; -1 when out of
+ * memory.
+ */
+int affinity_for_each_node_requirement(json_t *affinity, const char *pointer,
+				       const char *label,
+				       node_requirement_fn fn, void *arg);
+
+/*
+ * Returns a new copy of `requirement` (a matchExpression on the legacy GPU
+ * name label) translated for GPU Feature Discovery: key
+ * cfg->gpu_product_label, each value gpu_name_normalize()d. Returns NULL
+ * with *bad set to 1 when `values` is not an array of strings (nothing to
+ * translate safely), or with *bad 0 when out of memory.
+ */
+json_t *node_requirement_translate_new(const struct config *cfg,
+				       json_t *requirement, int *bad);
+
+/* What affinity_translate_gpu_name() did. */
+struct affinity_translation {
+	const struct config *cfg;   /* set by the caller */
+	int translated;             /* requirements translated */
+	int bad;                    /* requirements left as they were */
+};
+
+/*
+ * Translates, in place, every requirement on cfg->legacy_gpu_name_label in
+ * the node affinity of the detached value `affinity` (see
+ * node_requirement_translate_new()); requirements with bad values are left
+ * as they are and counted in t->bad. Returns 0, or -1 when out of memory.
+ */
+int affinity_translate_gpu_name(json_t *affinity,
+				struct affinity_translation *t);
+
 /* 1 when `pod` already constrains node label `key`: in nodeSelector or in a
  * matchExpression of a required node selector term. */
 int pod_constrains_node_label(struct pod_spec *pod, const char *key);
@@ -141,6 +189,12 @@ int pod_requests_gpu(const struct config *cfg, json_t *spec);
 
 /* 1 when `list` holds the string `s`. */
 int string_list_has(const struct string_list *list, const char *s);
+
+/*
+ * 1 when `s` matches one of the fnmatch(3) patterns of `patterns` (flags 0:
+ * '*' also matches '/'). NULL `s` matches nothing.
+ */
+int string_list_match(const struct string_list *patterns, const char *s);
 
 /*
  * Reads a resource value (a JSON integer, or a string quantity) as an

@@ -24,11 +24,13 @@ check() {
 	if "$@"; then pass "$_desc"; else fail "$_desc"; fi
 }
 
-# A fresh scratch directory, removed at exit.
+# Scratch space: every directory scratch() makes lives under one root that
+# the suite's own shell removes at exit (scratch may run in a subshell, as
+# in tmp=$(scratch), so the cleanup cannot be set up there).
+_scratch_root=$(mktemp -d "${TMPDIR:-/tmp}/gpumend-test.XXXXXX")
+trap 'rm -rf "$_scratch_root"' EXIT
 scratch() {
-	_scratch=$(mktemp -d "${TMPDIR:-/tmp}/gpumend-test.XXXXXX")
-	trap 'rm -rf "$_scratch"' EXIT
-	echo "$_scratch"
+	mktemp -d "$_scratch_root/s.XXXXXX"
 }
 
 finish() {

@@ -1,2 +1,849 @@
-/* webhook/admission.c - not written yet. */
-typedef int admission_placeholder;
+/*
+ * admission.c - reviews one AdmissionReview with the rule engine and
+ * writes the response (see admission.h for the contract).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admission.h"
+#include "buf.h"
+
+static const char *const review_versions[] = {
+	"admission.k8s.io/v1",
+	"admission.k8s.io/v1beta1",
+};
+
+static const char *const operations[] = {
+	"CREATE", "UPDATE", "DELETE", "CONNECT"
+};
+
+enum operation { OP_CREATE, OP_UPDATE, OP_DELETE, OP_CONNECT };
+
+/* Room kept in the warnings budget for the "N more" note. */
+#define WARNINGS_NOTE_RESERVE 100
+/* Cap of the denial message. */
+#define DENY_MESSAGE_MAX 1024
+
+/* The response being built. */
+struct answer {
+	int allowed;
+	json_t *patch;           /* RFC 6902 array, or NULL for no patch */
+	json_t *warnings;        /* array of strings */
+	size_t warnings_bytes;
+	size_t warnings_dropped;
+	int status_code;         /* 0: no status */
+	char *status_message;    /* owned */
+};
+
+void admission_outcome_init(struct admission_outcome *out)
+{
+	memset(out, 0, sizeof(*out));
+}
+
+void admission_outcome_clear(struct admission_outcome *out)
+{
+	if (!out)
+		return;
+	free(out->body);
+	free(out->uid);
+	free(out->api_version);
+	free(out->operation);
+	free(out->kind);
+	free(out->namespace_name);
+	free(out->name);
+	admission_outcome_init(out);
+}
+
+char *admission_base64(const unsigned char *data, size_t len)
+{
+	static const char alphabet[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t out_len, i, o = 0;
+	char *text;
+
+	if (len > (SIZE_MAX - 1) / 4 * 3 - 3)
+		return NULL;
+	out_len = (len + 2) / 3 * 4;
+	if (!(text = malloc(out_len + 1)))
+		return NULL;
+	for (i = 0; i + 2 < len; i += 3) {
+		unsigned long v = (unsigned long)data[i] << 16 |
+				  (unsigned long)data[i + 1] << 8 | data[i + 2];
+
+		text[o++] = alphabet[v >> 18 & 63];
+		text[o++] = alphabet[v >> 12 & 63];
+		text[o++] = alphabet[v >> 6 & 63];
+		text[o++] = alphabet[v & 63];
+	}
+	if (i < len) {
+		unsigned long v = (unsigned long)data[i] << 16;
+
+		if (i + 1 < len)
+			v |= (unsigned long)data[i + 1] << 8;
+		text[o++] = alphabet[v >> 18 & 63];
+		text[o++] = alphabet[v >> 12 & 63];
+		text[o++] = i + 1 < len ? alphabet[v >> 6 & 63] : '=';
+		text[o++] = '=';
+	}
+	text[o] = '\0';
+	return text;
+}
+
+/* strdup of a possibly NULL string; -1 when out of memory. */
+static int dup_field(char **field, const char *value)
+{
+	if (!value)
+		return 0;
+	*field = strdup(value);
+	return *field ? 0 : -1;
+}
+
+/* Sets out->body to `text` and a newline; takes `text` (from malloc). */
+static int set_body(struct admission_outcome *out, char *text)
+{
+	size_t len = strlen(text);
+	char *body = realloc(text, len + 2);
+
+	if (!body) {
+		free(text);
+		return -1;
+	}
+	body[len++] = '\n';
+	body[len] = '\0';
+	free(out->body);
+	out->body = body;
+	out->body_len = len;
+	return 0;
+}
+
+/* A 400 with a plain-text message: no uid could be read. */
+static int answer_plain(struct admission_outcome *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int answer_plain(struct admission_outcome *out, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	vsnprintf(out->error, sizeof(out->error), fmt, ap);
+	va_end(ap);
+	out->http_status = 400;
+	out->failure = ADMISSION_BAD_REQUEST;
+	out->allowed = 0;
+	if (!(text = strdup(out->error)))
+		return -1;
+	return set_body(out, text);
+}
+
+/* ------------------------------------------------------------------ */
+/* Warnings                                                            */
+
+/* Length of the longest prefix of `text` of at most `max` bytes that does
+ * not split a UTF-8 sequence. */
+static size_t utf8_prefix(const char *text, size_t len, size_t max)
+{
+	if (len <= max)
+		return len;
+	while (max > 0 && ((unsigned char)text[max] & 0xC0) == 0x80)
+		max--;
+	return max;
+}
+
+/*
+ * Adds one warning, shortened to ADMISSION_WARNING_MAX bytes; an exact
+ * duplicate is dropped, and so is anything past the total budget (counted
+ * for the final note). Returns -1 when out of memory.
+ */
+static int warning_add(struct answer *a, const char *text)
+{
+	char line[ADMISSION_WARNING_MAX + 1];
+	size_t len = strlen(text), i;
+	json_t *item;
+
+	if (len > ADMISSION_WARNING_MAX) {
+		len = utf8_prefix(text, len, ADMISSION_WARNING_MAX - 3);
+		memcpy(line, text, len);
+		memcpy(line + len, "...", 4);
+		len += 3;
+	} else {
+		memcpy(line, text, len + 1);
+	}
+	json_array_foreach(a->warnings, i, item)
+		if (strcmp(json_string_value(item), line) == 0)
+			return 0;
+	if (a->warnings_bytes + len >
+	    ADMISSION_WARNINGS_TOTAL - WARNINGS_NOTE_RESERVE) {
+		a->warnings_dropped++;
+		return 0;
+	}
+	item = json_string(line);
+	if (!item) {
+		/* not UTF-8 (cannot come from a parsed object): leave it out */
+		a->warnings_dropped++;
+		return 0;
+	}
+	if (json_array_append_new(a->warnings, item) != 0)
+		return -1;
+	a->warnings_bytes += len;
+	return 0;
+}
+
+/*
+ * The name of the container a finding's pointer is in, borrowed from
+ * `object`; NULL when the pointer is not inside a named container.
+ */
+static const char *container_name_at(json_t *object, const char *pointer)
+{
+	static const char *const lists[] = {
+		"/containers/", "/initContainers/", "/ephemeralContainers/"
+	};
+	const char *best = NULL, *name;
+	char prefix[512];
+	size_t len;
+
+	for (size_t l = 0; l < 3; l++) {
+		const char *p = pointer, *hit;
+
+		while ((hit = strstr(p, lists[l]))) {
+			const char *digits = hit + strlen(lists[l]);
+
+			if (*digits >= '0' && *digits <= '9' && (!best || hit > best))
+				best = hit;
+			p = hit + 1;
+		}
+	}
+	if (!best)
+		return NULL;
+	best = strchr(best + 1, '/') + 1;      /* the index */
+	while (*best >= '0' && *best <= '9')
+		best++;
+	len = (size_t)(best - pointer);
+	if (len + sizeof("/name") > sizeof(prefix))
+		return NULL;
+	memcpy(prefix, pointer, len);
+	strcpy(prefix + len, "/name");
+	name = json_string_value(json_pointer_get(object, prefix));
+	return name && *name ? name : NULL;
+}
+
+/*
+ * "RULE: MESSAGE", followed by the container it is about when that still
+ * fits in one warning.
+ */
+static int warning_add_finding(struct answer *a, json_t *object,
+			       const struct finding *f)
+{
+	const char *rule = rule_info_get(f->rule)->name;
+	const char *container = container_name_at(object, f->pointer);
+	struct buf text;
+	int rc;
+
+	buf_init(&text, 0);
+	rc = buf_printf(&text, "%s: %s", rule, f->message);
+	if (!rc && container &&
+	    text.len + strlen(container) + sizeof(" (container '')") - 1 <=
+	    ADMISSION_WARNING_MAX)
+		rc = buf_printf(&text, " (container '%s')", container);
+	if (!rc)
+		rc = warning_add(a, text.data);
+	buf_free(&text);
+	return rc;
+}
+
+/* Adds the note about warnings left out, if any. */
+static int warnings_finish(struct answer *a)
+{
+	char note[ADMISSION_WARNING_MAX + 1];
+	json_t *item;
+
+	if (!a->warnings_dropped)
+		return 0;
+	snprintf(note, sizeof(note),
+		 "gpumend: %zu more finding%s not shown; run 'gpumend lint' on the object",
+		 a->warnings_dropped, a->warnings_dropped == 1 ? "" : "s");
+	item = json_string(note);
+	if (!item || json_array_append_new(a->warnings, item) != 0)
+		return -1;
+	a->warnings_bytes += strlen(note);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Answers                                                             */
+
+static void answer_clear(struct answer *a)
+{
+	json_decref(a->patch);
+	json_decref(a->warnings);
+	free(a->status_message);
+}
+
+/* Sets a status with a formatted message (replacing any earlier one). */
+static int answer_status(struct answer *a, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int answer_status(struct answer *a, int code, const char *fmt, ...)
+{
+	struct buf text;
+	va_list ap;
+	int rc;
+
+	buf_init(&text, 0);
+	va_start(ap, fmt);
+	rc = buf_vprintf(&text, fmt, ap);
+	va_end(ap);
+	if (rc) {
+		buf_free(&text);
+		return -1;
+	}
+	free(a->status_message);
+	a->status_message = buf_detach(&text, NULL);
+	a->status_code = code;
+	return a->status_message ? 0 : -1;
+}
+
+/*
+ * The review could not be done although the request has a uid: answer
+ * per cfg->failure_allow, saying why, without a patch or other warnings.
+ */
+static int answer_failure(const struct config *cfg, struct answer *a,
+			  struct admission_outcome *out,
+			  enum admission_failure kind, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int answer_failure(const struct config *cfg, struct answer *a,
+			  struct admission_outcome *out,
+			  enum admission_failure kind, const char *fmt, ...)
+{
+	char text[ADMISSION_WARNING_MAX * 2];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out->error, sizeof(out->error), fmt, ap);
+	va_end(ap);
+	out->failure = kind;
+	json_decref(a->patch);
+	a->patch = NULL;
+	json_array_clear(a->warnings);
+	a->warnings_bytes = 0;
+	a->warnings_dropped = 0;
+	a->allowed = cfg->failure_allow;
+	if (a->allowed) {
+		snprintf(text, sizeof(text),
+			 "gpumend: object admitted unchanged: %s", out->error);
+		return warning_add(a, text);
+	}
+	return answer_status(a, kind == ADMISSION_INTERNAL ? 500 : 400,
+			     "gpumend: cannot review the object: %s",
+			     out->error);
+}
+
+/* Serialises the answer into out->body. */
+static int answer_write(struct admission_outcome *out, const char *api_version,
+			const char *uid, struct answer *a)
+{
+	json_t *response, *review;
+	char *text = NULL, *patch_text = NULL, *patch_b64 = NULL;
+	int rc = -1;
+
+	response = json_pack("{s:s, s:b}", "uid", uid, "allowed", a->allowed);
+	if (!response)
+		return -1;
+	if (a->status_code &&
+	    json_object_set_new(response, "status",
+				json_pack("{s:i, s:s}", "code", a->status_code,
+					  "message", a->status_message)))
+		goto out_free;
+	if (a->patch) {
+		patch_text = json_dumps(a->patch, JSON_COMPACT);
+		if (!patch_text)
+			goto out_free;
+		patch_b64 = admission_base64((const unsigned char *)patch_text,
+					     strlen(patch_text));
+		if (!patch_b64 ||
+		    json_object_set_new(response, "patchType",
+					json_string("JSONPatch")) ||
+		    json_object_set_new(response, "patch",
+					json_string(patch_b64)))
+			goto out_free;
+	}
+	if (warnings_finish(a))
+		goto out_free;
+	if (json_array_size(a->warnings) &&
+	    json_object_set(response, "warnings", a->warnings))
+		goto out_free;
+	review = json_pack("{s:s, s:s, s:O}", "apiVersion", api_version,
+			   "kind", "AdmissionReview", "response", response);
+	if (!review)
+		goto out_free;
+	text = json_dumps(review, JSON_COMPACT);
+	json_decref(review);
+	if (!text)
+		goto out_free;
+	out->http_status = 200;
+	out->allowed = a->allowed;
+	out->patched = a->patch != NULL;
+	out->n_warnings = json_array_size(a->warnings);
+	rc = set_body(out, text);
+out_free:
+	free(patch_b64);
+	free(patch_text);
+	json_decref(response);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The review                                                          */
+
+/* 1 when `value` nests deeper than `limit` levels of arrays and objects. */
+static int too_deep(json_t *value, int limit)
+{
+	const char *key;
+	json_t *child;
+	size_t i;
+
+	if (!json_is_object(value) && !json_is_array(value))
+		return 0;
+	if (limit <= 0)
+		return 1;
+	if (json_is_object(value)) {
+		json_object_foreach(value, key, child)
+			if (too_deep(child, limit - 1))
+				return 1;
+	} else {
+		json_array_foreach(value, i, child)
+			if (too_deep(child, limit - 1))
+				return 1;
+	}
+	return 0;
+}
+
+/* Appends the comma-separated `names` that `list` lacks; 0 or -1. */
+static int csv_merge(struct buf *list, const char *names)
+{
+	const char *p = names;
+
+	while (*p) {
+		const char *start, *end;
+		size_t len;
+		int present = 0;
+
+		while (*p == ',' || *p == ' ')
+			p++;
+		start = p;
+		while (*p && *p != ',')
+			p++;
+		end = p;
+		while (end > start && end[-1] == ' ')
+			end--;
+		len = (size_t)(end - start);
+		if (!len)
+			continue;
+		for (const char *q = list->data; q && *q;) {
+			const char *comma = strchr(q, ',');
+			size_t qlen = comma ? (size_t)(comma - q) : strlen(q);
+
+			if (qlen == len && !strncmp(q, start, len)) {
+				present = 1;
+				break;
+			}
+			q += qlen + (comma ? 1 : 0);
+		}
+		if (present)
+			continue;
+		if ((list->len && buf_putc(list, ',')) ||
+		    buf_append(list, start, len))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Builds the operation that records `mutated` (a rule bit set) in the
+ * mutations annotation of `object` (the migrated object): the rules
+ * already listed there stay first. Returns 0 with op->path set, 0 with
+ * op->path NULL when there is nowhere to put it (metadata not a mapping),
+ * or -1 when out of memory.
+ */
+static int annotation_op(const struct config *cfg, json_t *object,
+			 unsigned mutated, struct patch_op *op)
+{
+	const char *key = cfg->mutations_annotation;
+	json_t *meta = json_object_get(object, "metadata");
+	json_t *annotations = json_object_get(meta, "annotations");
+	const char *existing = NULL;
+	struct buf value;
+	json_t *holder = NULL;
+	int rc = -1;
+
+	memset(op, 0, sizeof(*op));
+	if (!key || !*key || (meta && !json_is_object(meta)) ||
+	    (annotations && !json_is_object(annotations) &&
+	     !json_is_null(annotations)))
+		return 0;
+	if (json_is_object(annotations))
+		existing = json_string_value(json_object_get(annotations, key));
+	buf_init(&value, 0);
+	if (existing && csv_merge(&value, existing))
+		goto out_free;
+	for (int r = 0; r < RULE_COUNT; r++)
+		if ((mutated & 1u << r) &&
+		    csv_merge(&value, rule_info_get((enum rule_id)r)->name))
+			goto out_free;
+	op->rule = RULE_COUNT;
+	if (!(op->value = json_string(value.data ? value.data : "")))
+		goto out_free;
+	if (json_is_object(annotations)) {
+		op->kind = json_object_get(annotations, key) ? PATCH_REPLACE
+							     : PATCH_ADD;
+		op->path = json_pointer_join("/metadata/annotations", key);
+	} else {
+		/* create the mapping(s): annotations, or metadata itself */
+		if (!(holder = json_object()) ||
+		    json_object_set(holder, key, op->value))
+			goto out_free;
+		json_decref(op->value);
+		op->value = holder;
+		holder = NULL;
+		if (!meta) {
+			if (!(holder = json_object()) ||
+			    json_object_set(holder, "annotations", op->value))
+				goto out_free;
+			json_decref(op->value);
+			op->value = holder;
+			holder = NULL;
+		}
+		op->kind = PATCH_ADD;
+		op->path = strdup(meta ? "/metadata/annotations" : "/metadata");
+	}
+	if (op->path)
+		rc = 0;
+out_free:
+	json_decref(holder);
+	buf_free(&value);
+	if (rc) {
+		json_decref(op->value);
+		free(op->path);
+		memset(op, 0, sizeof(*op));
+	}
+	return rc;
+}
+
+static json_t *patch_op_json(const struct patch_op *op)
+{
+	static const char *const names[] = { "add", "remove", "replace", "move" };
+
+	return json_pack("{s:s, s:s, s:O}", "op", names[op->kind],
+			 "path", op->path, "value", op->value);
+}
+
+/*
+ * Replays `result`'s operations and `extra` on a fresh parse of the
+ * request's object and compares with `expected`: the guarantee that the
+ * patch sent applies and gives what the engine computed. 0 when it holds.
+ */
+static int patch_replay_check(const char *body, size_t len,
+			      const struct rules_result *result,
+			      const struct patch_op *extra, json_t *expected)
+{
+	json_t *review = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+	json_t *object = json_object_get(json_object_get(review, "request"),
+					 "object");
+	int rc = -1;
+
+	if (!json_is_object(object))
+		goto out_free;
+	for (size_t i = 0; i < result->n_ops; i++)
+		if (patch_apply_op(object, &result->ops[i]) != 0)
+			goto out_free;
+	if (extra->path && patch_apply_op(object, extra) != 0)
+		goto out_free;
+	rc = json_equal(object, expected) ? 0 : -1;
+out_free:
+	json_decref(review);
+	return rc;
+}
+
+/* The denial message: every deny-mode finding with its rule and field. */
+static int deny_message(const struct config *cfg,
+			const struct rules_result *res, struct answer *a)
+{
+	struct buf text;
+	size_t shown = 0, more = 0;
+	int rc = 0;
+
+	buf_init(&text, 0);
+	rc = buf_puts(&text, "gpumend denied the object: ");
+	for (size_t i = 0; !rc && i < res->n_findings; i++) {
+		const struct finding *f = &res->findings[i];
+		size_t before = text.len;
+
+		if (f->fixed || cfg->mode[f->rule] != RULE_MODE_DENY)
+			continue;
+		if (text.len > DENY_MESSAGE_MAX) {
+			more++;
+			continue;
+		}
+		rc = buf_printf(&text, "%srule '%s'%s%s: %s", shown ? "; " : "",
+				rule_info_get(f->rule)->name,
+				*f->pointer ? " at " : "", f->pointer,
+				f->message);
+		if (!rc && text.len > DENY_MESSAGE_MAX && shown) {
+			/* keep whole entries only */
+			text.len = before;
+			text.data[before] = '\0';
+			more++;
+			continue;
+		}
+		shown++;
+	}
+	if (!rc && more)
+		rc = buf_printf(&text, "; and %zu more", more);
+	if (!rc)
+		rc = answer_status(a, 403, "%s", text.data);
+	buf_free(&text);
+	return rc;
+}
+
+/*
+ * Runs the rules over the request's object (CREATE or UPDATE) and fills
+ * the answer. `object` is rewritten in place.
+ */
+static int review_object(const struct config *cfg, const char *body,
+			 size_t len, enum operation op, const char *ns,
+			 json_t *object, struct answer *a,
+			 struct admission_outcome *out)
+{
+	struct rules_options opts = {
+		.offline = 0,
+		.report_only = op != OP_CREATE,
+		.namespace_name = ns,
+	};
+	struct rules_result res;
+	struct rules_error err;
+	struct patch_op extra = { 0 };
+	unsigned mutated = 0;
+	int rc = -1;
+
+	memset(&err, 0, sizeof(err));
+	rules_result_init(&res);
+	if (rules_apply(cfg, &opts, object, &res, &err) != 0) {
+		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
+				    "internal error%s%s: %s",
+				    *err.pointer ? " at " : "", err.pointer,
+				    err.message);
+		goto out_clear;
+	}
+	for (size_t i = 0; i < res.n_findings; i++) {
+		const struct finding *f = &res.findings[i];
+
+		if ((unsigned)f->rule < RULE_COUNT &&
+		    (unsigned)f->severity < 3)
+			out->findings[f->rule][f->severity]++;
+		if (warning_add_finding(a, object, f))
+			goto out_clear;
+	}
+	rc = 0;
+	/* UPDATE only reports: an existing object is never denied or patched */
+	if (op != OP_CREATE)
+		goto out_clear;
+	if (res.denied) {
+		a->allowed = 0;
+		rc = deny_message(cfg, &res, a);
+		goto out_clear;
+	}
+	if (!res.n_ops)
+		goto out_clear;
+
+	for (size_t i = 0; i < res.n_ops; i++)
+		if ((unsigned)res.ops[i].rule < RULE_COUNT)
+			mutated |= 1u << res.ops[i].rule;
+	rc = -1;
+	if (annotation_op(cfg, object, mutated, &extra))
+		goto out_clear;
+	if (extra.path && patch_apply_op(object, &extra) != 0) {
+		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
+				    "internal error: cannot record '%s'",
+				    cfg->mutations_annotation);
+		goto out_clear;
+	}
+	if (patch_replay_check(body, len, &res, &extra, object) != 0) {
+		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
+				    "internal error: the patch does not reproduce the migrated object");
+		goto out_clear;
+	}
+	if (!(a->patch = rules_patch_json(&res)))
+		goto out_clear;
+	if (extra.path &&
+	    json_array_append_new(a->patch, patch_op_json(&extra)) != 0)
+		goto out_clear;
+	out->mutated_rules = mutated;
+	rc = 0;
+out_clear:
+	free(extra.path);
+	json_decref(extra.value);
+	rules_result_clear(&res);
+	return rc;
+}
+
+/* A member that must be a string when present; -1 when it is something else. */
+static int optional_string(json_t *parent, const char *key, const char **value)
+{
+	json_t *member = json_object_get(parent, key);
+
+	*value = NULL;
+	if (!member || json_is_null(member))
+		return 0;
+	if (!json_is_string(member))
+		return -1;
+	*value = json_string_value(member);
+	return 0;
+}
+
+/*
+ * The part after the uid was read: every problem from here on is answered
+ * with a well-formed AdmissionReview.
+ */
+static int review_request(const struct config *cfg, const char *body,
+			  size_t len, json_t *request, const char *api_version,
+			  const char *uid, struct admission_outcome *out)
+{
+	struct answer a = { .allowed = 1 };
+	json_t *object = json_object_get(request, "object");
+	json_t *dry_run = json_object_get(request, "dryRun");
+	const char *operation = json_string_value(json_object_get(request,
+								  "operation"));
+	const char *ns = NULL, *sub_resource = NULL, *name = NULL;
+	const char *kind;
+	int op = -1, rc = -1;
+
+	if (!(a.warnings = json_array()))
+		return -1;
+	for (int i = 0; operation && i < 4; i++)
+		if (strcmp(operation, operations[i]) == 0)
+			op = i;
+	kind = json_string_value(json_object_get(json_object_get(request, "kind"),
+						 "kind"));
+	if (!kind)
+		kind = json_string_value(json_object_get(object, "kind"));
+	if (dup_field(&out->kind, kind))
+		goto out_clear;
+	if (op < 0) {
+		rc = answer_failure(cfg, &a, out, ADMISSION_BAD_REQUEST,
+				    "'request.operation' must be CREATE, UPDATE, DELETE or CONNECT");
+		goto out_write;
+	}
+	if (dup_field(&out->operation, operations[op]))
+		goto out_clear;
+	if (optional_string(request, "namespace", &ns) ||
+	    optional_string(request, "subResource", &sub_resource) ||
+	    optional_string(request, "name", &name)) {
+		rc = answer_failure(cfg, &a, out, ADMISSION_BAD_REQUEST,
+				    "'request.namespace', 'request.name' and 'request.subResource' must be strings");
+		goto out_write;
+	}
+	if (!name)
+		name = json_string_value(json_object_get(
+			json_object_get(object, "metadata"), "name"));
+	if (!name)
+		name = json_string_value(json_object_get(
+			json_object_get(object, "metadata"), "generateName"));
+	if (dup_field(&out->namespace_name, ns) || dup_field(&out->name, name))
+		goto out_clear;
+	if (dry_run && !json_is_boolean(dry_run) && !json_is_null(dry_run)) {
+		rc = answer_failure(cfg, &a, out, ADMISSION_BAD_REQUEST,
+				    "'request.dryRun' must be a boolean");
+		goto out_write;
+	}
+	out->dry_run = json_is_true(dry_run);
+
+	/* nothing to review: deletions, connections, subresources */
+	if (op == OP_DELETE || op == OP_CONNECT ||
+	    (sub_resource && *sub_resource)) {
+		rc = 0;
+		goto out_write;
+	}
+	if (!json_is_object(object)) {
+		rc = answer_failure(cfg, &a, out, ADMISSION_BAD_REQUEST,
+				    "'request.object' is %s",
+				    !object ? "missing" :
+				    json_is_null(object) ? "null" :
+				    "not an object");
+		goto out_write;
+	}
+	if (too_deep(object, cfg->max_depth)) {
+		rc = answer_failure(cfg, &a, out, ADMISSION_BAD_REQUEST,
+				    "'request.object' nests deeper than %d levels",
+				    cfg->max_depth);
+		goto out_write;
+	}
+	rc = review_object(cfg, body, len, (enum operation)op, ns, object,
+			   &a, out);
+out_write:
+	if (rc == 0)
+		rc = answer_write(out, api_version, uid, &a);
+out_clear:
+	answer_clear(&a);
+	return rc;
+}
+
+int admission_review(const struct config *cfg, const char *body, size_t len,
+		     struct admission_outcome *out)
+{
+	json_error_t jerr;
+	json_t *review, *request;
+	const char *api_version, *kind, *uid;
+	int rc = -1;
+
+	review = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!review)
+		return answer_plain(out, "malformed JSON at line %d, column %d: %s",
+				    jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(review)) {
+		rc = answer_plain(out, "the body is not a JSON object");
+		goto out_free;
+	}
+	api_version = json_string_value(json_object_get(review, "apiVersion"));
+	kind = json_string_value(json_object_get(review, "kind"));
+	if (!api_version || (strcmp(api_version, review_versions[0]) &&
+			     strcmp(api_version, review_versions[1]))) {
+		rc = answer_plain(out,
+				  "not an AdmissionReview: 'apiVersion' must be %s or %s",
+				  review_versions[0], review_versions[1]);
+		goto out_free;
+	}
+	if (!kind || strcmp(kind, "AdmissionReview") != 0) {
+		rc = answer_plain(out,
+				  "not an AdmissionReview: 'kind' must be AdmissionReview");
+		goto out_free;
+	}
+	if (dup_field(&out->api_version, api_version))
+		goto out_free;
+	request = json_object_get(review, "request");
+	if (!json_is_object(request)) {
+		rc = answer_plain(out, "'request' is missing or not an object");
+		goto out_free;
+	}
+	uid = json_string_value(json_object_get(request, "uid"));
+	if (!uid || !*uid || strlen(uid) > ADMISSION_UID_MAX) {
+		rc = answer_plain(out,
+				  "'request.uid' must be a string of 1 to %d bytes",
+				  ADMISSION_UID_MAX);
+		goto out_free;
+	}
+	if (dup_field(&out->uid, uid))
+		goto out_free;
+	rc = review_request(cfg, body, len, request, api_version, uid, out);
+out_free:
+	json_decref(review);
+	if (rc) {
+		free(out->body);
+		out->body = NULL;
+		out->body_len = 0;
+	}
+	return rc;
+}

@@ -1,2 +1,700 @@
-/* webhook/server.c - not written yet. */
-typedef int server_placeholder;
+/*
+ * server.c - libmicrohttpd with GnuTLS: routing, request bodies, answers,
+ * the per-request log line and metrics, draining.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "admission.h"
+#include "buf.h"
+#include "log.h"
+#include "metrics.h"
+#include "server.h"
+
+/* Simultaneous connections accepted. */
+#define SERVER_MAX_CONNECTIONS 1024
+/* Request bodies held at once, in units of max_body: bounds memory. */
+#define SERVER_BODY_BUDGET_FACTOR 8
+/* Largest /metrics page. */
+#define METRICS_PAGE_MAX ((size_t)1 << 20)
+
+/* A configuration shared by the requests that started under it. */
+struct config_ref {
+	atomic_int refs;
+	struct config *cfg;
+};
+
+struct server {
+	struct MHD_Daemon *daemon;
+	struct tls_store *tls;
+	struct server_options opts;
+	unsigned port;
+
+	pthread_mutex_t config_lock;    /* guards `config` */
+	struct config_ref *config;
+
+	atomic_int draining;
+	atomic_int started;             /* MHD messages are start-up errors before */
+	atomic_long in_flight;
+	atomic_size_t body_bytes;       /* reserved for request bodies */
+	size_t body_budget;
+	MHD_socket quiesced_socket;
+};
+
+/* One HTTP request, from its headers to its completion. */
+struct request {
+	enum metrics_path path;
+	struct timespec start;
+	struct buf body;
+	size_t reserved;                /* of the server's body budget */
+	int status;                     /* queued status; 0 before */
+	int rejected;                   /* body dropped: too large */
+};
+
+static double elapsed_ms(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - since->tv_sec) * 1e3 +
+	       (double)(now.tv_nsec - since->tv_nsec) / 1e6;
+}
+
+static uint64_t elapsed_ns(const struct timespec *since)
+{
+	struct timespec now;
+	long long ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (long long)(now.tv_sec - since->tv_sec) * 1000000000LL +
+	     (now.tv_nsec - since->tv_nsec);
+	return ns > 0 ? (uint64_t)ns : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The configuration                                                   */
+
+static struct config_ref *config_ref_new(struct config *cfg_new)
+{
+	struct config_ref *ref = malloc(sizeof(*ref));
+
+	if (!ref) {
+		config_free(cfg_new);
+		return NULL;
+	}
+	atomic_init(&ref->refs, 1);
+	ref->cfg = cfg_new;
+	return ref;
+}
+
+static void config_ref_put(struct config_ref *ref)
+{
+	if (ref && atomic_fetch_sub(&ref->refs, 1) == 1) {
+		config_free(ref->cfg);
+		free(ref);
+	}
+}
+
+static struct config_ref *config_acquire(struct server *srv)
+{
+	struct config_ref *ref;
+
+	pthread_mutex_lock(&srv->config_lock);
+	ref = srv->config;
+	atomic_fetch_add(&ref->refs, 1);
+	pthread_mutex_unlock(&srv->config_lock);
+	return ref;
+}
+
+void server_set_config(struct server *server, struct config *cfg_new)
+{
+	struct config_ref *ref = config_ref_new(cfg_new), *old;
+
+	if (!ref) {
+		log_error_event(LOG_LEVEL_ERROR, "config not replaced",
+				"out of memory");
+		return;
+	}
+	pthread_mutex_lock(&server->config_lock);
+	old = server->config;
+	server->config = ref;
+	pthread_mutex_unlock(&server->config_lock);
+	config_ref_put(old);
+}
+
+/* ------------------------------------------------------------------ */
+/* Answers                                                             */
+
+/* The client's address as text, for the log. */
+static void remote_address(struct MHD_Connection *connection, char *out,
+			   size_t size)
+{
+	const union MHD_ConnectionInfo *info;
+	const struct sockaddr *sa;
+
+	snprintf(out, size, "?");
+	info = MHD_get_connection_info(connection,
+				       MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!info || !(sa = info->client_addr))
+		return;
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+			  out, (socklen_t)size);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+			  out, (socklen_t)size);
+}
+
+/*
+ * Queues `len` bytes of `data` with `status`. With `owned`, `data` came
+ * from malloc and is handed over (freed also on failure).
+ */
+static enum MHD_Result respond(struct server *srv,
+			       struct MHD_Connection *connection,
+			       struct request *req, int status,
+			       const char *content_type, const char *data,
+			       size_t len, int owned, const char *allow)
+{
+	struct MHD_Response *response;
+	enum MHD_Result ret;
+
+	response = MHD_create_response_from_buffer(len, (void *)data,
+						   owned ? MHD_RESPMEM_MUST_FREE
+							 : MHD_RESPMEM_PERSISTENT);
+	if (!response) {
+		if (owned)
+			free((void *)data);
+		return MHD_NO;
+	}
+	MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE,
+				content_type);
+	MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL,
+				"no-store");
+	if (allow)
+		MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
+	if (atomic_load(&srv->draining))
+		MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION,
+					"close");
+	ret = MHD_queue_response(connection, (unsigned)status, response);
+	MHD_destroy_response(response);
+	if (ret == MHD_YES) {
+		req->status = status;
+		metrics_count_request(req->path, status);
+	}
+	return ret;
+}
+
+static enum MHD_Result respond_text(struct server *srv,
+				    struct MHD_Connection *connection,
+				    struct request *req, int status,
+				    const char *text, const char *allow)
+{
+	return respond(srv, connection, req, status, "text/plain; charset=utf-8",
+		       text, strlen(text), 0, allow);
+}
+
+/* Logs a request that was turned away before any review. */
+static void log_rejected(struct MHD_Connection *connection,
+			 struct request *req, const char *method,
+			 const char *url, int status, const char *why)
+{
+	enum log_level level = req->path == METRICS_PATH_MUTATE ?
+			       LOG_LEVEL_WARN : LOG_LEVEL_DEBUG;
+	char remote[64];
+
+	if (!log_enabled(level))
+		return;
+	remote_address(connection, remote, sizeof(remote));
+	log_event(level, "request rejected",
+		  json_pack("{s:o*, s:o*, s:i, s:s, s:s, s:f}",
+			    "method", log_string(method),
+			    "path", log_string(url), "status", status,
+			    "error", why, "remote", remote,
+			    "duration_ms", elapsed_ms(&req->start)));
+}
+
+static enum MHD_Result reject(struct server *srv,
+			      struct MHD_Connection *connection,
+			      struct request *req, const char *method,
+			      const char *url, int status, const char *text,
+			      const char *allow)
+{
+	char line[256], *copy;
+
+	snprintf(line, sizeof(line), "%s\n", text);
+	log_rejected(connection, req, method, url, status, text);
+	if (!(copy = strdup(line)))
+		return MHD_NO;
+	return respond(srv, connection, req, status,
+		       "text/plain; charset=utf-8", copy, strlen(copy), 1,
+		       allow);
+}
+
+/* ------------------------------------------------------------------ */
+/* Routes                                                              */
+
+static enum MHD_Result serve_metrics(struct server *srv,
+				     struct MHD_Connection *connection,
+				     struct request *req)
+{
+	struct buf page;
+	char *text;
+	size_t len;
+
+	buf_init(&page, METRICS_PAGE_MAX);
+	metrics_set_ready(!atomic_load(&srv->draining));
+	if (metrics_render(&page) != 0) {
+		buf_free(&page);
+		metrics_count_error(METRICS_ERROR_INTERNAL);
+		return respond_text(srv, connection, req, 500,
+				    "cannot render the metrics\n", NULL);
+	}
+	text = buf_detach(&page, &len);
+	if (!text)
+		return MHD_NO;
+	return respond(srv, connection, req, 200,
+		       "text/plain; version=0.0.4; charset=utf-8", text, len, 1,
+		       NULL);
+}
+
+/* 1 when the Content-Type is application/json (parameters allowed). */
+static int is_json(const char *content_type)
+{
+	static const char media[] = "application/json";
+	const char *rest;
+
+	if (!content_type)
+		return 0;
+	while (*content_type == ' ' || *content_type == '\t')
+		content_type++;
+	if (strncasecmp(content_type, media, sizeof(media) - 1) != 0)
+		return 0;
+	rest = content_type + sizeof(media) - 1;
+	while (*rest == ' ' || *rest == '\t')
+		rest++;
+	return *rest == '\0' || *rest == ';';
+}
+
+/*
+ * The announced Content-Length: 0 and *length set, 1 when absent, -1 when
+ * it is not a number (or does not fit).
+ */
+static int content_length(struct MHD_Connection *connection, size_t *length)
+{
+	const char *text = MHD_lookup_connection_value(
+		connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	size_t value = 0;
+
+	if (!text)
+		return 1;
+	if (!*text)
+		return -1;
+	for (; *text; text++) {
+		if (*text < '0' || *text > '9')
+			return -1;
+		if (value > (SIZE_MAX - 9) / 10)
+			return -1;
+		value = value * 10 + (size_t)(*text - '0');
+	}
+	*length = value;
+	return 0;
+}
+
+/* Takes `amount` more bytes of the body budget for `req`; 0 or -1. */
+static int body_reserve(struct server *srv, struct request *req, size_t amount)
+{
+	size_t used = atomic_load(&srv->body_bytes);
+
+	do {
+		if (amount > srv->body_budget - used)
+			return -1;
+	} while (!atomic_compare_exchange_weak(&srv->body_bytes, &used,
+					       used + amount));
+	req->reserved += amount;
+	return 0;
+}
+
+/* The log line of one review. */
+static void log_review(struct MHD_Connection *connection, struct request *req,
+		       const struct admission_outcome *out, uint64_t review_ns)
+{
+	enum log_level level = out->failure != ADMISSION_OK ? LOG_LEVEL_WARN
+							    : LOG_LEVEL_INFO;
+	json_t *fields, *rules;
+	size_t findings = 0;
+	char remote[64];
+
+	if (!log_enabled(level))
+		return;
+	remote_address(connection, remote, sizeof(remote));
+	rules = json_array();
+	for (int r = 0; rules && r < RULE_COUNT; r++) {
+		for (int s = 0; s < 3; s++)
+			findings += out->findings[r][s];
+		if (out->mutated_rules & 1u << r)
+			json_array_append_new(rules, json_string(
+				rule_info_get((enum rule_id)r)->name));
+	}
+	fields = json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:b, s:o*, s:I,"
+			   " s:I, s:b, s:b, s:i, s:s, s:f, s:f}",
+			   "uid", log_string(out->uid),
+			   "api_version", log_string(out->api_version),
+			   "kind", log_string(out->kind),
+			   "namespace", log_string(out->namespace_name),
+			   "name", log_string(out->name),
+			   "operation", log_string(out->operation),
+			   "dry_run", out->dry_run,
+			   "rules", rules,
+			   "findings", (json_int_t)findings,
+			   "warnings", (json_int_t)out->n_warnings,
+			   "allowed", out->allowed, "patched", out->patched,
+			   "status", out->http_status, "remote", remote,
+			   "review_ms", (double)review_ns / 1e6,
+			   "duration_ms", elapsed_ms(&req->start));
+	if (fields && out->failure != ADMISSION_OK)
+		json_object_set_new(fields, "error", log_string(out->error));
+	log_event(level, "admission review", fields);
+}
+
+static void count_review(const struct admission_outcome *out)
+{
+	for (int r = 0; r < RULE_COUNT; r++) {
+		if (out->mutated_rules & 1u << r)
+			metrics_count_mutation((enum rule_id)r);
+		for (int s = 0; s < 3; s++)
+			for (unsigned n = 0; n < out->findings[r][s]; n++)
+				metrics_count_finding((enum rule_id)r,
+						      (enum severity)s);
+	}
+	if (out->failure == ADMISSION_BAD_REQUEST)
+		metrics_count_error(METRICS_ERROR_BAD_REQUEST);
+	else if (out->failure == ADMISSION_INTERNAL)
+		metrics_count_error(METRICS_ERROR_INTERNAL);
+}
+
+/* The whole body is in: review it and answer. */
+static enum MHD_Result serve_review(struct server *srv,
+				    struct MHD_Connection *connection,
+				    struct request *req)
+{
+	struct admission_outcome out;
+	struct config_ref *config;
+	struct timespec start;
+	uint64_t review_ns;
+	enum MHD_Result ret;
+	char *body;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	config = config_acquire(srv);
+	admission_outcome_init(&out);
+	rc = admission_review(config->cfg, req->body.data ? req->body.data : "",
+			      req->body.len, &out);
+	config_ref_put(config);
+	/* the body is no longer needed: give its memory back now */
+	buf_free(&req->body);
+	review_ns = elapsed_ns(&start);
+	metrics_observe_admission(review_ns);
+	if (rc != 0) {
+		metrics_count_error(METRICS_ERROR_INTERNAL);
+		out.http_status = 500;
+		out.failure = ADMISSION_INTERNAL;
+		snprintf(out.error, sizeof(out.error), "out of memory");
+		log_review(connection, req, &out, review_ns);
+		admission_outcome_clear(&out);
+		return respond_text(srv, connection, req, 500,
+				    "internal error: out of memory\n", NULL);
+	}
+	count_review(&out);
+	log_review(connection, req, &out, review_ns);
+	body = out.body;
+	out.body = NULL;
+	ret = respond(srv, connection, req, out.http_status,
+		      out.http_status == 200 ? "application/json"
+					     : "text/plain; charset=utf-8",
+		      body, out.body_len, 1, NULL);
+	admission_outcome_clear(&out);
+	return ret;
+}
+
+/* The first call for a request: route it, answer what needs no body. */
+static enum MHD_Result route(struct server *srv,
+			     struct MHD_Connection *connection,
+			     struct request *req, const char *url,
+			     const char *method)
+{
+	int is_get = !strcmp(method, MHD_HTTP_METHOD_GET) ||
+		     !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	size_t length = 0;
+	int has_length;
+
+	if (req->path == METRICS_PATH_OTHER)
+		return reject(srv, connection, req, method, url, 404,
+			      "not found", NULL);
+	if (req->path != METRICS_PATH_MUTATE) {
+		if (!is_get)
+			return reject(srv, connection, req, method, url, 405,
+				      "method not allowed", "GET, HEAD");
+		if (req->path == METRICS_PATH_HEALTHZ)
+			return respond_text(srv, connection, req, 200, "ok\n",
+					    NULL);
+		if (req->path == METRICS_PATH_READYZ)
+			return atomic_load(&srv->draining) ?
+			       respond_text(srv, connection, req, 503,
+					    "draining\n", NULL) :
+			       respond_text(srv, connection, req, 200,
+					    "ready\n", NULL);
+		return serve_metrics(srv, connection, req);
+	}
+
+	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
+		return reject(srv, connection, req, method, url, 405,
+			      "method not allowed", "POST");
+	if (!is_json(MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+						 MHD_HTTP_HEADER_CONTENT_TYPE)))
+		return reject(srv, connection, req, method, url, 415,
+			      "Content-Type must be application/json", NULL);
+	has_length = content_length(connection, &length);
+	if (has_length < 0 || (has_length == 0 && length > srv->opts.max_body))
+		return reject(srv, connection, req, method, url, 413,
+			      "request body too large", NULL);
+	if (has_length == 0 && body_reserve(srv, req, length) != 0)
+		return reject(srv, connection, req, method, url, 503,
+			      "too many request bodies in flight; retry", NULL);
+	return MHD_YES;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **req_cls)
+{
+	struct server *srv = cls;
+	struct request *req = *req_cls;
+
+	(void)version;
+	if (!req) {
+		if (!(req = calloc(1, sizeof(*req))))
+			return MHD_NO;
+		clock_gettime(CLOCK_MONOTONIC, &req->start);
+		buf_init(&req->body, srv->opts.max_body);
+		if (!strcmp(url, "/mutate"))
+			req->path = METRICS_PATH_MUTATE;
+		else if (!strcmp(url, "/healthz"))
+			req->path = METRICS_PATH_HEALTHZ;
+		else if (!strcmp(url, "/readyz"))
+			req->path = METRICS_PATH_READYZ;
+		else if (!strcmp(url, "/metrics"))
+			req->path = METRICS_PATH_METRICS;
+		else
+			req->path = METRICS_PATH_OTHER;
+		*req_cls = req;
+		atomic_fetch_add(&srv->in_flight, 1);
+		metrics_add_in_flight(1);
+		return route(srv, connection, req, url, method);
+	}
+	if (req->status) {
+		/* answered already: the rest of the body is not wanted */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		size_t n = *upload_data_size;
+
+		*upload_data_size = 0;
+		if (req->rejected)
+			return MHD_NO;
+		if ((req->body.len + n > req->reserved &&
+		     body_reserve(srv, req, req->body.len + n - req->reserved)) ||
+		    buf_append(&req->body, upload_data, n) != 0) {
+			/*
+			 * Past the cap without a Content-Length (chunked):
+			 * libmicrohttpd cannot answer in the middle of a body,
+			 * so the connection is dropped.
+			 */
+			req->rejected = 1;
+			metrics_count_request(req->path, 413);
+			log_rejected(connection, req, method, url, 413,
+				     "request body too large (connection closed)");
+			return MHD_NO;
+		}
+		return MHD_YES;
+	}
+	return serve_review(srv, connection, req);
+}
+
+static void request_completed(void *cls, struct MHD_Connection *connection,
+			      void **req_cls,
+			      enum MHD_RequestTerminationCode toe)
+{
+	struct server *srv = cls;
+	struct request *req = *req_cls;
+
+	(void)connection;
+	if (!req)
+		return;
+	if (!req->status && !req->rejected && toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		log_event(LOG_LEVEL_DEBUG, "request abandoned",
+			  json_pack("{s:i, s:f}", "code", (int)toe,
+				    "duration_ms", elapsed_ms(&req->start)));
+	buf_free(&req->body);
+	if (req->reserved)
+		atomic_fetch_sub(&srv->body_bytes, req->reserved);
+	free(req);
+	*req_cls = NULL;
+	metrics_add_in_flight(-1);
+	atomic_fetch_sub(&srv->in_flight, 1);
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *connection,
+			      void **socket_context,
+			      enum MHD_ConnectionNotificationCode toe)
+{
+	struct server *srv = cls;
+
+	(void)connection;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_context = tls_conn_new(srv->tls);
+	} else {
+		tls_conn_free(*socket_context);
+		*socket_context = NULL;
+	}
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct server *srv = cls;
+	char text[512];
+	size_t len;
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	len = strlen(text);
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		text[--len] = '\0';
+	/* after start-up these are mostly clients failing their handshake */
+	log_event(atomic_load(&srv->started) ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR,
+		  "libmicrohttpd", json_pack("{s:o*}", "detail", log_string(text)));
+}
+
+/* ------------------------------------------------------------------ */
+/* Life cycle                                                          */
+
+struct server *server_start(const struct server_options *opts,
+			    struct tls_store *tls, struct config *cfg_new,
+			    char *err, size_t errlen)
+{
+	struct server *srv = calloc(1, sizeof(*srv));
+	unsigned flags = MHD_USE_TLS | MHD_USE_EPOLL_INTERNAL_THREAD |
+			 MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *info;
+	struct MHD_OptionItem pool[2] = {
+		{ MHD_OPTION_END, 0, NULL }, { MHD_OPTION_END, 0, NULL }
+	};
+
+	if (!srv) {
+		config_free(cfg_new);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	srv->tls = tls;
+	srv->opts = *opts;
+	srv->quiesced_socket = MHD_INVALID_SOCKET;
+	srv->body_budget = opts->max_body * SERVER_BODY_BUDGET_FACTOR;
+	if (pthread_mutex_init(&srv->config_lock, NULL) != 0) {
+		config_free(cfg_new);
+		free(srv);
+		snprintf(err, errlen, "cannot create a lock");
+		return NULL;
+	}
+	if (!(srv->config = config_ref_new(cfg_new))) {
+		snprintf(err, errlen, "out of memory");
+		goto out_free;
+	}
+	if (opts->address.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (opts->threads > 1) {
+		pool[0].option = MHD_OPTION_THREAD_POOL_SIZE;
+		pool[0].value = (intptr_t)opts->threads;
+	}
+	srv->daemon = MHD_start_daemon(
+		flags, 0, NULL, NULL, handle, srv,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
+		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&srv->opts.address,
+		MHD_OPTION_HTTPS_CERT_CALLBACK, tls_certificate_callback,
+		MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES,
+		MHD_OPTION_CONNECTION_TIMEOUT, opts->connection_timeout,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVER_MAX_CONNECTIONS,
+		MHD_OPTION_NOTIFY_COMPLETED, request_completed, srv,
+		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, srv,
+		MHD_OPTION_ARRAY, pool,
+		MHD_OPTION_END);
+	if (!srv->daemon) {
+		snprintf(err, errlen,
+			 "cannot start the HTTPS server (address in use, or not allowed?)");
+		goto out_free;
+	}
+	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	srv->port = info ? info->port : 0;
+	atomic_store(&srv->started, 1);
+	metrics_set_ready(1);
+	return srv;
+out_free:
+	config_ref_put(srv->config);
+	pthread_mutex_destroy(&srv->config_lock);
+	free(srv);
+	return NULL;
+}
+
+unsigned server_port(const struct server *server)
+{
+	return server->port;
+}
+
+void server_quiesce(struct server *server)
+{
+	if (atomic_exchange(&server->draining, 1))
+		return;
+	metrics_set_ready(0);
+	server->quiesced_socket = MHD_quiesce_daemon(server->daemon);
+}
+
+int server_drain(struct server *server, unsigned timeout_ms, long *left)
+{
+	struct timespec start;
+	long n;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while ((n = atomic_load(&server->in_flight)) > 0 &&
+	       elapsed_ms(&start) < (double)timeout_ms) {
+		struct timespec pause = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&pause, NULL);
+	}
+	if (left)
+		*left = n;
+	return n > 0 ? -1 : 0;
+}
+
+void server_stop(struct server *server)
+{
+	if (!server)
+		return;
+	MHD_stop_daemon(server->daemon);
+	if (server->quiesced_socket != MHD_INVALID_SOCKET)
+		close(server->quiesced_socket);
+	config_ref_put(server->config);
+	pthread_mutex_destroy(&server->config_lock);
+	free(server);
+}

@@ -1,0 +1,81 @@
+/*
+ * cli.h - what the CLI's subcommands share: reading inputs, walking
+ * directories, writing files atomically, running the rules over a stream.
+ */
+#ifndef GPUMEND_CLI_H
+#define GPUMEND_CLI_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "rules.h"
+#include "source.h"
+
+/* A file (or standard input) read whole. */
+struct input {
+	char *name;          /* as given, or "<stdin>"; owned */
+	char *path;          /* NULL for stdin; owned */
+	char *text;          /* owned, NUL-terminated */
+	size_t len;
+	mode_t mode;
+};
+
+/*
+ * Reads `path` ("-" for standard input). On failure prints the error and
+ * returns -1. Files over `max_bytes` (0: no cap) are refused.
+ */
+int input_read(const char *path, size_t max_bytes, struct input *in);
+void input_free(struct input *in);
+
+/*
+ * Calls `fn` for every file named by `paths` (a file, or a directory
+ * searched recursively for *.yaml, *.yml and *.json, in sorted order,
+ * symlinked directories followed once); "-" or no paths means standard
+ * input. Problems (missing files, unreadable directories, loops) are
+ * printed and counted in *errors; walking goes on. Returns -1 when `fn`
+ * returns -1 (a fatal error), else 0.
+ */
+typedef int (*path_fn)(void *arg, const char *path);
+int paths_walk(char **paths, int n, path_fn fn, void *arg, int *errors);
+
+/*
+ * Replaces the file at `path` with `data` atomically: a temporary file in
+ * the same directory, written, fsynced, given the original's mode, renamed
+ * over it. The original is never lost. Prints the error and returns -1.
+ */
+int file_write_atomic(const char *path, const char *data, size_t len,
+		      mode_t mode);
+
+/* One document as the rules saw it. */
+struct stream_doc {
+	struct source_doc *doc;
+	struct rules_result *result; /* empty when the document is no object */
+	int ran;                     /* the rules ran on it */
+};
+
+/*
+ * Parses `text` document by document, runs the rules over each object
+ * (rewriting doc->json in place) and calls `fn` with it. Returns 0, or -1
+ * on a syntax error or limit (with `err`), or -1 when `fn` does.
+ */
+typedef int (*stream_fn)(void *arg, struct stream_doc *sd);
+int stream_each(const char *text, size_t len, const struct config *cfg,
+		const struct rules_options *opts, stream_fn fn, void *arg,
+		struct source_error *err);
+
+/* The source limits a configuration asks for. */
+struct source_limits cli_limits(const struct config *cfg);
+
+/*
+ * Loads the configuration named by -c (NULL: the defaults); prints the
+ * error and returns NULL on failure.
+ */
+struct config *cli_load_config(const char *path);
+
+/* Subcommands. Each returns the process exit status. */
+int cmd_migrate(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
+int cmd_config(int argc, char **argv);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * stream.c - runs the rules over every document of a YAML/JSON stream;
+ * shared by migrate and lint; loads configs for the CLI.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config_file.h"
+#include "msg.h"
+
+struct source_limits cli_limits(const struct config *cfg)
+{
+	struct source_limits limits = {
+		.max_document_bytes = cfg->max_document_bytes,
+		.max_depth = cfg->max_depth,
+		.max_alias_nodes = cfg->max_alias_nodes,
+	};
+
+	return limits;
+}
+
+struct config *cli_load_config(const char *path)
+{
+	char err[1024];
+	struct config *cfg = config_file_load(path, err, sizeof(err));
+
+	if (!cfg)
+		msg_error("%s", err);
+	return cfg;
+}
+
+int stream_each(const char *text, size_t len, const struct config *cfg,
+		const struct rules_options *opts, stream_fn fn, void *arg,
+		struct source_error *err)
+{
+	struct source_limits limits = cli_limits(cfg);
+	struct source_parser *parser = source_parser_new(text, len, &limits);
+	struct source_doc doc;
+	struct rules_result result;
+	struct rules_error rerr;
+	int rc = 0, got;
+
+	memset(err, 0, sizeof(*err));
+	if (!parser) {
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return -1;
+	}
+	while ((got = source_next_doc(parser, &doc, err)) > 0) {
+		struct stream_doc sd = { &doc, &result, 0 };
+
+		rules_result_init(&result);
+		if (json_is_object(doc.json)) {
+			sd.ran = 1;
+			if (rules_apply(cfg, opts, doc.json, &result, &rerr)) {
+				int line, column;
+
+				source_locate(doc.root, rerr.pointer, &line,
+					      &column);
+				err->line = line;
+				err->column = column;
+				snprintf(err->message, sizeof(err->message),
+					 "internal error: %.200s", rerr.message);
+				rc = -1;
+			}
+		}
+		if (rc == 0)
+			rc = fn(arg, &sd);
+		rules_result_clear(&result);
+		source_doc_clear(&doc);
+		if (rc)
+			break;
+	}
+	if (got < 0)
+		rc = -1;
+	source_parser_free(parser);
+	return rc;
+}

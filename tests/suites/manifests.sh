@@ -1,0 +1,251 @@
+#!/bin/sh
+# tests/suites/manifests.sh - the kustomize base and both overlays build
+# offline with `kubectl kustomize`, and carry the settings that matter.
+. "$(dirname "$0")/../lib.sh"
+
+# not dir=$(scratch): the subshell's exit trap would remove it at once
+scratch >/dev/null
+dir=$_scratch
+manifests="$REPO_DIR/manifests"
+
+if ! command -v kubectl >/dev/null 2>&1; then
+	pass "manifests: skipped, kubectl not found # SKIP"
+	finish manifests
+	exit $?
+fi
+
+# doc_of KIND [NAME] <FILE: the YAML documents of that kind (and name).
+doc_of() {
+	awk -v kind="$1" -v name="${2:-}" '
+		function flush() {
+			if (k == kind && (name == "" || n == name))
+				printf "%s---\n", doc
+			doc = ""; k = ""; n = ""; inmeta = 0
+		}
+		/^---$/ { flush(); next }
+		{
+			doc = doc $0 "\n"
+			if ($0 ~ /^kind: /) k = substr($0, 7)
+			if ($0 ~ /^metadata:/) { inmeta = 1; next }
+			if ($0 ~ /^[^ ]/) inmeta = 0
+			if (inmeta && $0 ~ /^  name: /) n = substr($0, 9)
+		}
+		END { flush() }'
+}
+
+# scalar_of KEY <DOC: the value of the first KEY, a plain scalar or a block
+# scalar (as kustomize writes long base64 values), with whitespace removed.
+scalar_of() {
+	awk -v key="$1" '
+		!found && $0 ~ "^ *" key ": " {
+			found = 1
+			match($0, /^ */); indent = RLENGTH
+			value = $0; sub("^ *" key ": *", "", value)
+			if (value ~ /^[|>]/) { block = 1; next }
+			print value; exit
+		}
+		found && block {
+			match($0, /^ */)
+			if (RLENGTH <= indent || $0 ~ /^ *$/) exit
+			line = $0; gsub(/[ \t]/, "", line); printf "%s", line
+		}
+		END { if (block) print "" }'
+}
+
+# has TEXT FILE: the file holds that exact text.
+has() { grep -qF -- "$1" "$2"; }
+
+# count_kind KIND FILE: how many documents of that kind.
+count_kind() { grep -c "^kind: $1\$" "$2"; }
+
+# ---------------------------------------------------------------- base
+if kubectl kustomize "$manifests/base" >"$dir/base.yaml" 2>"$dir/base.err"; then
+	pass "base: kubectl kustomize succeeds"
+else
+	fail "base: kubectl kustomize succeeds ($(cat "$dir/base.err"))"
+fi
+base="$dir/base.yaml"
+for kind in Namespace ServiceAccount ConfigMap Deployment \
+	PodDisruptionBudget Service MutatingWebhookConfiguration; do
+	check "base: one $kind" test "$(count_kind "$kind" "$base")" -eq 1
+done
+check "base: everything namespaced is in gpumend-system" sh -c \
+	"! grep -E '^  namespace: ' '$base' | grep -qv 'gpumend-system'"
+
+doc_of MutatingWebhookConfiguration <"$base" >"$dir/mwc.yaml"
+mwc="$dir/mwc.yaml"
+check "webhook: failurePolicy Ignore" has "failurePolicy: Ignore" "$mwc"
+check "webhook: sideEffects None" has "sideEffects: None" "$mwc"
+check "webhook: matchPolicy Equivalent" has "matchPolicy: Equivalent" "$mwc"
+check "webhook: reinvocationPolicy IfNeeded" has "reinvocationPolicy: IfNeeded" "$mwc"
+check "webhook: timeoutSeconds 5" has "timeoutSeconds: 5" "$mwc"
+check "webhook: admissionReviewVersions v1, v1beta1" sh -c \
+	"grep -A2 'admissionReviewVersions:' '$mwc' | tr -d ' \n' |
+	 grep -qF 'admissionReviewVersions:-v1-v1beta1'"
+check "webhook: namespaceSelector" has "namespaceSelector:" "$mwc"
+check "webhook: excludes kube-system and gpumend-system" sh -c \
+	"awk '/namespaceSelector:/,/sideEffects:/' '$mwc' | tr -d ' \n' |
+	 grep -qF 'key:kubernetes.io/metadata.nameoperator:NotInvalues:-kube-system-gpumend-system'"
+check "webhook: excludes namespaces labelled gpumend.io/webhook=disabled" sh -c \
+	"awk '/namespaceSelector:/,/sideEffects:/' '$mwc' | tr -d ' \n' |
+	 grep -qF 'key:gpumend.io/webhookoperator:NotInvalues:-disabled'"
+for resource in pods replicationcontrollers podtemplates deployments \
+	replicasets statefulsets daemonsets jobs cronjobs; do
+	check "webhook: rules cover $resource" grep -q "^ *- $resource\$" "$mwc"
+done
+check "webhook: rules on CREATE and UPDATE only" sh -c \
+	"[ \$(grep -c '^ *- CREATE\$' '$mwc') -eq 3 ] &&
+	 [ \$(grep -c '^ *- UPDATE\$' '$mwc') -eq 3 ] &&
+	 ! grep -qE '^ *- (DELETE|CONNECT|\"\\*\")\$' '$mwc'"
+check "webhook: rules for the core, apps and batch groups" sh -c \
+	"grep -A1 'apiGroups:' '$mwc' | tr -d ' \n' |
+	 grep -qF -- '-apiGroups:-\"\"---apiGroups:-apps---apiGroups:-batch'"
+check "webhook: calls the Service on /mutate, port 443" sh -c \
+	"awk '/service:/,/port:/' '$mwc' | tr -d ' \n' |
+	 grep -qF 'name:gpumend-webhooknamespace:gpumend-systempath:/mutateport:443'"
+check "webhook: base has no caBundle" sh -c "! grep -q caBundle '$mwc'"
+
+doc_of Deployment <"$base" >"$dir/deploy.yaml"
+deploy="$dir/deploy.yaml"
+check "deployment: 3 replicas" has "replicas: 3" "$deploy"
+check "deployment: maxUnavailable 0" has "maxUnavailable: 0" "$deploy"
+check "deployment: spread over nodes" sh -c \
+	"grep -A6 'topologySpreadConstraints:' '$deploy' |
+	 grep -q 'topologyKey: kubernetes.io/hostname'"
+check "deployment: preStop delay" sh -c \
+	"grep -A3 'preStop:' '$deploy' | grep -q sleep"
+check "deployment: readiness on /readyz over HTTPS" sh -c \
+	"grep -A5 'readinessProbe:' '$deploy' | tr -d ' \n' |
+	 grep -qF 'path:/readyzport:httpsscheme:HTTPS'"
+check "deployment: liveness on /healthz over HTTPS" sh -c \
+	"grep -A5 'livenessProbe:' '$deploy' | tr -d ' \n' |
+	 grep -qF 'path:/healthzport:httpsscheme:HTTPS'"
+check "deployment: container port https is 8443" sh -c \
+	"grep -B1 'name: https' '$deploy' | grep -q 'containerPort: 8443'"
+check "deployment: runAsNonRoot" has "runAsNonRoot: true" "$deploy"
+check "deployment: runs as 65532" has "runAsUser: 65532" "$deploy"
+check "deployment: readOnlyRootFilesystem" has "readOnlyRootFilesystem: true" "$deploy"
+check "deployment: no privilege escalation" has "allowPrivilegeEscalation: false" "$deploy"
+check "deployment: drops ALL capabilities" sh -c \
+	"grep -A1 'drop:' '$deploy' | grep -q -- '- ALL'"
+check "deployment: seccomp RuntimeDefault" has "type: RuntimeDefault" "$deploy"
+check "deployment: resource requests and limits" sh -c \
+	"grep -q 'requests:' '$deploy' && grep -q 'limits:' '$deploy' &&
+	 grep -q 'memory: ' '$deploy' && grep -q 'cpu: ' '$deploy'"
+check "deployment: args" sh -c "awk '/args:/,/image:/' '$deploy' |
+	tr -d ' \n' | grep -qF -- '--listen-0.0.0.0:8443---tls-cert-/tls/tls.crt---tls-key-/tls/tls.key--c-/config/config.yaml'"
+check "deployment: TLS secret mounted read-only at /tls" sh -c \
+	"grep -A2 'mountPath: /tls' '$deploy' | grep -q 'readOnly: true' &&
+	 grep -q 'secretName: gpumend-webhook-tls' '$deploy'"
+config_map=$(doc_of ConfigMap <"$base" | awk '/^  name: /{print $2; exit}')
+check "deployment: mounts the generated ConfigMap" sh -c \
+	"[ -n '$config_map' ] && grep -q 'name: $config_map\$' '$deploy'"
+
+doc_of PodDisruptionBudget <"$base" >"$dir/pdb.yaml"
+check "pdb: minAvailable 2" has "minAvailable: 2" "$dir/pdb.yaml"
+check "pdb: selects the webhook's pods" \
+	has "app.kubernetes.io/name: gpumend-webhook" "$dir/pdb.yaml"
+doc_of Service gpumend-webhook <"$base" >"$dir/service.yaml"
+check "service: 443 to the https port" sh -c \
+	"awk '/ports:/,/selector:/' '$dir/service.yaml' | tr -d ' \n' |
+	 grep -qF 'port:443protocol:TCPtargetPort:https'"
+
+# The ConfigMap carries what `gpumend config` prints, once that exists.
+if "$GPUMEND" config >"$dir/config.yaml" 2>/dev/null && [ -s "$dir/config.yaml" ]; then
+	check "config: manifests/base/config.yaml is what 'gpumend config' prints" \
+		cmp -s "$dir/config.yaml" "$manifests/base/config.yaml"
+else
+	pass "config: 'gpumend config' not available yet # SKIP"
+fi
+check "config: the ConfigMap holds config.yaml" \
+	grep -q '^  config.yaml: |' "$base"
+
+# ---------------------------------------------------------------- cert-manager
+if kubectl kustomize "$manifests/overlays/cert-manager" >"$dir/cm.yaml" \
+	2>"$dir/cm.err"; then
+	pass "cert-manager: kubectl kustomize succeeds"
+else
+	fail "cert-manager: kubectl kustomize succeeds ($(cat "$dir/cm.err"))"
+fi
+cm="$dir/cm.yaml"
+check "cert-manager: two Issuers" test "$(count_kind Issuer "$cm")" -eq 2
+check "cert-manager: two Certificates" test "$(count_kind Certificate "$cm")" -eq 2
+doc_of Certificate gpumend-webhook-tls <"$cm" >"$dir/cm-cert.yaml"
+for name in gpumend-webhook gpumend-webhook.gpumend-system \
+	gpumend-webhook.gpumend-system.svc \
+	gpumend-webhook.gpumend-system.svc.cluster.local; do
+	check "cert-manager: serving certificate names $name" \
+		grep -q "^  - $name\$" "$dir/cm-cert.yaml"
+done
+check "cert-manager: serving certificate goes to the mounted Secret" \
+	has "secretName: gpumend-webhook-tls" "$dir/cm-cert.yaml"
+check "cert-manager: serving certificate issued by the CA Issuer" sh -c \
+	"grep -A3 'issuerRef:' '$dir/cm-cert.yaml' | grep -q 'name: gpumend-ca'"
+doc_of Certificate gpumend-ca <"$cm" >"$dir/cm-ca.yaml"
+check "cert-manager: the CA certificate isCA" has "isCA: true" "$dir/cm-ca.yaml"
+check "cert-manager: the CA goes where the CA Issuer reads it" sh -c \
+	"grep -q 'secretName: gpumend-ca' '$dir/cm-ca.yaml' &&
+	 grep -A1 '^  ca:' '$cm' | grep -q 'secretName: gpumend-ca'"
+check "cert-manager: CA injection annotation" has \
+	"cert-manager.io/inject-ca-from: gpumend-system/gpumend-webhook-tls" "$cm"
+check "cert-manager: failurePolicy kept" has "failurePolicy: Ignore" "$cm"
+check "cert-manager: everything in gpumend-system" sh -c \
+	"! grep -E '^  namespace: ' '$cm' | grep -qv 'gpumend-system'"
+
+# ---------------------------------------------------------------- self-signed
+# Built in a copy, with certificates made for it: none are ever committed.
+cp -R "$manifests" "$dir/copy"
+ss="$dir/copy/overlays/self-signed"
+check "self-signed: no certificates in the repository's overlay" sh -c \
+	"! ls '$manifests/overlays/self-signed/tls' >/dev/null 2>&1 ||
+	 ! git -C '$REPO_DIR' ls-files --error-unmatch \
+	 manifests/overlays/self-signed/tls >/dev/null 2>&1"
+if command -v git >/dev/null 2>&1 &&
+	git -C "$REPO_DIR" rev-parse >/dev/null 2>&1; then
+	check "self-signed: no key or certificate is tracked under manifests/" \
+		test -z "$(git -C "$REPO_DIR" ls-files manifests |
+		grep -E '\.(key|crt|pem)$')"
+fi
+rm -rf "$ss/tls"
+check "self-signed: refuses to build without certificates" sh -c \
+	"! kubectl kustomize '$ss' >/dev/null 2>&1"
+if "$GPUMEND" certs --service gpumend-webhook --namespace gpumend-system \
+	--out "$ss/tls" >"$dir/bundle" 2>"$dir/certs.err"; then
+	pass "self-signed: gpumend certs into the overlay"
+else
+	fail "self-signed: gpumend certs into the overlay ($(cat "$dir/certs.err"))"
+fi
+if kubectl kustomize "$ss" >"$dir/ss.yaml" 2>"$dir/ss.err"; then
+	pass "self-signed: kubectl kustomize succeeds"
+else
+	fail "self-signed: kubectl kustomize succeeds ($(cat "$dir/ss.err"))"
+fi
+ssy="$dir/ss.yaml"
+doc_of MutatingWebhookConfiguration <"$ssy" | scalar_of caBundle \
+	>"$dir/ss.bundle"
+check "self-signed: caBundle is set" test -s "$dir/ss.bundle"
+check "self-signed: caBundle is what gpumend certs printed" sh -c \
+	"[ \"\$(cat '$dir/ss.bundle')\" = \"\$(cat '$dir/bundle')\" ]"
+check "self-signed: caBundle decodes to ca.crt" sh -c \
+	"base64 -d '$dir/ss.bundle' | cmp -s - '$ss/tls/ca.crt'"
+doc_of Secret gpumend-webhook-tls <"$ssy" >"$dir/ss-secret.yaml"
+check "self-signed: a kubernetes.io/tls Secret named as mounted" \
+	has "type: kubernetes.io/tls" "$dir/ss-secret.yaml"
+check "self-signed: Secret in gpumend-system" \
+	has "namespace: gpumend-system" "$dir/ss-secret.yaml"
+scalar_of tls.crt <"$dir/ss-secret.yaml" | base64 -d >"$dir/secret.crt" 2>/dev/null
+scalar_of tls.key <"$dir/ss-secret.yaml" | base64 -d >"$dir/secret.key" 2>/dev/null
+check "self-signed: Secret tls.crt decodes to tls.crt" \
+	cmp -s "$dir/secret.crt" "$ss/tls/tls.crt"
+check "self-signed: Secret tls.key decodes to tls.key" \
+	cmp -s "$dir/secret.key" "$ss/tls/tls.key"
+check "self-signed: the CA key is not deployed" sh -c \
+	"! grep -q 'ca.key' '$ssy'"
+check "self-signed: the Deployment mounts that Secret" sh -c \
+	"grep -q 'secretName: gpumend-webhook-tls\$' '$ssy'"
+check "self-signed: failurePolicy kept" has "failurePolicy: Ignore" "$ssy"
+check "self-signed: the mounted certificate passes certs check" sh -c \
+	"'$GPUMEND' certs check '$dir/secret.crt' --service gpumend-webhook \
+	 --namespace gpumend-system --ca '$ss/tls/ca.crt' >/dev/null 2>&1"
+
+finish manifests

@@ -1,0 +1,334 @@
+/*
+ * test_core.c - the small pieces: JSON Pointer, quantities, GPU names,
+ * YAML scalars, source positions, rendering, the default config file.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "buf.h"
+#include "harness.h"
+#include "rules_private.h"
+#include "source.h"
+
+TEST(core_pointer_escaping)
+{
+	char *p = json_pointer_join("/spec/limits", "nvidia.com/gpu");
+	char *q = json_pointer_join("", "a~b/c");
+	char *r = json_pointer_join_index("/items", 12);
+	const char *walk = "/a~1b/c~0d";
+	char token[64];
+
+	CHECK_STR(p, "/spec/limits/nvidia.com~1gpu");
+	CHECK_STR(q, "/a~0b~1c");
+	CHECK_STR(r, "/items/12");
+	CHECK(json_pointer_next(&walk, token, sizeof(token)) == 0);
+	CHECK_STR(token, "a/b");
+	CHECK(json_pointer_next(&walk, token, sizeof(token)) == 0);
+	CHECK_STR(token, "c~d");
+	walk = "/bad~2";
+	CHECK(json_pointer_next(&walk, token, sizeof(token)) == -1);
+	free(p);
+	free(q);
+	free(r);
+}
+
+TEST(core_pointer_get_and_patch)
+{
+	json_t *doc = json_loads("{\"a\":{\"x/y\":[1,2,3]}}", 0, NULL);
+	struct patch_op op = { PATCH_MOVE, RULE_LEGACY_GPU_RESOURCE,
+			       "/a/z", "/a/x~1y", NULL };
+	struct patch_op rm = { PATCH_REMOVE, RULE_LEGACY_GPU_RESOURCE,
+			       "/a/z/1", NULL, NULL };
+	struct patch_op bad = { PATCH_REMOVE, RULE_LEGACY_GPU_RESOURCE,
+				"/a/nope", NULL, NULL };
+
+	CHECK(json_integer_value(json_pointer_get(doc, "/a/x~1y/2")) == 3);
+	CHECK(json_pointer_get(doc, "/a/x~1y/01") == NULL);
+	CHECK(patch_apply_op(doc, &op) == 0);
+	CHECK(json_pointer_get(doc, "/a/x~1y") == NULL);
+	CHECK(patch_apply_op(doc, &rm) == 0);
+	CHECK(json_array_size(json_pointer_get(doc, "/a/z")) == 2);
+	CHECK(patch_apply_op(doc, &bad) == -1);
+	json_decref(doc);
+}
+
+TEST(core_quantities)
+{
+	long long m;
+
+	CHECK(quantity_parse_milli("2", &m) == 0 && m == 2000);
+	CHECK(quantity_parse_milli("1.5", &m) == 0 && m == 1500);
+	CHECK(quantity_parse_milli("500m", &m) == 0 && m == 500);
+	CHECK(quantity_parse_milli("2Ki", &m) == 0 && m == 2048000);
+	CHECK(quantity_parse_milli("1Gi", &m) == 0 && m == 1073741824000LL);
+	CHECK(quantity_parse_milli("1e3", &m) == 0 && m == 1000000);
+	CHECK(quantity_parse_milli("-1", &m) == 0 && m == -1000);
+	CHECK(quantity_parse_milli("1k", &m) == 0 && m == 1000000);
+	CHECK(quantity_parse_milli("0.0001", &m) == -1);
+	CHECK(quantity_parse_milli("abc", &m) == -1);
+	CHECK(quantity_parse_milli("", &m) == -1);
+	CHECK(quantity_parse_milli("1Zi", &m) == -1);
+	CHECK(quantity_parse_milli("99999999999999999999", &m) == -1);
+	CHECK(quantity_parse_milli("8Ei", &m) == -1);
+}
+
+TEST(core_resource_count)
+{
+	long long n;
+	json_t *v;
+
+	v = json_integer(2);
+	CHECK(resource_count(v, &n) == 0 && n == 2);
+	json_decref(v);
+	v = json_string("3");
+	CHECK(resource_count(v, &n) == 0 && n == 3);
+	json_decref(v);
+	v = json_string("2000m");
+	CHECK(resource_count(v, &n) == 0 && n == 2);
+	json_decref(v);
+	v = json_string("1.5");
+	CHECK(resource_count(v, &n) == -1);
+	json_decref(v);
+	v = json_integer(-1);
+	CHECK(resource_count(v, &n) == -1);
+	json_decref(v);
+	v = json_real(1.5);
+	CHECK(resource_count(v, &n) == -1);
+	json_decref(v);
+	v = json_true();
+	CHECK(resource_count(v, &n) == -1);
+}
+
+TEST(core_gpu_name_normalize)
+{
+	const char *cases[][2] = {
+		{ "Tesla K80", "Tesla-K80" },
+		{ "  Tesla   P100  ", "Tesla-P100" },
+		{ "A100-SXM4-80GB", "A100-SXM4-80GB" },
+		{ "GeForce GTX 1080 (Ti)", "GeForce-GTX-1080-Ti" },
+		{ "NVIDIA A100 80GB PCIe", "NVIDIA-A100-80GB-PCIe" },
+		{ "", "" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = gpu_name_normalize(cases[i][0]);
+
+		CHECK_STR(got, cases[i][1]);
+		free(got);
+	}
+}
+
+static int resolves_to(const char *text, json_type type)
+{
+	json_t *v = yaml_resolve_plain(text, strlen(text));
+	int ok = v && json_typeof(v) == type;
+
+	json_decref(v);
+	return ok;
+}
+
+TEST(core_yaml_scalars)
+{
+	json_t *v;
+
+	CHECK(resolves_to("", JSON_NULL));
+	CHECK(resolves_to("~", JSON_NULL));
+	CHECK(resolves_to("null", JSON_NULL));
+	CHECK(resolves_to("true", JSON_TRUE));
+	CHECK(resolves_to("yes", JSON_TRUE));
+	CHECK(resolves_to("Off", JSON_FALSE));
+	CHECK(resolves_to("12", JSON_INTEGER));
+	CHECK(resolves_to("-3", JSON_INTEGER));
+	CHECK(resolves_to("1.5", JSON_REAL));
+	CHECK(resolves_to("1e3", JSON_REAL));
+	CHECK(resolves_to("Tesla K80", JSON_STRING));
+	CHECK(resolves_to("1.2.3", JSON_STRING));
+	CHECK(resolves_to("500m", JSON_STRING));
+	CHECK(resolves_to(".inf", JSON_STRING));
+	v = yaml_resolve_plain("0x1F", 4);
+	CHECK(json_integer_value(v) == 31);
+	json_decref(v);
+	v = yaml_resolve_plain("0755", 4);
+	CHECK(json_integer_value(v) == 493);
+	json_decref(v);
+	v = yaml_resolve_plain("1_000", 5);
+	CHECK(json_integer_value(v) == 1000);
+	json_decref(v);
+}
+
+static json_t *parse(const char *text, struct source_node **root)
+{
+	struct source_error err;
+
+	return source_parse_one(text, strlen(text), NULL, root, &err);
+}
+
+TEST(core_source_positions)
+{
+	/* a BOM, UTF-8 before a key, CRLF: columns count characters */
+	const char *text = "\xEF\xBB\xBF" "a: \xC3\xA9t\xC3\xA9\r\n"
+			   "b:\r\n  - x\r\n  - {c: \"d\"}\r\n";
+	struct source_node *root;
+	json_t *doc = parse(text, &root);
+	int line, column;
+
+	CHECK(doc != NULL);
+	source_locate(root, "/b/1/c", &line, &column);
+	CHECK(line == 4 && column == 6);
+	source_locate(root, "/b/0", &line, &column);
+	CHECK(line == 3 && column == 5);
+	/* a missing path names its deepest existing ancestor */
+	source_locate(root, "/b/1/nope", &line, &column);
+	CHECK(line == 4);
+	CHECK(root->children[0].node->start == 6);
+	CHECK(memcmp(text + root->children[0].node->start, "\xC3\xA9t\xC3\xA9", 5) == 0);
+	CHECK(root->children[0].node->end == 11);
+	CHECK(memcmp(text + root->children[1].node->children[1].node->children[0].node->start,
+		     "\"d\"", 3) == 0);
+	json_decref(doc);
+	source_node_free(root);
+}
+
+TEST(core_source_errors)
+{
+	struct source_error err;
+	json_t *doc;
+
+	doc = source_parse_one("a: 1\na: 2\n", 10, NULL, NULL, &err);
+	CHECK(doc == NULL && err.line == 2 && strstr(err.message, "duplicate"));
+	doc = source_parse_one("a: [1, 2\n", 9, NULL, NULL, &err);
+	CHECK(doc == NULL && err.line > 0);
+	{
+		struct source_limits lim = { .max_depth = 3 };
+
+		doc = source_parse_one("a: {b: {c: {d: 1}}}", 19, &lim, NULL, &err);
+		CHECK(doc == NULL && strstr(err.message, "nesting"));
+	}
+	{
+		struct source_limits lim = { .max_alias_nodes = 10 };
+		const char *t = "a: &a [1,2,3,4,5]\nb: [*a, *a, *a]\n";
+
+		doc = source_parse_one(t, strlen(t), &lim, NULL, &err);
+		CHECK(doc == NULL && strstr(err.message, "alias"));
+	}
+	doc = source_parse_one("a: \xff\n", 5, NULL, NULL, &err);
+	CHECK(doc == NULL);
+	doc = source_parse_one("base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 3\n",
+			       41, NULL, NULL, &err);
+	CHECK(doc && json_integer_value(json_pointer_get(doc, "/m/x")) == 1 &&
+	      json_integer_value(json_pointer_get(doc, "/m/y")) == 3);
+	json_decref(doc);
+}
+
+static char *render(json_t *v, int style, enum emit_context ctx)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	emit_scalar(&b, v, style, ctx);
+	json_decref(v);
+	return buf_detach(&b, NULL);
+}
+
+TEST(core_emit_quoting)
+{
+	const char *cases[][2] = {
+		{ "Tesla-K80", "Tesla-K80" },
+		{ "true", "\"true\"" },
+		{ "1", "\"1\"" },
+		{ "a: b", "\"a: b\"" },
+		{ "# x", "\"# x\"" },
+		{ "", "\"\"" },
+		{ "yes", "\"yes\"" },
+		{ "nvidia.com/gpu", "nvidia.com/gpu" },
+		{ "line\nbreak", "\"line\\nbreak\"" },
+		{ "-x", "-x" },
+		{ "- x", "\"- x\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = render(json_string(cases[i][0]),
+				   YAML_ANY_SCALAR_STYLE, EMIT_BLOCK);
+
+		CHECK_STR(got, cases[i][1]);
+		free(got);
+	}
+	{
+		char *got = render(json_string("it's"),
+				   YAML_SINGLE_QUOTED_SCALAR_STYLE, EMIT_BLOCK);
+
+		CHECK_STR(got, "'it''s'");
+		free(got);
+		got = render(json_string("a,b"), YAML_ANY_SCALAR_STYLE, EMIT_FLOW);
+		CHECK_STR(got, "\"a,b\"");
+		free(got);
+		got = render(json_string("x"), YAML_ANY_SCALAR_STYLE, EMIT_JSON);
+		CHECK_STR(got, "\"x\"");
+		free(got);
+	}
+}
+
+TEST(core_emit_block)
+{
+	json_t *v = json_loads("{\"a\":{\"b\":[{\"c\":1,\"d\":[]},\"e\"]},\"f\":{}}",
+			       0, NULL);
+	struct buf b;
+	json_t *back;
+	struct source_error err;
+
+	buf_init(&b, 0);
+	CHECK(emit_document(&b, v, 0, 0) == 0);
+	CHECK_STR(b.data, "a:\n  b:\n    - c: 1\n      d: []\n    - e\nf: {}\n");
+	back = source_parse_one(b.data, b.len, NULL, NULL, &err);
+	CHECK(back && json_equal(back, v));
+	json_decref(back);
+	buf_reset(&b);
+	CHECK(emit_document(&b, v, 0, 1) == 0);
+	CHECK_STR(b.data, "a:\n  b:\n  - c: 1\n    d: []\n  - e\nf: {}\n");
+	buf_free(&b);
+	json_decref(v);
+}
+
+TEST(core_default_config_file_loads_to_defaults)
+{
+	const char *text = config_default_yaml();
+	struct source_error err;
+	struct rules_error rerr;
+	json_t *doc = source_parse_one(text, strlen(text), NULL, NULL, &err);
+	struct config *loaded = config_new_default(), *defaults = config_new_default();
+	json_t *a, *b;
+
+	CHECK(doc != NULL);
+	/* start from a changed config: the file must set everything back */
+	loaded->strategy = SHARING_HAMI;
+	loaded->mode[RULE_GPU_VISIBILITY] = RULE_MODE_MUTATE;
+	CHECK(config_apply(loaded, doc, &rerr) == 0);
+	a = config_to_json(loaded);
+	b = config_to_json(defaults);
+	CHECK(a && b && json_equal(a, b));
+	json_decref(a);
+	json_decref(b);
+	json_decref(doc);
+	config_free(loaded);
+	config_free(defaults);
+}
+
+TEST(core_config_rule_mode_short_form)
+{
+	struct config *cfg = config_new_default();
+	struct rules_error err;
+	json_t *doc = json_loads("{\"rules\": {\"gpu-visibility\": \"mutate\","
+				 " \"obsolete-cuda-hostpath\": false}}", 0, NULL);
+
+	CHECK(config_apply(cfg, doc, &err) == 0);
+	CHECK(cfg->mode[RULE_GPU_VISIBILITY] == RULE_MODE_MUTATE);
+	CHECK(cfg->mode[RULE_OBSOLETE_CUDA_HOSTPATH] == RULE_MODE_OFF);
+	json_decref(doc);
+	doc = json_loads("{\"rules\": {\"removed-gpu-feature-gate\": \"mutate\"}}",
+			 0, NULL);
+	CHECK(config_apply(cfg, doc, &err) == -1);
+	CHECK_STR(err.pointer, "/rules/removed-gpu-feature-gate");
+	json_decref(doc);
+	config_free(cfg);
+}

@@ -1,0 +1,388 @@
+/*
+ * test_rules_api.c - deprecated-workload-api, and removed-gpu-feature-gate
+ * in KubeletConfiguration files.
+ *
+ * Inputs are written with single quotes for readability; run() turns them
+ * into JSON before handing them to test_migrate().
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "util.h"
+
+/* A config with every rule off except `rule`, in `mode`. */
+static struct config *config_only(enum rule_id rule, enum rule_mode mode)
+{
+	struct config *cfg = config_new_default();
+
+	if (!cfg)
+		return NULL;
+	for (int r = 0; r < RULE_COUNT; r++)
+		cfg->mode[r] = RULE_MODE_OFF;
+	cfg->mode[rule] = mode;
+	return cfg;
+}
+
+/* test_migrate() on `squoted` with every ' turned into ". */
+static json_t *run(const char *squoted, const struct config *cfg,
+		   const struct rules_options *opts, struct rules_result *res,
+		   int *failures)
+{
+	char *text = strdup(squoted);
+	json_t *out;
+
+	if (!text) {
+		(*failures)++;
+		rules_result_init(res);
+		return NULL;
+	}
+	for (char *p = text; *p; p++)
+		if (*p == '\'')
+			*p = '"';
+	out = test_migrate(text, cfg, opts, res, failures);
+	free(text);
+	return out;
+}
+
+static const struct finding *finding_at(const struct rules_result *res,
+					enum rule_id rule, const char *pointer)
+{
+	for (size_t i = 0; i < res->n_findings; i++)
+		if (res->findings[i].rule == rule &&
+		    strcmp(res->findings[i].pointer, pointer) == 0)
+			return &res->findings[i];
+	return NULL;
+}
+
+static size_t ops_of(const struct rules_result *res, enum rule_id rule)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->n_ops; i++)
+		n += res->ops[i].rule == rule;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* deprecated-workload-api                                             */
+
+static const char old_deployment[] =
+	"{'apiVersion': 'extensions/v1beta1', 'kind': 'Deployment',"
+	" 'metadata': {'name': 'tf-serving', 'labels': {'app': 'tf-serving'}},"
+	" 'spec': {'replicas': 2, 'rollbackTo': {'revision': 3},"
+	"  'template': {'metadata': {'labels': {'app': 'tf-serving', 'tier': 'gpu'}},"
+	"   'spec': {'containers': [{'name': 'serve', 'image': 'tensorflow/serving:1.4.0-gpu',"
+	"     'resources': {'limits': {'alpha.kubernetes.io/nvidia-gpu': 1}}}]}}}}";
+
+TEST(rules_api_deployment_selector)
+{
+	struct rules_result res;
+	const struct finding *f;
+	json_t *out = run(old_deployment, NULL, NULL, &res, failures);
+	json_t *match, *labels;
+
+	CHECK(out != NULL);
+	if (!out)
+		goto out_free;
+	CHECK_STR(test_string_at(out, "/apiVersion"), "apps/v1");
+	match = json_pointer_get(out, "/spec/selector/matchLabels");
+	labels = json_pointer_get(out, "/spec/template/metadata/labels");
+	CHECK(json_object_size(match) == 2);
+	CHECK_STR(test_string_at(out, "/spec/selector/matchLabels/app"), "tf-serving");
+	CHECK_STR(test_string_at(out, "/spec/selector/matchLabels/tier"), "gpu");
+	/* a copy, not the template's labels themselves */
+	CHECK(match != labels);
+	CHECK(json_pointer_get(out, "/spec/rollbackTo") == NULL);
+	CHECK(json_pointer_get(out, "/spec/replicas") != NULL);
+	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
+	CHECK(f && f->fixed && f->severity == SEVERITY_WARNING);
+	CHECK_STR(f ? f->message : NULL,
+		  "moved Deployment from 'extensions/v1beta1' to 'apps/v1', selector taken from the template labels");
+	CHECK(ops_of(&res, RULE_DEPRECATED_WORKLOAD_API) == 3);
+	/* the engine ran the other rules after this one */
+	CHECK(json_pointer_get(out, "/spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu") != NULL);
+	CHECK(res.n_ops > 0 && res.ops[0].rule == RULE_DEPRECATED_WORKLOAD_API);
+out_free:
+	json_decref(out);
+	rules_result_clear(&res);
+}
+
+TEST(rules_api_daemonset_example)
+{
+	/* /work/shared/examples/legacy/daemonset-device-plugin-1.9.yaml, with
+	 * the templateGeneration kubectl used to write back */
+	static const char in[] =
+		"{'apiVersion': 'extensions/v1beta1', 'kind': 'DaemonSet',"
+		" 'metadata': {'name': 'nvidia-device-plugin-daemonset', 'namespace': 'kube-system'},"
+		" 'spec': {'templateGeneration': 1, 'template': {"
+		"  'metadata': {'labels': {'name': 'nvidia-device-plugin-ds'}},"
+		"  'spec': {'containers': [{'image': 'nvidia/k8s-device-plugin:1.9',"
+		"    'name': 'nvidia-device-plugin-ctr',"
+		"    'securityContext': {'allowPrivilegeEscalation': false, 'capabilities': {'drop': ['ALL']}},"
+		"    'volumeMounts': [{'name': 'device-plugin', 'mountPath': '/var/lib/kubelet/device-plugins'}]}],"
+		"   'volumes': [{'name': 'device-plugin', 'hostPath': {'path': '/var/lib/kubelet/device-plugins'}}]}}}}";
+	struct rules_result res;
+	json_t *out = run(in, NULL, NULL, &res, failures);
+
+	CHECK_STR(test_string_at(out, "/apiVersion"), "apps/v1");
+	CHECK_STR(test_string_at(out, "/spec/selector/matchLabels/name"), "nvidia-device-plugin-ds");
+	CHECK(json_pointer_get(out, "/spec/templateGeneration") == NULL);
+	CHECK(test_count_findings(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion") == 1);
+	/* the device plugin's own hostPath is not an obsolete one */
+	CHECK(test_count_findings(&res, RULE_OBSOLETE_CUDA_HOSTPATH, NULL) == 0);
+	CHECK(res.errors == 0);
+	json_decref(out);
+	rules_result_clear(&res);
+}
+
+TEST(rules_api_kept_selector_and_cronjob)
+{
+	static const char statefulset[] =
+		"{'apiVersion': 'apps/v1beta2', 'kind': 'StatefulSet', 'metadata': {'name': 's'},"
+		" 'spec': {'serviceName': 's', 'selector': {'matchLabels': {'app': 's'}},"
+		"  'template': {'metadata': {'labels': {'app': 's', 'extra': 'x'}},"
+		"   'spec': {'containers': [{'name': 'c', 'image': 'busybox'}]}}}}";
+	static const char beta_cronjob[] =
+		"{'apiVersion': 'batch/v1beta1', 'kind': 'CronJob', 'metadata': {'name': 'nightly'},"
+		" 'spec': {'schedule': '0 2 * * *', 'jobTemplate': {'spec': {'template': {"
+		"  'spec': {'restartPolicy': 'Never', 'containers': [{'name': 'c', 'image': 'busybox'}]}}}}}}";
+	static const char alpha_cronjob[] =
+		"{'apiVersion': 'batch/v2alpha1', 'kind': 'CronJob', 'metadata': {'name': 'n'},"
+		" 'spec': {'schedule': '@daily', 'jobTemplate': {'spec': {'template': {"
+		"  'spec': {'restartPolicy': 'Never', 'containers': [{'name': 'c', 'image': 'busybox'}]}}}}}}";
+	struct config *cfg = config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
+	struct rules_result res;
+	const struct finding *f;
+	json_t *out;
+
+	out = run(statefulset, cfg, NULL, &res, failures);
+	CHECK_STR(test_string_at(out, "/apiVersion"), "apps/v1");
+	/* an existing selector is kept as it is */
+	CHECK(json_object_size(json_pointer_get(out, "/spec/selector/matchLabels")) == 1);
+	CHECK(res.n_ops == 1);
+	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
+	CHECK_STR(f ? f->message : NULL, "moved StatefulSet from 'apps/v1beta2' to 'apps/v1'");
+	json_decref(out);
+	rules_result_clear(&res);
+
+	out = run(beta_cronjob, cfg, NULL, &res, failures);
+	CHECK_STR(test_string_at(out, "/apiVersion"), "batch/v1");
+	CHECK(res.n_ops == 1 && json_pointer_get(out, "/spec/selector") == NULL);
+	json_decref(out);
+	rules_result_clear(&res);
+
+	out = run(alpha_cronjob, cfg, NULL, &res, failures);
+	CHECK_STR(test_string_at(out, "/apiVersion"), "batch/v1");
+	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
+	CHECK_STR(f ? f->message : NULL, "moved CronJob from 'batch/v2alpha1' to 'batch/v1'");
+	json_decref(out);
+	rules_result_clear(&res);
+	config_free(cfg);
+}
+
+TEST(rules_api_null_selector_replicaset)
+{
+	static const char in[] =
+		"{'apiVersion': 'extensions/v1beta1', 'kind': 'ReplicaSet', 'metadata': {'name': 'r'},"
+		" 'spec': {'selector': null, 'template': {'metadata': {'labels': {'app': 'r'}},"
+		"   'spec': {'containers': [{'name': 'c', 'image': 'busybox'}]}}}}";
+	struct config *cfg = config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
+	struct rules_result res;
+	json_t *out = run(in, cfg, NULL, &res, failures);
+
+	CHECK_STR(test_string_at(out, "/spec/selector/matchLabels/app"), "r");
+	CHECK(res.n_ops == 2);
+	if (res.n_ops == 2)
+		CHECK(res.ops[1].kind == PATCH_REPLACE);
+	json_decref(out);
+	rules_result_clear(&res);
+	config_free(cfg);
+}
+
+TEST(rules_api_no_labels_is_error)
+{
+	static const char no_labels[] =
+		"{'apiVersion': 'extensions/v1beta1', 'kind': 'Deployment', 'metadata': {'name': 'd'},"
+		" 'spec': {'template': {'metadata': {'name': 'x'},"
+		"   'spec': {'containers': [{'name': 'c', 'image': 'busybox'}]}}}}";
+	static const char no_spec[] =
+		"{'apiVersion': 'apps/v1beta1', 'kind': 'Deployment', 'metadata': {'name': 'd'}}";
+	static const char bad_label[] =
+		"{'apiVersion': 'apps/v1beta1', 'kind': 'Deployment', 'metadata': {'name': 'd'},"
+		" 'spec': {'template': {'metadata': {'labels': {'app': 'd', 'version': 2}},"
+		"   'spec': {'containers': [{'name': 'c', 'image': 'busybox'}]}}}}";
+	struct config *cfg = config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
+	struct rules_result res;
+	const struct finding *f;
+	json_t *out;
+
+	out = run(no_labels, cfg, NULL, &res, failures);
+	CHECK(res.n_ops == 0);
+	CHECK_STR(test_string_at(out, "/apiVersion"), "extensions/v1beta1");
+	CHECK(res.n_findings == 1 && res.errors == 1);
+	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/spec/template");
+	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
+	CHECK_STR(f ? f->message : NULL,
+		  "'apps/v1' requires spec.selector, and this Deployment has no template labels to derive it from");
+	json_decref(out);
+	rules_result_clear(&res);
+
+	out = run(no_spec, cfg, NULL, &res, failures);
+	CHECK(res.n_ops == 0 && res.errors == 1);
+	CHECK(finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion") != NULL);
+	json_decref(out);
+	rules_result_clear(&res);
+
+	out = run(bad_label, cfg, NULL, &res, failures);
+	CHECK(res.n_ops == 0 && res.errors == 1);
+	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/spec/template/metadata/labels/version");
+	CHECK(f && f->severity == SEVERITY_ERROR);
+	json_decref(out);
+	rules_result_clear(&res);
+
+	/* warn mode: the same error */
+	cfg->mode[RULE_DEPRECATED_WORKLOAD_API] = RULE_MODE_WARN;
+	out = run(no_labels, cfg, NULL, &res, failures);
+	CHECK(res.n_ops == 0 && res.errors == 1);
+	json_decref(out);
+	rules_result_clear(&res);
+	config_free(cfg);
+}
+
+TEST(rules_api_modes_and_webhook)
+{
+	struct config *cfg = config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_WARN);
+	struct rules_options webhook = { .offline = 0 };
+	struct rules_result res;
+	const struct finding *f;
+	json_t *out;
+
+	if (!cfg)
+		return;
+	out = run(old_deployment, cfg, NULL, &res, failures);
+	CHECK(res.n_ops == 0);
+	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
+	CHECK(f && !f->fixed && f->severity == SEVERITY_WARNING);
+	CHECK_STR(f ? f->message : NULL,
+		  "'extensions/v1beta1' Deployment is no longer served; use 'apps/v1'");
+	json_decref(out);
+	rules_result_clear(&res);
+
+	cfg->mode[RULE_DEPRECATED_WORKLOAD_API] = RULE_MODE_DENY;
+	out = run(old_deployment, cfg, NULL, &res, failures);
+	CHECK(res.denied && res.n_ops == 0);
+	json_decref(out);
+	rules_result_clear(&res);
+
+	/* the webhook never runs it: the API server converts versions */
+	cfg->mode[RULE_DEPRECATED_WORKLOAD_API] = RULE_MODE_MUTATE;
+	out = run(old_deployment, cfg, &webhook, &res, failures);
+	CHECK(res.n_ops == 0 && res.n_findings == 0);
+	json_decref(out);
+	rules_result_clear(&res);
+	config_free(cfg);
+}
+
+TEST(rules_api_list_and_skip)
+{
+	static const char in[] =
+		"{'apiVersion': 'v1', 'kind': 'List', 'items': ["
+		" {'apiVersion': 'extensions/v1beta1', 'kind': 'Ingress', 'metadata': {'name': 'i'},"
+		"  'spec': {'backend': {'serviceName': 's', 'servicePort': 80}}},"
+		" {'apiVersion': 'apps/v1beta1', 'kind': 'Deployment', 'metadata': {'name': 'kept',"
+		"   'annotations': {'gpumend.io/skip-rules': 'deprecated-workload-api'}},"
+		"  'spec': {'template': {'metadata': {'labels': {'app': 'kept'}},"
+		"   'spec': {'containers': [{'name': 'c', 'image': 'busybox'}]}}}},"
+		" {'apiVersion': 'apps/v1beta1', 'kind': 'Deployment', 'metadata': {'name': 'moved'},"
+		"  'spec': {'template': {'metadata': {'labels': {'app': 'moved'}},"
+		"   'spec': {'containers': [{'name': 'c', 'image': 'busybox'}]}}}},"
+		" {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': 'new'},"
+		"  'spec': {'selector': {'matchLabels': {'app': 'new'}},"
+		"   'template': {'metadata': {'labels': {'app': 'new'}},"
+		"   'spec': {'containers': [{'name': 'c', 'image': 'busybox'}]}}}}]}";
+	struct config *cfg = config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
+	struct rules_result res;
+	json_t *out = run(in, cfg, NULL, &res, failures);
+
+	CHECK_STR(test_string_at(out, "/items/0/apiVersion"), "extensions/v1beta1");
+	CHECK_STR(test_string_at(out, "/items/1/apiVersion"), "apps/v1beta1");
+	CHECK_STR(test_string_at(out, "/items/2/apiVersion"), "apps/v1");
+	CHECK_STR(test_string_at(out, "/items/2/spec/selector/matchLabels/app"), "moved");
+	CHECK(res.n_findings == 1);
+	CHECK(finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/items/2/apiVersion") != NULL);
+	CHECK(res.n_ops == 2);
+	if (res.n_ops == 2) {
+		CHECK_STR(res.ops[0].path, "/items/2/apiVersion");
+		CHECK_STR(res.ops[1].path, "/items/2/spec/selector");
+	}
+	json_decref(out);
+	rules_result_clear(&res);
+	config_free(cfg);
+}
+
+/* ------------------------------------------------------------------ */
+/* removed-gpu-feature-gate in a KubeletConfiguration                   */
+
+TEST(rules_api_kubelet_config_gates)
+{
+	static const char in[] =
+		"{'apiVersion': 'kubelet.config.k8s.io/v1beta1', 'kind': 'KubeletConfiguration',"
+		" 'featureGates': {'Accelerators': true, 'DevicePlugins': true, 'RotateKubeletServerCertificate': true},"
+		" 'cgroupDriver': 'systemd'}";
+	static const char clean[] =
+		"{'apiVersion': 'kubelet.config.k8s.io/v1beta1', 'kind': 'KubeletConfiguration',"
+		" 'featureGates': {'RotateKubeletServerCertificate': true}}";
+	static const char in_list[] =
+		"{'apiVersion': 'v1', 'kind': 'List', 'items': ["
+		" {'apiVersion': 'kubelet.config.k8s.io/v1beta1', 'kind': 'KubeletConfiguration',"
+		"  'featureGates': {'DevicePlugins': false}}]}";
+	struct rules_result res;
+	const struct finding *f;
+	json_t *out;
+
+	out = run(in, NULL, NULL, &res, failures);
+	CHECK(res.n_ops == 0);
+	CHECK(test_count_findings(&res, RULE_REMOVED_GPU_FEATURE_GATE, NULL) == 2);
+	f = finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE, "/featureGates/Accelerators");
+	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
+	CHECK(finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE, "/featureGates/DevicePlugins") != NULL);
+	CHECK(res.errors == 2 && !res.denied);
+	json_decref(out);
+	rules_result_clear(&res);
+
+	out = run(clean, NULL, NULL, &res, failures);
+	CHECK(res.n_findings == 0);
+	json_decref(out);
+	rules_result_clear(&res);
+
+	out = run(in_list, NULL, NULL, &res, failures);
+	CHECK(finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE,
+			 "/items/0/featureGates/DevicePlugins") != NULL);
+	json_decref(out);
+	rules_result_clear(&res);
+}
+
+TEST(rules_api_kubelet_config_deny_off)
+{
+	static const char in[] =
+		"{'apiVersion': 'kubelet.config.k8s.io/v1beta1', 'kind': 'KubeletConfiguration',"
+		" 'featureGates': {'Accelerators': true}}";
+	struct config *cfg = config_only(RULE_REMOVED_GPU_FEATURE_GATE, RULE_MODE_DENY);
+	struct rules_result res;
+	json_t *out;
+
+	if (!cfg)
+		return;
+	out = run(in, cfg, NULL, &res, failures);
+	CHECK(res.denied && res.errors == 1);
+	json_decref(out);
+	rules_result_clear(&res);
+
+	cfg->mode[RULE_REMOVED_GPU_FEATURE_GATE] = RULE_MODE_OFF;
+	out = run(in, cfg, NULL, &res, failures);
+	CHECK(res.n_findings == 0);
+	json_decref(out);
+	rules_result_clear(&res);
+	config_free(cfg);
+}

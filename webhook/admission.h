@@ -1,0 +1,97 @@
+/*
+ * admission.h - one AdmissionReview in, the response out.
+ *
+ * Shared by gpumend-webhook (POST /mutate) and `gpumend review`, so that
+ * both answer a review byte for byte alike. Pure: no I/O, no logging, no
+ * metrics; what happened is described in the outcome for the caller to log
+ * and count.
+ *
+ * What the answer holds:
+ * - the request's apiVersion (admission.k8s.io/v1 or v1beta1), kind
+ *   AdmissionReview, and response.uid, response.allowed;
+ * - CREATE: the rules run in mutate mode; when they change the object,
+ *   patchType "JSONPatch" and the base64 patch, which is the engine's
+ *   operations followed by one operation that records the ids of the rules
+ *   that changed the object in the annotation cfg->mutations_annotation;
+ * - UPDATE: the rules only report (no patch, never a denial);
+ * - DELETE, CONNECT, and requests for a subresource: allowed untouched;
+ * - warnings: one per finding (deduplicated), each at most
+ *   ADMISSION_WARNING_MAX bytes, at most ADMISSION_WARNINGS_TOTAL in all;
+ * - a rule in deny mode that finds something on CREATE: allowed false,
+ *   status code 403 and a message naming the rule and the field;
+ * - a review that has a uid but cannot be reviewed (wrong types, object
+ *   null, an internal failure): allowed per cfg->failure_allow, with a
+ *   warning (allowed) or the status message (denied) saying why.
+ * A body with no readable uid gets HTTP 400 and a plain-text message.
+ */
+#ifndef GPUMEND_ADMISSION_H
+#define GPUMEND_ADMISSION_H
+
+#include <stddef.h>
+
+#include "rules.h"
+
+/* Request body cap of the webhook (and of `gpumend review`) by default. */
+#define ADMISSION_MAX_BODY_DEFAULT ((size_t)7 << 20)
+/* Limits of the warnings of one response, in bytes. */
+#define ADMISSION_WARNING_MAX 120
+#define ADMISSION_WARNINGS_TOTAL 4096
+/* Longest uid accepted. */
+#define ADMISSION_UID_MAX 256
+
+enum admission_failure {
+	ADMISSION_OK,
+	ADMISSION_BAD_REQUEST,   /* the review could not be read or reviewed */
+	ADMISSION_INTERNAL       /* the engine failed */
+};
+
+struct admission_outcome {
+	/*
+	 * 200: `body` is an AdmissionReview (JSON); 400: `body` is a plain
+	 * text line saying what is wrong with the request. Either way it ends
+	 * with a newline. Owned.
+	 */
+	int http_status;
+	char *body;
+	size_t body_len;
+
+	/* What the review was about; owned strings, NULL when unknown. */
+	char *uid;
+	char *api_version;
+	char *operation;
+	char *kind;
+	char *namespace_name;
+	char *name;
+	int dry_run;
+
+	/* What the answer said. */
+	int allowed;
+	int patched;                     /* a patch was sent */
+	unsigned mutated_rules;          /* bit 1 << rule: it changed the object */
+	unsigned findings[RULE_COUNT][3];/* by rule and severity */
+	size_t n_warnings;
+	enum admission_failure failure;
+	char error[512];                 /* why it failed, when it did */
+};
+
+/* Prepares an empty outcome. */
+void admission_outcome_init(struct admission_outcome *out);
+/* Frees what the outcome holds and empties it; accepts NULL. */
+void admission_outcome_clear(struct admission_outcome *out);
+
+/*
+ * Reviews the AdmissionReview in `body` (`len` bytes, need not be
+ * NUL-terminated) with `cfg` and fills `out` (initialised by the caller)
+ * with the answer. Every input, however malformed, gets an answer: returns
+ * 0, or -1 only when out of memory, with `out` then holding no body.
+ */
+int admission_review(const struct config *cfg, const char *body, size_t len,
+		     struct admission_outcome *out);
+
+/*
+ * Encodes `len` bytes of `data` as standard base64 with padding. Returns a
+ * new NUL-terminated string, or NULL when out of memory.
+ */
+char *admission_base64(const unsigned char *data, size_t len);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * server.h - the HTTPS server: libmicrohttpd on an epoll thread pool, the
+ * routes (/mutate, /healthz, /readyz, /metrics), the request-body cap, the
+ * live configuration, and draining on shutdown.
+ */
+#ifndef GPUMEND_WEBHOOK_SERVER_H
+#define GPUMEND_WEBHOOK_SERVER_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "rules.h"
+#include "tls.h"
+
+struct server_options {
+	struct sockaddr_storage address;  /* IPv4 or IPv6, with the port */
+	socklen_t address_len;
+	size_t max_body;                  /* bytes; 413 beyond */
+	unsigned connection_timeout;      /* seconds of inactivity */
+	unsigned threads;                 /* size of the thread pool */
+};
+
+struct server;
+
+/*
+ * Starts serving. `tls` must hold a loaded pair and outlive the server;
+ * `cfg_new` is the configuration for requests and is stolen (also on
+ * failure). Returns the running server, or NULL with `err` set.
+ */
+struct server *server_start(const struct server_options *opts,
+			    struct tls_store *tls, struct config *cfg_new,
+			    char *err, size_t errlen);
+
+/* The port the server listens on (the one chosen when 0 was asked for). */
+unsigned server_port(const struct server *server);
+
+/*
+ * Replaces the configuration for requests that start from now on; those
+ * under way keep the one they started with. Steals `cfg_new`.
+ */
+void server_set_config(struct server *server, struct config *cfg_new);
+
+/*
+ * Starts draining: /readyz answers 503, the listening socket stops
+ * accepting, and responses on kept-alive connections ask the client to
+ * close. Idempotent.
+ */
+void server_quiesce(struct server *server);
+
+/*
+ * Waits until no request is in flight, at most `timeout_ms` milliseconds.
+ * Returns 0, or -1 when requests were still in flight at the deadline
+ * (their number in *left when `left` is not NULL).
+ */
+int server_drain(struct server *server, unsigned timeout_ms, long *left);
+
+/* Stops the server (closing every connection) and frees it; accepts NULL. */
+void server_stop(struct server *server);
+
+#endif
