@@ -369,14 +369,14 @@ static int sarif_write(struct buf *out, const struct report_item *items,
 		return -1;
 	rules = json_array();
 	results = json_array();
-	log = json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:s, s:O}}, "
+	/* no informationUri: the project publishes no home page to name */
+	log = json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:O}}, "
 			"s:s, s:O}]}",
 			"$schema", SARIF_SCHEMA,
 			"version", SARIF_VERSION,
 			"runs",
 			"tool", "driver",
 			"name", "gpumend",
-			"informationUri", REPORT_INFORMATION_URI,
 			"version", tool_version ? tool_version
 						: GPUMEND_VERSION,
 			"rules", rules,

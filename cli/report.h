@@ -9,8 +9,6 @@
 
 #include "buf.h"
 
-/* The tool's home page, named in SARIF as tool.driver.informationUri. */
-#define REPORT_INFORMATION_URI "https://github.com/gpumend/gpumend"
 
 /*
  * One finding as the CLI reports it. All strings are borrowed. `file` is

@@ -141,6 +141,12 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		goto out;
 	}
 	current = json_object_get(pod->spec, "affinity");
+	if (current && !json_is_object(current) && !json_is_null(current)) {
+		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				 "annotation '%s' cannot merge: spec.affinity is not a mapping",
+				 AFFINITY_ANNOTATION);
+		goto out;
+	}
 	bad = check_merge(ctx, parsed, json_is_object(current) ? current : NULL,
 			  at);
 	if (bad) {

@@ -30,7 +30,8 @@ check() {
 _scratch_root=$(mktemp -d "${TMPDIR:-/tmp}/gpumend-test.XXXXXX")
 trap 'rm -rf "$_scratch_root"' EXIT
 scratch() {
-	mktemp -d "$_scratch_root/s.XXXXXX"
+	_scratch=$(mktemp -d "$_scratch_root/s.XXXXXX")
+	echo "$_scratch"
 }
 
 finish() {

@@ -319,7 +319,7 @@ static int answer_failure(const struct config *cfg, struct answer *a,
 			  struct admission_outcome *out,
 			  enum admission_failure kind, const char *fmt, ...)
 {
-	char text[ADMISSION_WARNING_MAX * 2];
+	char text[sizeof(out->error) + 64];
 	va_list ap;
 
 	va_start(ap, fmt);

@@ -217,7 +217,8 @@ static struct tls_creds *creds_load(const gnutls_datum_t *cert_pem,
 {
 	struct tls_creds *creds = calloc(1, sizeof(*creds));
 	gnutls_x509_crt_t *crts = NULL;
-	unsigned n = 0, digest_size = DIGEST_SIZE;
+	unsigned n = 0;
+	size_t digest_size = DIGEST_SIZE;
 	unsigned char digest[DIGEST_SIZE];
 	int ret;
 

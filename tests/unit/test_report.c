@@ -154,9 +154,7 @@ TEST(report_write_sarif)
 		  "gpumend");
 	CHECK_STR(json_string_value(json_object_get(driver, "version")),
 		  "9.9.9");
-	CHECK_STR(json_string_value(json_object_get(driver,
-						    "informationUri")),
-		  REPORT_INFORMATION_URI);
+	CHECK(json_object_get(driver, "informationUri") == NULL);
 
 	/* Rules in order of first use, described when the engine knows them. */
 	rules = json_object_get(driver, "rules");

@@ -527,6 +527,22 @@ TEST(affannot_bad_values)
 	}
 }
 
+TEST(affannot_affinity_not_a_mapping)
+{
+	struct rules_result res;
+	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{"
+			  "'scheduler.alpha.kubernetes.io/affinity':'{\\'podAffinity\\':{}}'}},"
+			  "'spec':{'affinity':'zone-a','containers':[{'name':'c'}]}}",
+			  NULL, NULL, &res, failures);
+	const struct finding *f = finding_at(&res, AA, AFF_ANNOTATION);
+
+	CHECK(f && f->severity == SEVERITY_ERROR);
+	CHECK_STR(test_string_at(out, "/spec/affinity"), "zone-a");
+	CHECK(ops_of(&res, AA) == 0);
+	json_decref(out);
+	rules_result_clear(&res);
+}
+
 TEST(affannot_warn_mode)
 {
 	struct config *cfg = config_with_mode(AA, RULE_MODE_WARN);
