@@ -115,6 +115,13 @@ static int migrate_path(void *arg, const char *path)
 		m->errors++;
 		return 0;
 	}
+	if (m->in_place && !m->check && in.path && !(in.mode & S_IWUSR)) {
+		/* root could rename over it; the mode says hands off */
+		msg_error("'%s' is read-only; not rewriting it", in.name);
+		m->errors++;
+		input_free(&in);
+		return 0;
+	}
 	buf_init(&run.out, 0);
 	buf_init(&run.patches, 0);
 	rc = stream_each(in.text, in.len, m->cfg, &opts, migrate_doc, &run,

@@ -95,7 +95,7 @@ void log_event(enum log_level level, const char *msg, json_t *fields_new)
 	if (line && json_is_object(fields_new))
 		json_object_update(line, fields_new);
 	json_decref(fields_new);
-	text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+	text = line ? json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
 	json_decref(line);
 	if (!text) {
 		/* out of memory: still say something */

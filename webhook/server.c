@@ -58,8 +58,10 @@ struct request {
 	struct timespec start;
 	struct buf body;
 	size_t reserved;                /* of the server's body budget */
+	size_t received;                /* body bytes received */
 	int status;                     /* queued status; 0 before */
-	int rejected;                   /* body dropped: too large */
+	int too_large;                  /* body dropped: 413 or 503 to answer */
+	int rejected;                   /* connection dropped */
 };
 
 static double elapsed_ms(const struct timespec *since)
@@ -514,24 +516,40 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 		size_t n = *upload_data_size;
 
 		*upload_data_size = 0;
-		if (req->rejected)
-			return MHD_NO;
-		if ((req->body.len + n > req->reserved &&
-		     body_reserve(srv, req, req->body.len + n - req->reserved)) ||
-		    buf_append(&req->body, upload_data, n) != 0) {
+		req->received += n;
+		if (req->too_large) {
 			/*
-			 * Past the cap without a Content-Length (chunked):
-			 * libmicrohttpd cannot answer in the middle of a body,
-			 * so the connection is dropped.
+			 * libmicrohttpd cannot answer in the middle of a body:
+			 * the rest is read and dropped to answer 413 at its
+			 * end, unless it goes on far past the cap.
 			 */
-			req->rejected = 1;
-			metrics_count_request(req->path, 413);
-			log_rejected(connection, req, method, url, 413,
-				     "request body too large (connection closed)");
-			return MHD_NO;
+			if (req->received / 2 > srv->opts.max_body) {
+				req->rejected = 1;
+				metrics_count_request(req->path, 413);
+				log_rejected(connection, req, method, url, 413,
+					     "request body too large (connection closed)");
+				return MHD_NO;
+			}
+			return MHD_YES;
+		}
+		if (req->body.len + n > req->reserved &&
+		    req->body.len + n <= srv->opts.max_body &&
+		    body_reserve(srv, req, req->body.len + n - req->reserved)) {
+			req->too_large = 503;
+			buf_free(&req->body);
+		} else if (buf_append(&req->body, upload_data, n) != 0) {
+			/* past the cap with no Content-Length (chunked) */
+			req->too_large = 413;
+			buf_free(&req->body);
 		}
 		return MHD_YES;
 	}
+	if (req->too_large == 503)
+		return reject(srv, connection, req, method, url, 503,
+			      "too many request bodies in flight; retry", NULL);
+	if (req->too_large)
+		return reject(srv, connection, req, method, url, 413,
+			      "request body too large", NULL);
 	return serve_review(srv, connection, req);
 }
 

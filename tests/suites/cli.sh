@@ -1,0 +1,164 @@
+#!/bin/sh
+# tests/suites/cli.sh - the gpumend command as a user drives it: subcommands
+# and flags, files, directories and stdin, in-place writes, exit statuses,
+# the lint formats, config files and their errors.
+. "$(dirname "$0")/../lib.sh"
+
+dir=$(scratch)
+G="$GPUMEND"
+ex="$REPO_DIR/examples"
+
+# --- usage ---------------------------------------------------------------
+"$G" --version | grep -qE '^gpumend [0-9]+\.[0-9]+\.[0-9]+$' &&
+	pass "--version" || fail "--version"
+for cmd in migrate lint review certs rules config; do
+	if "$G" $cmd --help >"$dir/help" 2>&1 && grep -q "usage: gpumend $cmd" "$dir/help"; then
+		pass "$cmd --help"
+	else
+		fail "$cmd --help"
+	fi
+done
+"$G" frobnicate >/dev/null 2>"$dir/err"; rc=$?
+[ $rc = 2 ] && grep -q "'frobnicate' is not a gpumend command" "$dir/err" &&
+	pass "unknown command exits 2" || fail "unknown command exits 2 ($rc)"
+"$G" migrate --bogus >/dev/null 2>&1; [ $? = 2 ] &&
+	pass "unknown flag exits 2" || fail "unknown flag exits 2"
+"$G" lint --format xml "$ex" >/dev/null 2>"$dir/err"; [ $? = 2 ] && grep -q "unknown format 'xml'" "$dir/err" &&
+	pass "bad --format exits 2" || fail "bad --format exits 2"
+"$G" lint --fail-on fatal "$ex" >/dev/null 2>&1; [ $? = 2 ] &&
+	pass "bad --fail-on exits 2" || fail "bad --fail-on exits 2"
+"$G" >/dev/null 2>&1; [ $? = 2 ] && pass "no command exits 2" || fail "no command exits 2"
+
+# --- rules and config ----------------------------------------------------
+n=$("$G" rules | tail -n +2 | wc -l)
+[ "$n" = 9 ] && pass "rules lists nine rules" || fail "rules lists $n rules"
+"$G" config >"$dir/default.yaml" && "$G" config -c "$dir/default.yaml" >"$dir/effective.yaml" &&
+	pass "the default config loads back" || fail "the default config loads back"
+cat >"$dir/bad.yaml" <<'EOF'
+rules:
+  gpu-visibility:
+    mode: loud
+EOF
+"$G" migrate -c "$dir/bad.yaml" "$ex" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc = 2 ] && grep -q "bad.yaml:3:5: mode must be one of off, warn, deny, mutate" "$dir/err" &&
+	pass "a bad config value names its line and column" ||
+	{ fail "a bad config value names its line and column"; cat "$dir/err"; }
+printf 'sharing:\n  strateg: mps\n' >"$dir/bad2.yaml"
+"$G" lint -c "$dir/bad2.yaml" "$ex" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc = 2 ] && grep -q "bad2.yaml:2:3: unknown key 'strateg'" "$dir/err" &&
+	pass "an unknown config key names its line and column" ||
+	{ fail "an unknown config key names its line and column"; cat "$dir/err"; }
+"$G" lint -c "$dir/missing.yaml" "$ex" >/dev/null 2>"$dir/err"; [ $? = 2 ] &&
+	grep -q "cannot open config" "$dir/err" && pass "a missing config exits 2" ||
+	fail "a missing config exits 2"
+printf 'rules:\n  gpu-visibility: mutate\n' >"$dir/vis.yaml"
+"$G" migrate -c "$dir/vis.yaml" "$ex/job-gpu-name-selector.yaml" | grep -q 'NVIDIA_VISIBLE_DEVICES' &&
+	pass "a config changes what migrate does" || fail "a config changes what migrate does"
+
+# --- migrate: stdin, files, --check, --diff --------------------------------
+"$G" migrate <"$ex/pod-driver-hostpath.yaml" >"$dir/stdin.out" &&
+	"$G" migrate "$ex/pod-driver-hostpath.yaml" >"$dir/file.out" &&
+	cmp -s "$dir/stdin.out" "$dir/file.out" &&
+	"$G" migrate - <"$ex/pod-driver-hostpath.yaml" | cmp -s - "$dir/file.out" &&
+	pass "stdin and a file give the same output" || fail "stdin and a file give the same output"
+grep -q 'nvidia.com/gpu: 2' "$dir/file.out" && ! grep -q "name: libcuda" "$dir/file.out" &&
+	pass "the driver pod is migrated" || fail "the driver pod is migrated"
+
+cp -r "$ex" "$dir/work" && chmod -R u+w "$dir/work"
+"$G" migrate --check "$dir/work" 2>"$dir/err"; rc=$?
+[ $rc = 1 ] && grep -q "would migrate" "$dir/err" && pass "--check exits 1 when something would change" ||
+	fail "--check exits 1 when something would change ($rc)"
+"$G" migrate --check "$dir/file.out" 2>/dev/null; [ $? = 0 ] &&
+	pass "--check exits 0 on migrated input" || fail "--check exits 0 on migrated input"
+(cd "$dir/work" && "$G" migrate --diff pod-driver-hostpath.yaml >"$dir/p.diff")
+rc=$?
+cp "$dir/work/pod-driver-hostpath.yaml" "$dir/patched.yaml"
+if [ $rc = 0 ] && head -n 1 "$dir/p.diff" | grep -q '^--- a/pod-driver-hostpath.yaml' &&
+   (cd "$dir" && sed 's#a/pod-driver-hostpath.yaml#patched.yaml#; s#b/pod-driver-hostpath.yaml#patched.yaml#' p.diff | patch -s -p0) &&
+   cmp -s "$dir/patched.yaml" "$dir/file.out"; then
+	pass "--diff is a unified diff that patch applies"
+else
+	fail "--diff is a unified diff that patch applies"
+fi
+"$G" migrate --json-patch "$ex/pod-driver-hostpath.yaml" | jq -e 'type == "array" and length > 0 and .[0].op == "move"' >/dev/null &&
+	pass "--json-patch prints an RFC 6902 patch" || fail "--json-patch prints an RFC 6902 patch"
+
+# --- migrate -i ----------------------------------------------------------
+chmod 640 "$dir/work/pod-driver-hostpath.yaml"
+ln -s pod-affinity-annotation.yaml "$dir/work/link.yml"
+"$G" migrate -i "$dir/work" 2>"$dir/err"; rc=$?
+[ $rc = 0 ] && pass "migrate -i on a directory exits 0" || { fail "migrate -i on a directory exits 0 ($rc)"; cat "$dir/err"; }
+cmp -s "$dir/work/pod-driver-hostpath.yaml" "$dir/file.out" && pass "-i writes the migrated text" ||
+	fail "-i writes the migrated text"
+[ "$(stat -c %a "$dir/work/pod-driver-hostpath.yaml")" = 640 ] && pass "-i keeps the file mode" ||
+	fail "-i keeps the file mode"
+[ -L "$dir/work/link.yml" ] && pass "-i through a symlink keeps the link" || fail "-i through a symlink keeps the link"
+ls -a "$dir/work" | grep -q gpumend- && fail "-i leaves no temporary files" || pass "-i leaves no temporary files"
+"$G" migrate --check "$dir/work" 2>/dev/null; [ $? = 0 ] && pass "a migrated tree is clean (idempotent)" ||
+	fail "a migrated tree is clean (idempotent)"
+
+cp "$ex/pod-driver-hostpath.yaml" "$dir/ro.yaml"; chmod 444 "$dir/ro.yaml"
+"$G" migrate -i "$dir/ro.yaml" 2>"$dir/err"; rc=$?
+[ $rc = 2 ] && grep -q "read-only" "$dir/err" && cmp -s "$dir/ro.yaml" "$ex/pod-driver-hostpath.yaml" &&
+	pass "-i refuses a read-only file and leaves it" || fail "-i refuses a read-only file and leaves it"
+
+# --- errors: one bad file does not stop the others -------------------------
+mkdir -p "$dir/mixed/sub" "$dir/mixed/.hidden"
+cp "$ex/pod-driver-hostpath.yaml" "$dir/mixed/a.yaml"; chmod 644 "$dir/mixed/a.yaml"
+printf 'kind: Pod\nspec:\n  containers:\n  - name: x\n    resources:\n      limits:\n        alpha.kubernetes.io/nvidia-gpu: "1.5"\n' >"$dir/mixed/b.yaml"
+printf 'kind: Pod\nspec: [unclosed\n' >"$dir/mixed/sub/c.yml"
+cp "$ex/pod-driver-hostpath.yaml" "$dir/mixed/sub/d.json.txt"
+cp "$ex/pod-driver-hostpath.yaml" "$dir/mixed/.hidden/e.yaml"
+ln -s .. "$dir/mixed/sub/loop"
+cp "$dir/mixed/b.yaml" "$dir/b.orig"
+"$G" migrate -i "$dir/mixed" 2>"$dir/err"; rc=$?
+[ $rc = 2 ] && pass "a directory with broken files exits 2" || fail "a directory with broken files exits 2 ($rc)"
+grep -q "b.yaml:7:9: error: 'alpha.kubernetes.io/nvidia-gpu' must be a whole" "$dir/err" &&
+	pass "an unfixable value is reported at file:line:col" || { fail "an unfixable value is reported at file:line:col"; cat "$dir/err"; }
+grep -q "c.yml:3:1: error: cannot parse" "$dir/err" && pass "a syntax error is reported at file:line:col" ||
+	{ fail "a syntax error is reported at file:line:col"; cat "$dir/err"; }
+cmp -s "$dir/mixed/b.yaml" "$dir/b.orig" && pass "the broken file is left untouched" ||
+	fail "the broken file is left untouched"
+cmp -s "$dir/mixed/a.yaml" "$dir/file.out" && pass "the good file is migrated anyway" ||
+	fail "the good file is migrated anyway"
+cmp -s "$dir/mixed/sub/d.json.txt" "$ex/pod-driver-hostpath.yaml" &&
+	cmp -s "$dir/mixed/.hidden/e.yaml" "$ex/pod-driver-hostpath.yaml" &&
+	pass "other extensions and hidden directories are not touched" ||
+	fail "other extensions and hidden directories are not touched"
+"$G" migrate "$dir/nope.yaml" >/dev/null 2>"$dir/err"; [ $? = 2 ] && grep -q "cannot open '$dir/nope.yaml'" "$dir/err" &&
+	pass "a missing file exits 2" || fail "a missing file exits 2"
+printf '\357\273\277apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: a\n    resources: {limits: {alpha.kubernetes.io/nvidia-gpu: 1}}\n' >"$dir/bom.yaml"
+"$G" migrate "$dir/bom.yaml" >"$dir/bom.out" 2>/dev/null && head -c 3 "$dir/bom.out" | od -An -tx1 | grep -q 'ef bb bf' &&
+	grep -q 'nvidia.com/gpu: 1' "$dir/bom.out" && pass "a BOM is kept and the file migrated" ||
+	fail "a BOM is kept and the file migrated"
+printf 'kind: Pod\nspec:\n\tcontainers: []\n' >"$dir/tab.yaml"
+"$G" migrate "$dir/tab.yaml" >/dev/null 2>"$dir/err"; [ $? = 2 ] && grep -q "tab.yaml:3:1: error" "$dir/err" &&
+	pass "tab indentation is a located error" || { fail "tab indentation is a located error"; cat "$dir/err"; }
+printf 'kind: Pod\nmetadata:\n  name: "\377"\n' >"$dir/utf8.yaml"
+"$G" lint "$dir/utf8.yaml" >/dev/null 2>"$dir/err"; [ $? = 2 ] && grep -q "error" "$dir/err" &&
+	pass "invalid UTF-8 exits 2" || fail "invalid UTF-8 exits 2"
+printf 'a: [' >"$dir/trunc.json"
+"$G" lint "$dir/trunc.json" >/dev/null 2>&1; [ $? = 2 ] && pass "truncated JSON exits 2" || fail "truncated JSON exits 2"
+
+# --- lint ----------------------------------------------------------------
+"$G" lint "$REPO_DIR/tests/golden/format-comments/input.yaml" >"$dir/lint.txt"; rc=$?
+[ $rc = 1 ] && grep -qE '^.*input.yaml:15:9: warning: .* \[legacy-gpu-resource\]$' "$dir/lint.txt" &&
+	pass "lint text format and exit 1" || fail "lint text format and exit 1 ($rc)"
+"$G" lint --fail-on error "$REPO_DIR/tests/golden/format-comments/input.yaml" >/dev/null; [ $? = 0 ] &&
+	pass "--fail-on error passes warnings" || fail "--fail-on error passes warnings"
+"$G" lint "$dir/file.out" >"$dir/clean.txt"; [ $? = 0 ] && [ ! -s "$dir/clean.txt" ] &&
+	pass "lint of migrated output is clean" || fail "lint of migrated output is clean"
+"$G" lint --format json "$ex" >"$dir/lint.json"
+jq -e 'type == "array" and length > 5 and all(.[]; has("file") and has("line") and has("column") and has("rule") and has("severity") and has("message"))' "$dir/lint.json" >/dev/null &&
+	pass "lint json has the documented fields" || fail "lint json has the documented fields"
+"$G" lint --format sarif "$ex" >"$dir/lint.sarif"
+jq -e '.version == "2.1.0" and (.runs[0].results | length > 5) and (.runs[0].results[0].locations[0].physicalLocation.region.startLine > 0) and (.runs[0].tool.driver.rules | length > 0)' "$dir/lint.sarif" >/dev/null &&
+	pass "lint sarif is SARIF 2.1.0 with locations" || fail "lint sarif is SARIF 2.1.0 with locations"
+"$G" lint --format github "$ex" >"$dir/lint.gh"
+grep -qE '^::warning file=.*examples/pod-driver-hostpath.yaml,line=14,col=9,title=legacy-gpu-resource::' "$dir/lint.gh" &&
+	pass "lint github workflow commands" || fail "lint github workflow commands"
+"$G" lint --format json "$dir/mixed/sub/c.yml" >"$dir/bad.json" 2>/dev/null; rc=$?
+[ $rc = 2 ] && jq -e '.[0].rule == "syntax" and .[0].line == 3' "$dir/bad.json" >/dev/null &&
+	pass "malformed input is a finding and exits 2" || fail "malformed input is a finding and exits 2 ($rc)"
+
+finish cli
