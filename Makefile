@@ -113,8 +113,8 @@ test: all $(BUILD)/test_unit
 # The whole suite again with AddressSanitizer and UBSan.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check:
-	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
-	  EXTRA_CFLAGS="$(SAN)" test
+	@GPUMEND_SANITIZE=1 $(MAKE) --no-print-directory BUILD=build-asan \
+	  OPT="-O1 -g" EXTRA_CFLAGS="$(SAN)" test
 
 demo: all
 	@sh tests/demo.sh $(BUILD)

@@ -223,7 +223,8 @@ int cmd_lint(int argc, char **argv)
 	if (walk_errors)
 		l.bad_input += walk_errors;
 
-	qsort(l.items, l.n, sizeof(*l.items), finding_cmp);
+	if (l.n)
+		qsort(l.items, l.n, sizeof(*l.items), finding_cmp);
 	items = calloc(l.n ? l.n : 1, sizeof(*items));
 	buf_init(&out, 0);
 	if (!items) {

@@ -8,8 +8,18 @@ cd "$(dirname "$0")/.." || exit 2
 
 total_passed=0
 total_failed=0
+
+# Under `make check`, sanitizer reports go to files (a test may hide a
+# binary's stderr); any report fails the suite that produced it.
+san_dir=""
+if [ -n "${GPUMEND_SANITIZE:-}" ]; then
+	san_dir=$(mktemp -d)
+	export ASAN_OPTIONS="log_path=$san_dir/asan:detect_leaks=1:abort_on_error=0"
+	export UBSAN_OPTIONS="log_path=$san_dir/ubsan:print_stacktrace=1:halt_on_error=1"
+	export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
+fi
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log"; [ -n "$san_dir" ] && rm -rf "$san_dir"' EXIT
 
 run_suite() {
 	"$@" 2>&1 | tee "$log"
@@ -23,6 +33,19 @@ run_suite() {
 	f=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\2/')
 	total_passed=$((total_passed + p))
 	total_failed=$((total_failed + f))
+	# a sanitizer report anywhere fails the suite, whatever it counted
+	if grep -qE 'runtime error:|ERROR: (AddressSanitizer|LeakSanitizer)' "$log"; then
+		echo "$*: sanitizer report (see above)"
+		total_failed=$((total_failed + 1))
+	fi
+	if [ -n "$san_dir" ] && [ -n "$(ls "$san_dir")" ]; then
+		for r in "$san_dir"/*; do
+			echo "$*: sanitizer report $r:"
+			head -n 40 "$r"
+		done
+		rm -f "$san_dir"/*
+		total_failed=$((total_failed + 1))
+	fi
 }
 
 run_suite "$GPUMEND_BUILD/test_unit"

@@ -568,6 +568,36 @@ out_free:
 	return rc;
 }
 
+/*
+ * Writes a JSON Pointer the way Kubernetes names fields:
+ * /spec/containers/0/resources/limits/nvidia.com~1gpu becomes
+ * spec.containers[0].resources.limits[nvidia.com/gpu].
+ */
+static int field_path(struct buf *out, const char *pointer)
+{
+	char token[512];
+	int first = 1;
+
+	while (*pointer) {
+		const char *p = token;
+		int index = 1;
+
+		if (json_pointer_next(&pointer, token, sizeof(token)) != 0)
+			return buf_puts(out, pointer);
+		for (; *p; p++)
+			if (*p < '0' || *p > '9')
+				index = 0;
+		if ((index && *token) || strpbrk(token, "./[]") || !*token) {
+			if (buf_printf(out, "[%s]", token))
+				return -1;
+		} else if (buf_printf(out, "%s%s", first ? "" : ".", token)) {
+			return -1;
+		}
+		first = 0;
+	}
+	return 0;
+}
+
 /* The denial message: every deny-mode finding with its rule and field. */
 static int deny_message(const struct config *cfg,
 			const struct rules_result *res, struct answer *a)
@@ -588,10 +618,13 @@ static int deny_message(const struct config *cfg,
 			more++;
 			continue;
 		}
-		rc = buf_printf(&text, "%srule '%s'%s%s: %s", shown ? "; " : "",
+		rc = buf_printf(&text, "%srule '%s'%s", shown ? "; " : "",
 				rule_info_get(f->rule)->name,
-				*f->pointer ? " at " : "", f->pointer,
-				f->message);
+				*f->pointer ? " at " : "");
+		if (!rc)
+			rc = field_path(&text, f->pointer);
+		if (!rc)
+			rc = buf_printf(&text, ": %s", f->message);
 		if (!rc && text.len > DENY_MESSAGE_MAX && shown) {
 			/* keep whole entries only */
 			text.len = before;

@@ -686,6 +686,13 @@ void server_quiesce(struct server *server)
 		return;
 	metrics_set_ready(0);
 	server->quiesced_socket = MHD_quiesce_daemon(server->daemon);
+	/*
+	 * The socket may be closed only after MHD_stop_daemon(), but a
+	 * shutdown makes the kernel refuse new connections now, instead of
+	 * leaving them unanswered in the backlog.
+	 */
+	if (server->quiesced_socket != MHD_INVALID_SOCKET)
+		shutdown(server->quiesced_socket, SHUT_RDWR);
 }
 
 int server_drain(struct server *server, unsigned timeout_ms, long *left)
