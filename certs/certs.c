@@ -32,6 +32,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "buf.h"
 #include "certs.h"
 #include "msg.h"
 
@@ -859,22 +860,6 @@ static int path_join(char *out, size_t n, const char *dir, const char *name)
 	return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, data, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * Writes `f` to DIR/NAME atomically: a temporary file in DIR with the final
  * mode from the start, written and fsync'd, then renamed over NAME when
@@ -901,8 +886,8 @@ static int file_write_atomic(const char *dir, struct out_file *f, int replace)
 			  strerror(errno));
 		return -1;
 	}
-	if (fchmod(fd, f->mode) != 0 || write_all(fd, f->pem, f->len) != 0 ||
-	    fsync(fd) != 0) {
+	if (fchmod(fd, f->mode) != 0 ||
+	    buf_write_all(fd, f->pem, f->len) != 0 || fsync(fd) != 0) {
 		msg_error("cannot write '%s': %s", path, strerror(errno));
 		close(fd);
 		goto out_unlink;

@@ -1,10 +1,12 @@
 /*
  * buf.c - the growable byte buffer.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 
@@ -113,4 +115,20 @@ char *buf_detach(struct buf *b, size_t *len)
 	b->len = 0;
 	b->alloc = 0;
 	return data;
+}
+
+int buf_write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, data, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		data += w;
+		len -= (size_t)w;
+	}
+	return 0;
 }

@@ -39,4 +39,11 @@ int buf_vprintf(struct buf *b, const char *fmt, va_list ap);
  */
 char *buf_detach(struct buf *b, size_t *len);
 
+/*
+ * Writes all `len` bytes of `data` to `fd`, retrying short writes and
+ * writes interrupted by a signal (EINTR). Returns 0, or -1 with errno set
+ * by the failing write(); some bytes may have been written by then.
+ */
+int buf_write_all(int fd, const char *data, size_t len);
+
 #endif

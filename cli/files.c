@@ -242,22 +242,6 @@ int paths_walk(char **paths, int n, path_fn fn, void *arg, int *errors)
 	return rc;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, data, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int file_write_atomic(const char *path, const char *data, size_t len,
 		      mode_t mode)
 {
@@ -289,7 +273,7 @@ int file_write_atomic(const char *path, const char *data, size_t len,
 			  path, strerror(errno));
 		goto out_free;
 	}
-	if (write_all(fd, data, len) != 0 || fsync(fd) != 0 ||
+	if (buf_write_all(fd, data, len) != 0 || fsync(fd) != 0 ||
 	    fchmod(fd, mode) != 0) {
 		saved = errno;
 		close(fd);

@@ -343,74 +343,6 @@ static int opted_out(const struct config *cfg, json_t *annotations,
 	return skip_rules && csv_has(skip_rules, rule_table[rule].name);
 }
 
-static int run_object(struct rule_ctx *ctx, json_t *object,
-		      const char *pointer)
-{
-	json_t *meta = json_object_get(object, "metadata");
-	const char *ns = json_string_value(json_object_get(meta, "namespace"));
-
-	ctx->object = object;
-	ctx->object_pointer = pointer;
-	ctx->namespace_name = ns ? ns : ctx->opts->namespace_name;
-	for (int r = 0; r < RULE_COUNT; r++) {
-		const struct rule_info *info = &rule_table[r];
-
-		if (ctx->cfg->mode[r] == RULE_MODE_OFF ||
-		    (info->offline_only && !ctx->opts->offline))
-			continue;
-		/* the object may have been changed by the previous rule */
-		ctx->object = json_pointer_get(ctx->root, pointer);
-		if (!json_is_object(ctx->object))
-			return 0;
-		if (opted_out(ctx->cfg, annotations_of(ctx->object), r))
-			continue;
-		ctx->rule = (enum rule_id)r;
-		if (rule_runs[r](ctx) != 0 || ctx->failed) {
-			fail(ctx, pointer, "failed");
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int rules_apply(const struct config *cfg, const struct rules_options *opts,
-		json_t *object, struct rules_result *result,
-		struct rules_error *err)
-{
-	static const struct rules_options defaults;
-	struct rule_ctx ctx = {
-		.cfg = cfg,
-		.opts = opts ? opts : &defaults,
-		.result = result,
-		.root = object,
-		.err = err,
-	};
-	const char *kind = json_string_value(json_object_get(object, "kind"));
-	json_t *items = json_object_get(object, "items");
-
-	if (!json_is_object(object))
-		return 0;
-	if (kind && strcmp(kind, "List") == 0 && json_is_array(items)) {
-		size_t n = json_array_size(items);
-
-		for (size_t i = 0; i < n; i++) {
-			char pointer[48];
-
-			if (!json_is_object(json_array_get(items, i)))
-				continue;
-			snprintf(pointer, sizeof(pointer), "/items/%zu", i);
-			if (run_object(&ctx, json_array_get(items, i),
-				       pointer) != 0)
-				return -1;
-		}
-		return 0;
-	}
-	return run_object(&ctx, object, "");
-}
-
-/* ------------------------------------------------------------------ */
-/* Pod specs and containers                                            */
-
 struct pod_list {
 	char **pointers;
 	size_t n, cap;
@@ -433,6 +365,94 @@ static int pod_list_add(struct pod_list *list, const char *pointer)
 	return 0;
 }
 
+static void pod_list_clear(struct pod_list *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		free(list->pointers[i]);
+	free(list->pointers);
+	memset(list, 0, sizeof(*list));
+}
+
+static int run_object(struct rule_ctx *ctx, json_t *object,
+		      const char *pointer)
+{
+	json_t *meta = json_object_get(object, "metadata");
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+
+	ctx->object = object;
+	ctx->object_pointer = pointer;
+	ctx->pods_known = 0;
+	ctx->namespace_name = ns ? ns : ctx->opts->namespace_name;
+	for (int r = 0; r < RULE_COUNT; r++) {
+		const struct rule_info *info = &rule_table[r];
+
+		if (ctx->cfg->mode[r] == RULE_MODE_OFF ||
+		    (info->offline_only && !ctx->opts->offline))
+			continue;
+		/* the object may have been changed by the previous rule */
+		ctx->object = json_pointer_get(ctx->root, pointer);
+		if (!json_is_object(ctx->object))
+			return 0;
+		if (opted_out(ctx->cfg, annotations_of(ctx->object), r))
+			continue;
+		ctx->rule = (enum rule_id)r;
+		if (rule_runs[r](ctx) != 0 || ctx->failed) {
+			fail(ctx, pointer, "failed");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int run_all(struct rule_ctx *ctx, json_t *object)
+{
+	const char *kind = json_string_value(json_object_get(object, "kind"));
+	json_t *items = json_object_get(object, "items");
+
+	if (kind && strcmp(kind, "List") == 0 && json_is_array(items)) {
+		size_t n = json_array_size(items);
+
+		for (size_t i = 0; i < n; i++) {
+			char pointer[48];
+
+			if (!json_is_object(json_array_get(items, i)))
+				continue;
+			snprintf(pointer, sizeof(pointer), "/items/%zu", i);
+			if (run_object(ctx, json_array_get(items, i),
+				       pointer) != 0)
+				return -1;
+		}
+		return 0;
+	}
+	return run_object(ctx, object, "");
+}
+
+int rules_apply(const struct config *cfg, const struct rules_options *opts,
+		json_t *object, struct rules_result *result,
+		struct rules_error *err)
+{
+	static const struct rules_options defaults;
+	struct pod_list pods = { 0 };
+	struct rule_ctx ctx = {
+		.cfg = cfg,
+		.opts = opts ? opts : &defaults,
+		.result = result,
+		.root = object,
+		.err = err,
+		.pods = &pods,
+	};
+	int rc;
+
+	if (!json_is_object(object))
+		return 0;
+	rc = run_all(&ctx, object);
+	pod_list_clear(&pods);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pod specs and containers                                            */
+
 static int is_pod_spec(json_t *node)
 {
 	json_t *containers = json_object_get(node, "containers"), *item;
@@ -446,9 +466,40 @@ static int is_pod_spec(json_t *node)
 	return 1;
 }
 
-static int collect_pod_specs(json_t *node, const char *pointer,
+/* The pointer being walked, built in place: no allocation per node. */
+struct walk_path {
+	char text[2048];
+	size_t len;
+};
+
+/* Appends an escaped token; 0, or -1 when the path would not fit (the
+ * subtree is then not searched: no pod spec lies that deep). */
+static int walk_push(struct walk_path *w, const char *token)
+{
+	size_t len = w->len;
+
+	if (len + 1 >= sizeof(w->text))
+		return -1;
+	w->text[len++] = '/';
+	for (; *token; token++) {
+		if (len + 3 >= sizeof(w->text))
+			return -1;
+		if (*token == '~' || *token == '/') {
+			w->text[len++] = '~';
+			w->text[len++] = *token == '~' ? '0' : '1';
+		} else {
+			w->text[len++] = *token;
+		}
+	}
+	w->text[len] = '\0';
+	w->len = len;
+	return 0;
+}
+
+static int collect_pod_specs(json_t *node, struct walk_path *w,
 			     struct pod_list *list, int depth)
 {
+	size_t saved = w->len;
 	const char *key;
 	json_t *child;
 	size_t i;
@@ -458,29 +509,28 @@ static int collect_pod_specs(json_t *node, const char *pointer,
 		return 0;
 	if (json_is_object(node)) {
 		if (is_pod_spec(node))
-			return pod_list_add(list, pointer);
+			return pod_list_add(list, w->text);
 		json_object_foreach(node, key, child) {
-			char *p;
-
 			if (!json_is_object(child) && !json_is_array(child))
 				continue;
-			if (!(p = json_pointer_join(pointer, key)))
-				return -1;
-			rc = collect_pod_specs(child, p, list, depth + 1);
-			free(p);
+			if (walk_push(w, key) == 0)
+				rc = collect_pod_specs(child, w, list, depth + 1);
+			w->len = saved;
+			w->text[saved] = '\0';
 			if (rc)
 				return rc;
 		}
 	} else if (json_is_array(node)) {
 		json_array_foreach(node, i, child) {
-			char *p;
+			char index[24];
 
 			if (!json_is_object(child) && !json_is_array(child))
 				continue;
-			if (!(p = json_pointer_join_index(pointer, i)))
-				return -1;
-			rc = collect_pod_specs(child, p, list, depth + 1);
-			free(p);
+			snprintf(index, sizeof(index), "%zu", i);
+			if (walk_push(w, index) == 0)
+				rc = collect_pod_specs(child, w, list, depth + 1);
+			w->len = saved;
+			w->text[saved] = '\0';
 			if (rc)
 				return rc;
 		}
@@ -488,17 +538,42 @@ static int collect_pod_specs(json_t *node, const char *pointer,
 	return 0;
 }
 
+/*
+ * The pod specs of the current object, found once per object: rules add
+ * and remove members inside pod specs and metadata, never move a pod spec,
+ * so the pointers hold for every rule.
+ */
+static struct pod_list *object_pod_specs(struct rule_ctx *ctx)
+{
+	struct pod_list *list = ctx->pods;
+	struct walk_path w;
+
+	if (ctx->pods_known)
+		return list;
+	pod_list_clear(list);
+	if (strlen(ctx->object_pointer) >= sizeof(w.text))
+		return list;
+	strcpy(w.text, ctx->object_pointer);
+	w.len = strlen(w.text);
+	if (collect_pod_specs(ctx->object, &w, list, 0)) {
+		pod_list_clear(list);
+		return NULL;
+	}
+	ctx->pods_known = 1;
+	return list;
+}
+
 int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 {
-	struct pod_list list = { 0 };
+	struct pod_list *list = object_pod_specs(ctx);
 	int rc = 0;
 
-	if (collect_pod_specs(ctx->object, ctx->object_pointer, &list, 0)) {
+	if (!list) {
 		fail(ctx, ctx->object_pointer, "out of memory");
-		rc = -1;
+		return -1;
 	}
-	for (size_t i = 0; rc == 0 && i < list.n; i++) {
-		const char *ptr = list.pointers[i];
+	for (size_t i = 0; rc == 0 && i < list->n; i++) {
+		const char *ptr = list->pointers[i];
 		const char *slash = strrchr(ptr, '/');
 		struct pod_spec pod = { 0 };
 		char *meta_pointer = NULL;
@@ -531,9 +606,6 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 			rc = fn(ctx, &pod, arg);
 		free(meta_pointer);
 	}
-	for (size_t i = 0; i < list.n; i++)
-		free(list.pointers[i]);
-	free(list.pointers);
 	return rc ? -1 : 0;
 }
 

@@ -17,6 +17,8 @@ struct rule_ctx {
 	json_t *object;             /* the object now examined (root or List item) */
 	const char *object_pointer; /* its pointer: "" for the root */
 	const char *namespace_name; /* its namespace, or the request's, or NULL */
+	struct pod_list *pods;      /* the object's pod specs, found once */
+	int pods_known;
 	int failed;                 /* an internal failure happened */
 	struct rules_error *err;
 };

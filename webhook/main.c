@@ -719,12 +719,12 @@ int main(int argc, char **argv)
 				"out of memory");
 
 	signo = event_loop(&st, signal_fd);
+	server_quiesce(st.server);
 	log_event(LOG_LEVEL_INFO, "draining",
 		  json_pack("{s:s, s:I, s:I}", "signal",
 			    signo == SIGINT ? "SIGINT" : "SIGTERM",
 			    "in_flight", (json_int_t)metrics_in_flight(),
 			    "drain_timeout", (json_int_t)drain_timeout));
-	server_quiesce(st.server);
 	if (server_drain(st.server, (unsigned)drain_timeout * 1000, &left))
 		log_event(LOG_LEVEL_WARN, "drain timed out",
 			  json_pack("{s:I}", "abandoned", (json_int_t)left));

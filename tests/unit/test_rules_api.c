@@ -2,67 +2,15 @@
  * test_rules_api.c - deprecated-workload-api, and removed-gpu-feature-gate
  * in KubeletConfiguration files.
  *
- * Inputs are written with single quotes for readability; run() turns them
- * into JSON before handing them to test_migrate().
+ * Inputs are written with single quotes for readability;
+ * test_run_squoted() turns them into JSON before handing them to
+ * test_migrate().
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
 #include "util.h"
-
-/* A config with every rule off except `rule`, in `mode`. */
-static struct config *config_only(enum rule_id rule, enum rule_mode mode)
-{
-	struct config *cfg = config_new_default();
-
-	if (!cfg)
-		return NULL;
-	for (int r = 0; r < RULE_COUNT; r++)
-		cfg->mode[r] = RULE_MODE_OFF;
-	cfg->mode[rule] = mode;
-	return cfg;
-}
-
-/* test_migrate() on `squoted` with every ' turned into ". */
-static json_t *run(const char *squoted, const struct config *cfg,
-		   const struct rules_options *opts, struct rules_result *res,
-		   int *failures)
-{
-	char *text = strdup(squoted);
-	json_t *out;
-
-	if (!text) {
-		(*failures)++;
-		rules_result_init(res);
-		return NULL;
-	}
-	for (char *p = text; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	out = test_migrate(text, cfg, opts, res, failures);
-	free(text);
-	return out;
-}
-
-static const struct finding *finding_at(const struct rules_result *res,
-					enum rule_id rule, const char *pointer)
-{
-	for (size_t i = 0; i < res->n_findings; i++)
-		if (res->findings[i].rule == rule &&
-		    strcmp(res->findings[i].pointer, pointer) == 0)
-			return &res->findings[i];
-	return NULL;
-}
-
-static size_t ops_of(const struct rules_result *res, enum rule_id rule)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < res->n_ops; i++)
-		n += res->ops[i].rule == rule;
-	return n;
-}
 
 /* ------------------------------------------------------------------ */
 /* deprecated-workload-api                                             */
@@ -79,7 +27,7 @@ TEST(rules_api_deployment_selector)
 {
 	struct rules_result res;
 	const struct finding *f;
-	json_t *out = run(old_deployment, NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted(old_deployment, NULL, NULL, &res, failures);
 	json_t *match, *labels;
 
 	CHECK(out != NULL);
@@ -95,11 +43,11 @@ TEST(rules_api_deployment_selector)
 	CHECK(match != labels);
 	CHECK(json_pointer_get(out, "/spec/rollbackTo") == NULL);
 	CHECK(json_pointer_get(out, "/spec/replicas") != NULL);
-	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
+	f = test_finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
 	CHECK(f && f->fixed && f->severity == SEVERITY_WARNING);
 	CHECK_STR(f ? f->message : NULL,
 		  "moved Deployment from 'extensions/v1beta1' to 'apps/v1', selector taken from the template labels");
-	CHECK(ops_of(&res, RULE_DEPRECATED_WORKLOAD_API) == 3);
+	CHECK(test_ops_of(&res, RULE_DEPRECATED_WORKLOAD_API) == 3);
 	/* the engine ran the other rules after this one */
 	CHECK(json_pointer_get(out, "/spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu") != NULL);
 	CHECK(res.n_ops > 0 && res.ops[0].rule == RULE_DEPRECATED_WORKLOAD_API);
@@ -123,7 +71,7 @@ TEST(rules_api_daemonset_example)
 		"    'volumeMounts': [{'name': 'device-plugin', 'mountPath': '/var/lib/kubelet/device-plugins'}]}],"
 		"   'volumes': [{'name': 'device-plugin', 'hostPath': {'path': '/var/lib/kubelet/device-plugins'}}]}}}}";
 	struct rules_result res;
-	json_t *out = run(in, NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted(in, NULL, NULL, &res, failures);
 
 	CHECK_STR(test_string_at(out, "/apiVersion"), "apps/v1");
 	CHECK_STR(test_string_at(out, "/spec/selector/matchLabels/name"), "nvidia-device-plugin-ds");
@@ -151,30 +99,30 @@ TEST(rules_api_kept_selector_and_cronjob)
 		"{'apiVersion': 'batch/v2alpha1', 'kind': 'CronJob', 'metadata': {'name': 'n'},"
 		" 'spec': {'schedule': '@daily', 'jobTemplate': {'spec': {'template': {"
 		"  'spec': {'restartPolicy': 'Never', 'containers': [{'name': 'c', 'image': 'busybox'}]}}}}}}";
-	struct config *cfg = config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
+	struct config *cfg = test_config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
 	struct rules_result res;
 	const struct finding *f;
 	json_t *out;
 
-	out = run(statefulset, cfg, NULL, &res, failures);
+	out = test_run_squoted(statefulset, cfg, NULL, &res, failures);
 	CHECK_STR(test_string_at(out, "/apiVersion"), "apps/v1");
 	/* an existing selector is kept as it is */
 	CHECK(json_object_size(json_pointer_get(out, "/spec/selector/matchLabels")) == 1);
 	CHECK(res.n_ops == 1);
-	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
+	f = test_finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
 	CHECK_STR(f ? f->message : NULL, "moved StatefulSet from 'apps/v1beta2' to 'apps/v1'");
 	json_decref(out);
 	rules_result_clear(&res);
 
-	out = run(beta_cronjob, cfg, NULL, &res, failures);
+	out = test_run_squoted(beta_cronjob, cfg, NULL, &res, failures);
 	CHECK_STR(test_string_at(out, "/apiVersion"), "batch/v1");
 	CHECK(res.n_ops == 1 && json_pointer_get(out, "/spec/selector") == NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 
-	out = run(alpha_cronjob, cfg, NULL, &res, failures);
+	out = test_run_squoted(alpha_cronjob, cfg, NULL, &res, failures);
 	CHECK_STR(test_string_at(out, "/apiVersion"), "batch/v1");
-	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
+	f = test_finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
 	CHECK_STR(f ? f->message : NULL, "moved CronJob from 'batch/v2alpha1' to 'batch/v1'");
 	json_decref(out);
 	rules_result_clear(&res);
@@ -187,9 +135,9 @@ TEST(rules_api_null_selector_replicaset)
 		"{'apiVersion': 'extensions/v1beta1', 'kind': 'ReplicaSet', 'metadata': {'name': 'r'},"
 		" 'spec': {'selector': null, 'template': {'metadata': {'labels': {'app': 'r'}},"
 		"   'spec': {'containers': [{'name': 'c', 'image': 'busybox'}]}}}}";
-	struct config *cfg = config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
+	struct config *cfg = test_config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
 	struct rules_result res;
-	json_t *out = run(in, cfg, NULL, &res, failures);
+	json_t *out = test_run_squoted(in, cfg, NULL, &res, failures);
 
 	CHECK_STR(test_string_at(out, "/spec/selector/matchLabels/app"), "r");
 	CHECK(res.n_ops == 2);
@@ -212,38 +160,38 @@ TEST(rules_api_no_labels_is_error)
 		"{'apiVersion': 'apps/v1beta1', 'kind': 'Deployment', 'metadata': {'name': 'd'},"
 		" 'spec': {'template': {'metadata': {'labels': {'app': 'd', 'version': 2}},"
 		"   'spec': {'containers': [{'name': 'c', 'image': 'busybox'}]}}}}";
-	struct config *cfg = config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
+	struct config *cfg = test_config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
 	struct rules_result res;
 	const struct finding *f;
 	json_t *out;
 
-	out = run(no_labels, cfg, NULL, &res, failures);
+	out = test_run_squoted(no_labels, cfg, NULL, &res, failures);
 	CHECK(res.n_ops == 0);
 	CHECK_STR(test_string_at(out, "/apiVersion"), "extensions/v1beta1");
 	CHECK(res.n_findings == 1 && res.errors == 1);
-	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/spec/template");
+	f = test_finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/spec/template");
 	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
 	CHECK_STR(f ? f->message : NULL,
 		  "'apps/v1' requires spec.selector, and this Deployment has no template labels to derive it from");
 	json_decref(out);
 	rules_result_clear(&res);
 
-	out = run(no_spec, cfg, NULL, &res, failures);
+	out = test_run_squoted(no_spec, cfg, NULL, &res, failures);
 	CHECK(res.n_ops == 0 && res.errors == 1);
-	CHECK(finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion") != NULL);
+	CHECK(test_finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion") != NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 
-	out = run(bad_label, cfg, NULL, &res, failures);
+	out = test_run_squoted(bad_label, cfg, NULL, &res, failures);
 	CHECK(res.n_ops == 0 && res.errors == 1);
-	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/spec/template/metadata/labels/version");
+	f = test_finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/spec/template/metadata/labels/version");
 	CHECK(f && f->severity == SEVERITY_ERROR);
 	json_decref(out);
 	rules_result_clear(&res);
 
 	/* warn mode: the same error */
 	cfg->mode[RULE_DEPRECATED_WORKLOAD_API] = RULE_MODE_WARN;
-	out = run(no_labels, cfg, NULL, &res, failures);
+	out = test_run_squoted(no_labels, cfg, NULL, &res, failures);
 	CHECK(res.n_ops == 0 && res.errors == 1);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -252,7 +200,7 @@ TEST(rules_api_no_labels_is_error)
 
 TEST(rules_api_modes_and_webhook)
 {
-	struct config *cfg = config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_WARN);
+	struct config *cfg = test_config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_WARN);
 	struct rules_options webhook = { .offline = 0 };
 	struct rules_result res;
 	const struct finding *f;
@@ -260,9 +208,9 @@ TEST(rules_api_modes_and_webhook)
 
 	if (!cfg)
 		return;
-	out = run(old_deployment, cfg, NULL, &res, failures);
+	out = test_run_squoted(old_deployment, cfg, NULL, &res, failures);
 	CHECK(res.n_ops == 0);
-	f = finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
+	f = test_finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/apiVersion");
 	CHECK(f && !f->fixed && f->severity == SEVERITY_WARNING);
 	CHECK_STR(f ? f->message : NULL,
 		  "'extensions/v1beta1' Deployment is no longer served; use 'apps/v1'");
@@ -270,14 +218,14 @@ TEST(rules_api_modes_and_webhook)
 	rules_result_clear(&res);
 
 	cfg->mode[RULE_DEPRECATED_WORKLOAD_API] = RULE_MODE_DENY;
-	out = run(old_deployment, cfg, NULL, &res, failures);
+	out = test_run_squoted(old_deployment, cfg, NULL, &res, failures);
 	CHECK(res.denied && res.n_ops == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 
 	/* the webhook never runs it: the API server converts versions */
 	cfg->mode[RULE_DEPRECATED_WORKLOAD_API] = RULE_MODE_MUTATE;
-	out = run(old_deployment, cfg, &webhook, &res, failures);
+	out = test_run_squoted(old_deployment, cfg, &webhook, &res, failures);
 	CHECK(res.n_ops == 0 && res.n_findings == 0);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -301,16 +249,16 @@ TEST(rules_api_list_and_skip)
 		"  'spec': {'selector': {'matchLabels': {'app': 'new'}},"
 		"   'template': {'metadata': {'labels': {'app': 'new'}},"
 		"   'spec': {'containers': [{'name': 'c', 'image': 'busybox'}]}}}}]}";
-	struct config *cfg = config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
+	struct config *cfg = test_config_only(RULE_DEPRECATED_WORKLOAD_API, RULE_MODE_MUTATE);
 	struct rules_result res;
-	json_t *out = run(in, cfg, NULL, &res, failures);
+	json_t *out = test_run_squoted(in, cfg, NULL, &res, failures);
 
 	CHECK_STR(test_string_at(out, "/items/0/apiVersion"), "extensions/v1beta1");
 	CHECK_STR(test_string_at(out, "/items/1/apiVersion"), "apps/v1beta1");
 	CHECK_STR(test_string_at(out, "/items/2/apiVersion"), "apps/v1");
 	CHECK_STR(test_string_at(out, "/items/2/spec/selector/matchLabels/app"), "moved");
 	CHECK(res.n_findings == 1);
-	CHECK(finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/items/2/apiVersion") != NULL);
+	CHECK(test_finding_at(&res, RULE_DEPRECATED_WORKLOAD_API, "/items/2/apiVersion") != NULL);
 	CHECK(res.n_ops == 2);
 	if (res.n_ops == 2) {
 		CHECK_STR(res.ops[0].path, "/items/2/apiVersion");
@@ -341,24 +289,24 @@ TEST(rules_api_kubelet_config_gates)
 	const struct finding *f;
 	json_t *out;
 
-	out = run(in, NULL, NULL, &res, failures);
+	out = test_run_squoted(in, NULL, NULL, &res, failures);
 	CHECK(res.n_ops == 0);
 	CHECK(test_count_findings(&res, RULE_REMOVED_GPU_FEATURE_GATE, NULL) == 2);
-	f = finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE, "/featureGates/Accelerators");
+	f = test_finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE, "/featureGates/Accelerators");
 	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
-	CHECK(finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE, "/featureGates/DevicePlugins") != NULL);
+	CHECK(test_finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE, "/featureGates/DevicePlugins") != NULL);
 	CHECK(res.errors == 2 && !res.denied);
 	json_decref(out);
 	rules_result_clear(&res);
 
-	out = run(clean, NULL, NULL, &res, failures);
+	out = test_run_squoted(clean, NULL, NULL, &res, failures);
 	CHECK(res.n_findings == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 
-	out = run(in_list, NULL, NULL, &res, failures);
-	CHECK(finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE,
-			 "/items/0/featureGates/DevicePlugins") != NULL);
+	out = test_run_squoted(in_list, NULL, NULL, &res, failures);
+	CHECK(test_finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE,
+			      "/items/0/featureGates/DevicePlugins") != NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -368,19 +316,19 @@ TEST(rules_api_kubelet_config_deny_off)
 	static const char in[] =
 		"{'apiVersion': 'kubelet.config.k8s.io/v1beta1', 'kind': 'KubeletConfiguration',"
 		" 'featureGates': {'Accelerators': true}}";
-	struct config *cfg = config_only(RULE_REMOVED_GPU_FEATURE_GATE, RULE_MODE_DENY);
+	struct config *cfg = test_config_only(RULE_REMOVED_GPU_FEATURE_GATE, RULE_MODE_DENY);
 	struct rules_result res;
 	json_t *out;
 
 	if (!cfg)
 		return;
-	out = run(in, cfg, NULL, &res, failures);
+	out = test_run_squoted(in, cfg, NULL, &res, failures);
 	CHECK(res.denied && res.errors == 1);
 	json_decref(out);
 	rules_result_clear(&res);
 
 	cfg->mode[RULE_REMOVED_GPU_FEATURE_GATE] = RULE_MODE_OFF;
-	out = run(in, cfg, NULL, &res, failures);
+	out = test_run_squoted(in, cfg, NULL, &res, failures);
 	CHECK(res.n_findings == 0);
 	json_decref(out);
 	rules_result_clear(&res);

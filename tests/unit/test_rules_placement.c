@@ -11,46 +11,6 @@
 #include "rules_private.h"
 #include "util.h"
 
-/* Runs the rules over `squoted` (JSON with ' for "); see test_migrate(). */
-static json_t *run(const char *squoted, const struct config *cfg,
-		   const struct rules_options *opts, struct rules_result *res,
-		   int *failures)
-{
-	char *text = strdup(squoted);
-	json_t *out;
-
-	for (char *p = text; p && *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	out = test_migrate(text ? text : "", cfg, opts, res, failures);
-	free(text);
-	/* findings become admission warnings, capped at 120 characters */
-	for (size_t i = 0; out && i < res->n_findings; i++) {
-		CHECK(strlen(res->findings[i].message) <= 100);
-		CHECK(res->findings[i].message[0] != '\0');
-	}
-	return out;
-}
-
-static const struct finding *finding_at(const struct rules_result *res,
-					enum rule_id rule, const char *pointer)
-{
-	for (size_t i = 0; i < res->n_findings; i++)
-		if (res->findings[i].rule == rule &&
-		    strcmp(res->findings[i].pointer, pointer) == 0)
-			return &res->findings[i];
-	return NULL;
-}
-
-static size_t ops_of(const struct rules_result *res, enum rule_id rule)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < res->n_ops; i++)
-		n += res->ops[i].rule == rule;
-	return n;
-}
-
 static struct config *config_with_mode(enum rule_id rule, enum rule_mode mode)
 {
 	struct config *cfg = config_new_default();
@@ -73,13 +33,13 @@ static struct config *config_with_mode(enum rule_id rule, enum rule_mode mode)
 TEST(nodelabel_selector_renamed_and_normalised)
 {
 	struct rules_result res;
-	json_t *out = run("{'apiVersion':'v1','kind':'Pod',"
-			  "'metadata':{'name':'p'},'spec':{"
-			  "'nodeSelector':{'disk':'ssd',"
-			  "'alpha.kubernetes.io/nvidia-gpu-name':'Tesla  K80 '},"
-			  "'containers':[{'name':'c','image':'busybox'}]}}",
-			  NULL, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, NL, SEL_LEGACY);
+	json_t *out = test_run_squoted("{'apiVersion':'v1','kind':'Pod',"
+				       "'metadata':{'name':'p'},'spec':{"
+				       "'nodeSelector':{'disk':'ssd',"
+				       "'alpha.kubernetes.io/nvidia-gpu-name':'Tesla  K80 '},"
+				       "'containers':[{'name':'c','image':'busybox'}]}}",
+				       NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, NL, SEL_LEGACY);
 
 	CHECK(out != NULL);
 	CHECK_STR(test_string_at(out, SEL_PRODUCT), "Tesla-K80");
@@ -87,7 +47,7 @@ TEST(nodelabel_selector_renamed_and_normalised)
 	CHECK_STR(test_string_at(out, "/spec/nodeSelector/disk"), "ssd");
 	CHECK(f && f->fixed && f->severity == SEVERITY_WARNING);
 	CHECK(f && strstr(f->message, "renamed node label"));
-	CHECK(ops_of(&res, NL) == 2);
+	CHECK(test_ops_of(&res, NL) == 2);
 	CHECK(res.errors == 0);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -96,13 +56,13 @@ TEST(nodelabel_selector_renamed_and_normalised)
 TEST(nodelabel_selector_already_normalised_is_one_rename)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
-			  "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla-P100'},"
-			  "'containers':[{'name':'c'}]}}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
+				       "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla-P100'},"
+				       "'containers':[{'name':'c'}]}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK_STR(test_string_at(out, SEL_PRODUCT), "Tesla-P100");
-	CHECK(ops_of(&res, NL) == 1);
+	CHECK(test_ops_of(&res, NL) == 1);
 	CHECK(res.n_ops > 0 && res.ops[0].kind == PATCH_MOVE);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -111,17 +71,17 @@ TEST(nodelabel_selector_already_normalised_is_one_rename)
 TEST(nodelabel_selector_both_keys_same_model)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
-			  "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80',"
-			  "'nvidia.com/gpu.product':'Tesla-K80'},"
-			  "'containers':[{'name':'c'}]}}",
-			  NULL, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, NL, SEL_LEGACY);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
+				       "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80',"
+				       "'nvidia.com/gpu.product':'Tesla-K80'},"
+				       "'containers':[{'name':'c'}]}}",
+				       NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, NL, SEL_LEGACY);
 
 	CHECK(json_pointer_get(out, SEL_LEGACY) == NULL);
 	CHECK_STR(test_string_at(out, SEL_PRODUCT), "Tesla-K80");
 	CHECK(f && f->fixed);
-	CHECK(ops_of(&res, NL) == 1 && res.ops[0].kind == PATCH_REMOVE);
+	CHECK(test_ops_of(&res, NL) == 1 && res.ops[0].kind == PATCH_REMOVE);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -129,17 +89,17 @@ TEST(nodelabel_selector_both_keys_same_model)
 TEST(nodelabel_selector_both_keys_conflict)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
-			  "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80',"
-			  "'nvidia.com/gpu.product':'Tesla-V100-SXM2-16GB'},"
-			  "'containers':[{'name':'c'}]}}",
-			  NULL, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, NL, SEL_LEGACY);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
+				       "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80',"
+				       "'nvidia.com/gpu.product':'Tesla-V100-SXM2-16GB'},"
+				       "'containers':[{'name':'c'}]}}",
+				       NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, NL, SEL_LEGACY);
 
 	CHECK_STR(test_string_at(out, SEL_LEGACY), "Tesla K80");
 	CHECK(f && !f->fixed && f->severity == SEVERITY_ERROR);
 	CHECK(f && strstr(f->message, "conflicts with"));
-	CHECK(ops_of(&res, NL) == 0);
+	CHECK(test_ops_of(&res, NL) == 0);
 	CHECK(res.errors == 1);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -148,15 +108,15 @@ TEST(nodelabel_selector_both_keys_conflict)
 TEST(nodelabel_selector_value_not_a_string)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
-			  "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':1080},"
-			  "'containers':[{'name':'c'}]}}",
-			  NULL, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, NL, SEL_LEGACY);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
+				       "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':1080},"
+				       "'containers':[{'name':'c'}]}}",
+				       NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, NL, SEL_LEGACY);
 
 	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
 	CHECK(json_is_integer(json_pointer_get(out, SEL_LEGACY)));
-	CHECK(ops_of(&res, NL) == 0);
+	CHECK(test_ops_of(&res, NL) == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -188,7 +148,7 @@ static const char deployment_affinity[] =
 TEST(nodelabel_affinity_required_and_preferred)
 {
 	struct rules_result res;
-	json_t *out = run(deployment_affinity, NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted(deployment_affinity, NULL, NULL, &res, failures);
 
 	CHECK(out != NULL);
 	CHECK_STR(test_string_at(out, REQ_TERMS "/0/matchExpressions/0/key"), "zone");
@@ -213,11 +173,11 @@ TEST(nodelabel_affinity_required_and_preferred)
 				 "labelSelector/matchExpressions/0/key"),
 		  "alpha.kubernetes.io/nvidia-gpu-name");
 	CHECK(test_count_findings(&res, NL, NULL) == 3);
-	CHECK(finding_at(&res, NL, REQ_TERMS "/0/matchExpressions/1/key") != NULL);
-	CHECK(finding_at(&res, NL, REQ_TERMS "/1/matchExpressions/0/key") != NULL);
-	CHECK(finding_at(&res, NL, PREF "/0/preference/matchExpressions/0/key") != NULL);
+	CHECK(test_finding_at(&res, NL, REQ_TERMS "/0/matchExpressions/1/key") != NULL);
+	CHECK(test_finding_at(&res, NL, REQ_TERMS "/1/matchExpressions/0/key") != NULL);
+	CHECK(test_finding_at(&res, NL, PREF "/0/preference/matchExpressions/0/key") != NULL);
 	/* 3 keys, 2 + 1 values; Tesla-P100 kept as it was */
-	CHECK(ops_of(&res, NL) == 6);
+	CHECK(test_ops_of(&res, NL) == 6);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -226,11 +186,11 @@ TEST(nodelabel_warn_mode_reports_only)
 {
 	struct config *cfg = config_with_mode(NL, RULE_MODE_WARN);
 	struct rules_result res;
-	json_t *out = run(deployment_affinity, cfg, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, NL,
-					     REQ_TERMS "/0/matchExpressions/1/key");
+	json_t *out = test_run_squoted(deployment_affinity, cfg, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, NL,
+						  REQ_TERMS "/0/matchExpressions/1/key");
 
-	CHECK(ops_of(&res, NL) == 0);
+	CHECK(test_ops_of(&res, NL) == 0);
 	CHECK(test_count_findings(&res, NL, NULL) == 3);
 	CHECK(f && !f->fixed && f->severity == SEVERITY_WARNING);
 	CHECK(f && strstr(f->message, "is no longer set; use 'nvidia.com/gpu.product'"));
@@ -247,15 +207,15 @@ TEST(nodelabel_deny_mode_denies)
 {
 	struct config *cfg = config_with_mode(NL, RULE_MODE_DENY);
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
-			  "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
-			  "'containers':[{'name':'c'}]}}",
-			  cfg, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, NL, SEL_LEGACY);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
+				       "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
+				       "'containers':[{'name':'c'}]}}",
+				       cfg, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, NL, SEL_LEGACY);
 
 	CHECK(res.denied);
 	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
-	CHECK(ops_of(&res, NL) == 0);
+	CHECK(test_ops_of(&res, NL) == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 	config_free(cfg);
@@ -266,11 +226,11 @@ TEST(nodelabel_report_only_does_not_mutate)
 	static const struct rules_options update = { .offline = 1,
 						     .report_only = 1 };
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
-			  "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
-			  "'containers':[{'name':'c'}]}}",
-			  NULL, &update, &res, failures);
-	const struct finding *f = finding_at(&res, NL, SEL_LEGACY);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
+				       "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
+				       "'containers':[{'name':'c'}]}}",
+				       NULL, &update, &res, failures);
+	const struct finding *f = test_finding_at(&res, NL, SEL_LEGACY);
 
 	CHECK(res.n_ops == 0);
 	CHECK(f && !f->fixed && strstr(f->message, "is no longer set"));
@@ -281,19 +241,19 @@ TEST(nodelabel_report_only_does_not_mutate)
 TEST(nodelabel_bad_affinity_values)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
-			  "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':"
-			  "{'nodeSelectorTerms':[{'matchExpressions':[{'key':"
-			  "'alpha.kubernetes.io/nvidia-gpu-name','operator':'In','values':['Tesla K80',80]}]}]}}},"
-			  "'containers':[{'name':'c'}]}}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{"
+				       "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':"
+				       "{'nodeSelectorTerms':[{'matchExpressions':[{'key':"
+				       "'alpha.kubernetes.io/nvidia-gpu-name','operator':'In','values':['Tesla K80',80]}]}]}}},"
+				       "'containers':[{'name':'c'}]}}",
+				       NULL, NULL, &res, failures);
 	const char *at = "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution"
 			 "/nodeSelectorTerms/0/matchExpressions/0/key";
-	const struct finding *f = finding_at(&res, NL, at);
+	const struct finding *f = test_finding_at(&res, NL, at);
 
 	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
 	CHECK_STR(test_string_at(out, at), "alpha.kubernetes.io/nvidia-gpu-name");
-	CHECK(ops_of(&res, NL) == 0);
+	CHECK(test_ops_of(&res, NL) == 0);
 	CHECK(res.errors == 1);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -302,20 +262,20 @@ TEST(nodelabel_bad_affinity_values)
 TEST(nodelabel_opt_out_on_template)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'List','items':["
-			  "{'kind':'Deployment','metadata':{'name':'a'},'spec':{'template':{"
-			  "'metadata':{'annotations':{'gpumend.io/skip':'true'}},'spec':{"
-			  "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
-			  "'containers':[{'name':'c'}]}}}},"
-			  "{'kind':'Deployment','metadata':{'name':'b'},'spec':{'template':{"
-			  "'metadata':{'annotations':{'gpumend.io/skip-rules':'gpu-visibility, legacy-gpu-node-label'}},"
-			  "'spec':{'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
-			  "'containers':[{'name':'c'}]}}}},"
-			  "{'kind':'Deployment','metadata':{'name':'c'},'spec':{'template':{"
-			  "'metadata':{'annotations':{'gpumend.io/skip-rules':'gpu-sharing'}},"
-			  "'spec':{'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
-			  "'containers':[{'name':'c'}]}}}}]}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'List','items':["
+				       "{'kind':'Deployment','metadata':{'name':'a'},'spec':{'template':{"
+				       "'metadata':{'annotations':{'gpumend.io/skip':'true'}},'spec':{"
+				       "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
+				       "'containers':[{'name':'c'}]}}}},"
+				       "{'kind':'Deployment','metadata':{'name':'b'},'spec':{'template':{"
+				       "'metadata':{'annotations':{'gpumend.io/skip-rules':'gpu-visibility, legacy-gpu-node-label'}},"
+				       "'spec':{'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
+				       "'containers':[{'name':'c'}]}}}},"
+				       "{'kind':'Deployment','metadata':{'name':'c'},'spec':{'template':{"
+				       "'metadata':{'annotations':{'gpumend.io/skip-rules':'gpu-sharing'}},"
+				       "'spec':{'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
+				       "'containers':[{'name':'c'}]}}}}]}",
+				       NULL, NULL, &res, failures);
 
 	CHECK(test_count_findings(&res, NL, NULL) == 1);
 	CHECK_STR(test_string_at(out, "/items/0/spec/template/spec/nodeSelector/"
@@ -331,26 +291,26 @@ TEST(nodelabel_opt_out_on_template)
 TEST(nodelabel_cronjob_and_tfjob)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'List','items':["
-			  "{'apiVersion':'batch/v1','kind':'CronJob','metadata':{'name':'nightly'},"
-			  "'spec':{'schedule':'0 3 * * *','jobTemplate':{'spec':{'template':{"
-			  "'spec':{'restartPolicy':'Never',"
-			  "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla P4'},"
-			  "'containers':[{'name':'c'}]}}}}}},"
-			  "{'apiVersion':'kubeflow.org/v1','kind':'TFJob','metadata':{'name':'mnist'},"
-			  "'spec':{'tfReplicaSpecs':{'Worker':{'replicas':2,'template':{'spec':{"
-			  "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla V100'},"
-			  "'containers':[{'name':'tensorflow'}]}}},"
-			  "'PS':{'template':{'spec':{'containers':[{'name':'tensorflow'}]}}}}}}]}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'List','items':["
+				       "{'apiVersion':'batch/v1','kind':'CronJob','metadata':{'name':'nightly'},"
+				       "'spec':{'schedule':'0 3 * * *','jobTemplate':{'spec':{'template':{"
+				       "'spec':{'restartPolicy':'Never',"
+				       "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla P4'},"
+				       "'containers':[{'name':'c'}]}}}}}},"
+				       "{'apiVersion':'kubeflow.org/v1','kind':'TFJob','metadata':{'name':'mnist'},"
+				       "'spec':{'tfReplicaSpecs':{'Worker':{'replicas':2,'template':{'spec':{"
+				       "'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla V100'},"
+				       "'containers':[{'name':'tensorflow'}]}}},"
+				       "'PS':{'template':{'spec':{'containers':[{'name':'tensorflow'}]}}}}}}]}",
+				       NULL, NULL, &res, failures);
 
 	CHECK_STR(test_string_at(out, "/items/0/spec/jobTemplate/spec/template/spec/"
 				 "nodeSelector/nvidia.com~1gpu.product"), "Tesla-P4");
 	CHECK_STR(test_string_at(out, "/items/1/spec/tfReplicaSpecs/Worker/template/"
 				 "spec/nodeSelector/nvidia.com~1gpu.product"),
 		  "Tesla-V100");
-	CHECK(finding_at(&res, NL, "/items/1/spec/tfReplicaSpecs/Worker/template/spec/"
-			 "nodeSelector/alpha.kubernetes.io~1nvidia-gpu-name") != NULL);
+	CHECK(test_finding_at(&res, NL, "/items/1/spec/tfReplicaSpecs/Worker/template/spec/"
+			      "nodeSelector/alpha.kubernetes.io~1nvidia-gpu-name") != NULL);
 	CHECK(test_count_findings(&res, NL, NULL) == 2);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -406,11 +366,11 @@ static const char pod_annotation_affinity[] =
 TEST(affannot_moves_into_spec_affinity)
 {
 	struct rules_result res;
-	json_t *out = run(pod_annotation_affinity, NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted(pod_annotation_affinity, NULL, NULL, &res, failures);
 	const char *terms = "/spec/affinity/nodeAffinity/"
 			    "requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms";
 	char p[256];
-	const struct finding *f = finding_at(&res, AA, AFF_ANNOTATION);
+	const struct finding *f = test_finding_at(&res, AA, AFF_ANNOTATION);
 
 	CHECK(out != NULL);
 	snprintf(p, sizeof(p), "%s/0/matchExpressions/0/key", terms);
@@ -422,7 +382,7 @@ TEST(affannot_moves_into_spec_affinity)
 	CHECK_STR(test_string_at(out, "/metadata/name"), "gpu-pod");
 	CHECK(f && f->fixed && f->severity == SEVERITY_WARNING);
 	CHECK(f && strstr(f->message, "moved annotation"));
-	CHECK(ops_of(&res, AA) == 2);
+	CHECK(test_ops_of(&res, AA) == 2);
 	/* the resource rule still did its part */
 	CHECK(json_pointer_get(out, "/spec/containers/0/resources/limits/nvidia.com~1gpu") != NULL);
 	json_decref(out);
@@ -432,16 +392,16 @@ TEST(affannot_moves_into_spec_affinity)
 TEST(affannot_keeps_other_annotations_and_affinity)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{"
-			  "'team':'vision',"
-			  "'scheduler.alpha.kubernetes.io/affinity':'{\\'nodeAffinity\\':"
-			  "{\\'preferredDuringSchedulingIgnoredDuringExecution\\':[{\\'weight\\':1,"
-			  "\\'preference\\':{\\'matchExpressions\\':[{\\'key\\':\\'zone\\',"
-			  "\\'operator\\':\\'In\\',\\'values\\':[\\'a\\']}]}}]},"
-			  "\\'podAntiAffinity\\':{\\'x\\':1}}'}},"
-			  "'spec':{'affinity':{'podAntiAffinity':{'x':1}},"
-			  "'containers':[{'name':'c'}]}}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','annotations':{"
+				       "'team':'vision',"
+				       "'scheduler.alpha.kubernetes.io/affinity':'{\\'nodeAffinity\\':"
+				       "{\\'preferredDuringSchedulingIgnoredDuringExecution\\':[{\\'weight\\':1,"
+				       "\\'preference\\':{\\'matchExpressions\\':[{\\'key\\':\\'zone\\',"
+				       "\\'operator\\':\\'In\\',\\'values\\':[\\'a\\']}]}}]},"
+				       "\\'podAntiAffinity\\':{\\'x\\':1}}'}},"
+				       "'spec':{'affinity':{'podAntiAffinity':{'x':1}},"
+				       "'containers':[{'name':'c'}]}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK_STR(test_string_at(out, "/metadata/annotations/team"), "vision");
 	CHECK(json_pointer_get(out, AFF_ANNOTATION) == NULL);
@@ -450,7 +410,7 @@ TEST(affannot_keeps_other_annotations_and_affinity)
 				 "preference/matchExpressions/0/key"), "zone");
 	CHECK(json_integer_value(json_pointer_get(out, "/spec/affinity/podAntiAffinity/x")) == 1);
 	/* add nodeAffinity, remove the annotation */
-	CHECK(ops_of(&res, AA) == 2);
+	CHECK(test_ops_of(&res, AA) == 2);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -458,15 +418,15 @@ TEST(affannot_keeps_other_annotations_and_affinity)
 TEST(affannot_equal_affinity_only_drops_annotation)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{"
-			  "'scheduler.alpha.kubernetes.io/affinity':'{\\'podAffinity\\':{\\'y\\':[1]}}'}},"
-			  "'spec':{'affinity':{'podAffinity':{'y':[1]}},"
-			  "'containers':[{'name':'c'}]}}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','annotations':{"
+				       "'scheduler.alpha.kubernetes.io/affinity':'{\\'podAffinity\\':{\\'y\\':[1]}}'}},"
+				       "'spec':{'affinity':{'podAffinity':{'y':[1]}},"
+				       "'containers':[{'name':'c'}]}}",
+				       NULL, NULL, &res, failures);
 
-	CHECK(ops_of(&res, AA) == 1);
+	CHECK(test_ops_of(&res, AA) == 1);
 	CHECK(json_pointer_get(out, "/metadata/annotations") == NULL);
-	CHECK(finding_at(&res, AA, AFF_ANNOTATION) != NULL);
+	CHECK(test_finding_at(&res, AA, AFF_ANNOTATION) != NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -474,16 +434,16 @@ TEST(affannot_equal_affinity_only_drops_annotation)
 TEST(affannot_conflict_is_an_error)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{"
-			  "'scheduler.alpha.kubernetes.io/affinity':'{\\'podAffinity\\':{\\'y\\':[1]}}'}},"
-			  "'spec':{'affinity':{'podAffinity':{'y':[2]}},"
-			  "'containers':[{'name':'c'}]}}",
-			  NULL, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, AA, AFF_ANNOTATION);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','annotations':{"
+				       "'scheduler.alpha.kubernetes.io/affinity':'{\\'podAffinity\\':{\\'y\\':[1]}}'}},"
+				       "'spec':{'affinity':{'podAffinity':{'y':[2]}},"
+				       "'containers':[{'name':'c'}]}}",
+				       NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, AA, AFF_ANNOTATION);
 
 	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
 	CHECK(f && strstr(f->message, "conflicts with spec.affinity.podAffinity"));
-	CHECK(ops_of(&res, AA) == 0);
+	CHECK(test_ops_of(&res, AA) == 0);
 	CHECK(json_pointer_get(out, AFF_ANNOTATION) != NULL);
 	CHECK(res.errors == 1);
 	json_decref(out);
@@ -513,11 +473,11 @@ TEST(affannot_bad_values)
 			 "{'kind':'Pod','metadata':{'name':'p','annotations':{"
 			 "'scheduler.alpha.kubernetes.io/affinity':%s}},"
 			 "'spec':{'containers':[{'name':'c'}]}}", inputs[i]);
-		out = run(text, NULL, NULL, &res, failures);
-		f = finding_at(&res, AA, AFF_ANNOTATION);
+		out = test_run_squoted(text, NULL, NULL, &res, failures);
+		f = test_finding_at(&res, AA, AFF_ANNOTATION);
 		CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
 		CHECK(f && strlen(f->message) <= 100);
-		CHECK(ops_of(&res, AA) == 0);
+		CHECK(test_ops_of(&res, AA) == 0);
 		CHECK(json_pointer_get(out, "/spec/affinity") == NULL);
 		if (!f || strlen(f->message) > 100)
 			fprintf(stderr, "  input %zu: %s\n", i,
@@ -530,15 +490,15 @@ TEST(affannot_bad_values)
 TEST(affannot_affinity_not_a_mapping)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{"
-			  "'scheduler.alpha.kubernetes.io/affinity':'{\\'podAffinity\\':{}}'}},"
-			  "'spec':{'affinity':'zone-a','containers':[{'name':'c'}]}}",
-			  NULL, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, AA, AFF_ANNOTATION);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','annotations':{"
+				       "'scheduler.alpha.kubernetes.io/affinity':'{\\'podAffinity\\':{}}'}},"
+				       "'spec':{'affinity':'zone-a','containers':[{'name':'c'}]}}",
+				       NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, AA, AFF_ANNOTATION);
 
 	CHECK(f && f->severity == SEVERITY_ERROR);
 	CHECK_STR(test_string_at(out, "/spec/affinity"), "zone-a");
-	CHECK(ops_of(&res, AA) == 0);
+	CHECK(test_ops_of(&res, AA) == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -547,12 +507,12 @@ TEST(affannot_warn_mode)
 {
 	struct config *cfg = config_with_mode(AA, RULE_MODE_WARN);
 	struct rules_result res;
-	json_t *out = run(pod_annotation_affinity, cfg, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, AA, AFF_ANNOTATION);
+	json_t *out = test_run_squoted(pod_annotation_affinity, cfg, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, AA, AFF_ANNOTATION);
 
 	CHECK(f && !f->fixed && f->severity == SEVERITY_WARNING);
 	CHECK(f && strstr(f->message, "ignored by the scheduler; use spec.affinity"));
-	CHECK(ops_of(&res, AA) == 0);
+	CHECK(test_ops_of(&res, AA) == 0);
 	CHECK(json_pointer_get(out, AFF_ANNOTATION) != NULL);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -562,16 +522,16 @@ TEST(affannot_warn_mode)
 TEST(affannot_deployment_template_only)
 {
 	struct rules_result res;
-	json_t *out = run("{'apiVersion':'apps/v1','kind':'Deployment','metadata':{'name':'d',"
-			  "'annotations':{'scheduler.alpha.kubernetes.io/affinity':'not json'}},"
-			  "'spec':{'template':{'metadata':{'labels':{'app':'d'},'annotations':{"
-			  "'scheduler.alpha.kubernetes.io/affinity':'{\\'podAntiAffinity\\':{\\'z\\':true}}'}},"
-			  "'spec':{'affinity':null,'containers':[{'name':'c'}]}}}}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'apiVersion':'apps/v1','kind':'Deployment','metadata':{'name':'d',"
+				       "'annotations':{'scheduler.alpha.kubernetes.io/affinity':'not json'}},"
+				       "'spec':{'template':{'metadata':{'labels':{'app':'d'},'annotations':{"
+				       "'scheduler.alpha.kubernetes.io/affinity':'{\\'podAntiAffinity\\':{\\'z\\':true}}'}},"
+				       "'spec':{'affinity':null,'containers':[{'name':'c'}]}}}}",
+				       NULL, NULL, &res, failures);
 
 	/* the Deployment's own annotations do not reach its pods */
 	CHECK(test_count_findings(&res, AA, NULL) == 1);
-	CHECK(finding_at(&res, AA, "/spec/template" AFF_ANNOTATION) != NULL);
+	CHECK(test_finding_at(&res, AA, "/spec/template" AFF_ANNOTATION) != NULL);
 	CHECK_STR(test_string_at(out, AFF_ANNOTATION), "not json");
 	CHECK(json_is_true(json_pointer_get(out, "/spec/template/spec/affinity/"
 					    "podAntiAffinity/z")));
@@ -584,11 +544,11 @@ TEST(affannot_deployment_template_only)
 TEST(affannot_opt_out)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{"
-			  "'gpumend.io/skip-rules':'legacy-affinity-annotation',"
-			  "'scheduler.alpha.kubernetes.io/affinity':'{}'}},"
-			  "'spec':{'containers':[{'name':'c'}]}}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','annotations':{"
+				       "'gpumend.io/skip-rules':'legacy-affinity-annotation',"
+				       "'scheduler.alpha.kubernetes.io/affinity':'{}'}},"
+				       "'spec':{'containers':[{'name':'c'}]}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK(test_count_findings(&res, AA, NULL) == 0);
 	CHECK(json_pointer_get(out, AFF_ANNOTATION) != NULL);
@@ -606,12 +566,12 @@ TEST(affannot_opt_out)
 TEST(gpumodels_annotation_adds_required_affinity)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{"
-			  "'gpumend.io/gpu-models':' Tesla K80, A100-SXM4-80GB,,Tesla  K80 '}},"
-			  "'spec':{'containers':[{'name':'c','resources':{'limits':"
-			  "{'nvidia.com/gpu':1}}}]}}",
-			  NULL, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, GM, MODELS_ANNOTATION);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','annotations':{"
+				       "'gpumend.io/gpu-models':' Tesla K80, A100-SXM4-80GB,,Tesla  K80 '}},"
+				       "'spec':{'containers':[{'name':'c','resources':{'limits':"
+				       "{'nvidia.com/gpu':1}}}]}}",
+				       NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, GM, MODELS_ANNOTATION);
 	json_t *values = json_pointer_get(out, POD_TERMS "/0/matchExpressions/0/values");
 
 	CHECK_STR(test_string_at(out, POD_TERMS "/0/matchExpressions/0/key"),
@@ -624,7 +584,7 @@ TEST(gpumodels_annotation_adds_required_affinity)
 	CHECK(json_pointer_get(out, MODELS_ANNOTATION) != NULL);
 	CHECK(f && f->fixed && f->severity == SEVERITY_WARNING);
 	CHECK(f && strstr(f->message, "Tesla-K80, A100-SXM4-80GB"));
-	CHECK(ops_of(&res, GM) == 1);
+	CHECK(test_ops_of(&res, GM) == 1);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -632,11 +592,11 @@ TEST(gpumodels_annotation_adds_required_affinity)
 TEST(gpumodels_no_gpu_no_change)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{"
-			  "'gpumend.io/gpu-models':'Tesla K80'}},"
-			  "'spec':{'containers':[{'name':'c','resources':{'limits':"
-			  "{'cpu':'1','nvidia.com/gpu':0}}}]}}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','annotations':{"
+				       "'gpumend.io/gpu-models':'Tesla K80'}},"
+				       "'spec':{'containers':[{'name':'c','resources':{'limits':"
+				       "{'cpu':'1','nvidia.com/gpu':0}}}]}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK(test_count_findings(&res, GM, NULL) == 0);
 	CHECK(res.n_ops == 0);
@@ -648,15 +608,15 @@ TEST(gpumodels_already_constrained)
 {
 	struct rules_result res;
 	/* legacy-gpu-node-label runs first and makes it a gpu.product one */
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{"
-			  "'gpumend.io/gpu-models':'A100'}},"
-			  "'spec':{'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
-			  "'containers':[{'name':'c','resources':{'limits':"
-			  "{'alpha.kubernetes.io/nvidia-gpu':1}}}]}}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','annotations':{"
+				       "'gpumend.io/gpu-models':'A100'}},"
+				       "'spec':{'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
+				       "'containers':[{'name':'c','resources':{'limits':"
+				       "{'alpha.kubernetes.io/nvidia-gpu':1}}}]}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK(test_count_findings(&res, GM, NULL) == 0);
-	CHECK(ops_of(&res, GM) == 0);
+	CHECK(test_ops_of(&res, GM) == 0);
 	CHECK(json_pointer_get(out, "/spec/affinity") == NULL);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -665,13 +625,13 @@ TEST(gpumodels_already_constrained)
 TEST(gpumodels_every_term_gets_the_requirement)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{"
-			  "'gpumend.io/gpu-models':'Tesla T4'}},"
-			  "'spec':{'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':"
-			  "{'nodeSelectorTerms':[{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}]},"
-			  "{'matchFields':[{'key':'metadata.name','operator':'In','values':['n1']}]}]}}},"
-			  "'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpu':'1'}}}]}}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','annotations':{"
+				       "'gpumend.io/gpu-models':'Tesla T4'}},"
+				       "'spec':{'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':"
+				       "{'nodeSelectorTerms':[{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}]},"
+				       "{'matchFields':[{'key':'metadata.name','operator':'In','values':['n1']}]}]}}},"
+				       "'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpu':'1'}}}]}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK_STR(test_string_at(out, POD_TERMS "/0/matchExpressions/1/values/0"), "Tesla-T4");
 	CHECK_STR(test_string_at(out, POD_TERMS "/1/matchExpressions/0/values/0"), "Tesla-T4");
@@ -683,15 +643,15 @@ TEST(gpumodels_every_term_gets_the_requirement)
 TEST(gpumodels_empty_list_is_an_error)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{"
-			  "'gpumend.io/gpu-models':' , ,#'}},"
-			  "'spec':{'containers':[{'name':'c','resources':{'limits':"
-			  "{'nvidia.com/gpu':1}}}]}}",
-			  NULL, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, GM, MODELS_ANNOTATION);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','annotations':{"
+				       "'gpumend.io/gpu-models':' , ,#'}},"
+				       "'spec':{'containers':[{'name':'c','resources':{'limits':"
+				       "{'nvidia.com/gpu':1}}}]}}",
+				       NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, GM, MODELS_ANNOTATION);
 
 	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
-	CHECK(ops_of(&res, GM) == 0);
+	CHECK(test_ops_of(&res, GM) == 0);
 	CHECK(res.errors == 1);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -729,39 +689,39 @@ TEST(gpumodels_namespace_policy)
 	CHECK(cfg && add_policy(cfg, "ml", "Tesla V100-SXM2-32GB") == 0);
 	CHECK(add_policy(cfg, "web", "Tesla T4") == 0);
 	/* a Job in namespace "ml": the policy applies to its template */
-	out = run("{'apiVersion':'batch/v1','kind':'Job','metadata':{'name':'train',"
-		  "'namespace':'ml'},'spec':{'template':{'spec':{'restartPolicy':'Never',"
-		  "'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpu':4}}}]}}}}",
-		  cfg, NULL, &res, failures);
+	out = test_run_squoted("{'apiVersion':'batch/v1','kind':'Job','metadata':{'name':'train',"
+			       "'namespace':'ml'},'spec':{'template':{'spec':{'restartPolicy':'Never',"
+			       "'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpu':4}}}]}}}}",
+			       cfg, NULL, &res, failures);
 	CHECK_STR(test_string_at(out, "/spec/template" POD_TERMS "/0/matchExpressions/0/values/0"),
 		  "Tesla-V100-SXM2-32GB");
-	CHECK(finding_at(&res, GM, "/spec/template/spec") != NULL);
+	CHECK(test_finding_at(&res, GM, "/spec/template/spec") != NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 
 	/* no namespace in the object: the request's */
-	out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':"
-		  "[{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}}",
-		  cfg, &in_ml, &res, failures);
-	CHECK(finding_at(&res, GM, "/spec") != NULL);
+	out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':"
+			       "[{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}}",
+			       cfg, &in_ml, &res, failures);
+	CHECK(test_finding_at(&res, GM, "/spec") != NULL);
 	CHECK(json_pointer_get(out, POD_TERMS) != NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 
 	/* the annotation wins over the policy */
-	out = run("{'kind':'Pod','metadata':{'name':'p','namespace':'ml','annotations':"
-		  "{'gpumend.io/gpu-models':'A100'}},'spec':{'containers':"
-		  "[{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}}",
-		  cfg, NULL, &res, failures);
+	out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','namespace':'ml','annotations':"
+			       "{'gpumend.io/gpu-models':'A100'}},'spec':{'containers':"
+			       "[{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}}",
+			       cfg, NULL, &res, failures);
 	CHECK_STR(test_string_at(out, POD_TERMS "/0/matchExpressions/0/values/0"), "A100");
-	CHECK(finding_at(&res, GM, MODELS_ANNOTATION) != NULL);
+	CHECK(test_finding_at(&res, GM, MODELS_ANNOTATION) != NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 
 	/* other namespaces: nothing */
-	out = run("{'kind':'Pod','metadata':{'name':'p','namespace':'batch'},'spec':{"
-		  "'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}}",
-		  cfg, NULL, &res, failures);
+	out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','namespace':'batch'},'spec':{"
+			       "'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}}",
+			       cfg, NULL, &res, failures);
 	CHECK(test_count_findings(&res, GM, NULL) == 0);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -771,15 +731,15 @@ TEST(gpumodels_namespace_policy)
 TEST(gpumodels_object_annotation_reaches_template)
 {
 	struct rules_result res;
-	json_t *out = run("{'apiVersion':'apps/v1','kind':'StatefulSet','metadata':{'name':'s',"
-			  "'annotations':{'gpumend.io/gpu-models':'Tesla P40'}},"
-			  "'spec':{'template':{'metadata':{'labels':{'app':'s'}},'spec':{"
-			  "'initContainers':[{'name':'fetch'}],"
-			  "'containers':[{'name':'c','resources':{'requests':{'nvidia.com/gpu':1},"
-			  "'limits':{'nvidia.com/gpu':1}}}]}}}}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'apiVersion':'apps/v1','kind':'StatefulSet','metadata':{'name':'s',"
+				       "'annotations':{'gpumend.io/gpu-models':'Tesla P40'}},"
+				       "'spec':{'template':{'metadata':{'labels':{'app':'s'}},'spec':{"
+				       "'initContainers':[{'name':'fetch'}],"
+				       "'containers':[{'name':'c','resources':{'requests':{'nvidia.com/gpu':1},"
+				       "'limits':{'nvidia.com/gpu':1}}}]}}}}",
+				       NULL, NULL, &res, failures);
 
-	CHECK(finding_at(&res, GM, MODELS_ANNOTATION) != NULL);
+	CHECK(test_finding_at(&res, GM, MODELS_ANNOTATION) != NULL);
 	CHECK_STR(test_string_at(out, "/spec/template" POD_TERMS "/0/matchExpressions/0/values/0"),
 		  "Tesla-P40");
 	json_decref(out);
@@ -795,9 +755,9 @@ TEST(gpumodels_warn_and_deny)
 	struct config *cfg = config_with_mode(GM, RULE_MODE_WARN);
 	struct rules_result res;
 	const struct finding *f;
-	json_t *out = run(input, cfg, NULL, &res, failures);
+	json_t *out = test_run_squoted(input, cfg, NULL, &res, failures);
 
-	f = finding_at(&res, GM, MODELS_ANNOTATION);
+	f = test_finding_at(&res, GM, MODELS_ANNOTATION);
 	CHECK(f && !f->fixed && f->severity == SEVERITY_WARNING);
 	CHECK(f && strstr(f->message, "not required by node affinity"));
 	CHECK(res.n_ops == 0 && !res.denied);
@@ -805,8 +765,8 @@ TEST(gpumodels_warn_and_deny)
 	rules_result_clear(&res);
 
 	cfg->mode[GM] = RULE_MODE_DENY;
-	out = run(input, cfg, NULL, &res, failures);
-	f = finding_at(&res, GM, MODELS_ANNOTATION);
+	out = test_run_squoted(input, cfg, NULL, &res, failures);
+	f = test_finding_at(&res, GM, MODELS_ANNOTATION);
 	CHECK(f && f->severity == SEVERITY_ERROR && res.denied);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -816,17 +776,17 @@ TEST(gpumodels_warn_and_deny)
 TEST(gpumodels_opt_out_and_list)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'List','items':["
-			  "{'kind':'Pod','metadata':{'name':'a','annotations':{"
-			  "'gpumend.io/gpu-models':'Tesla K80','gpumend.io/skip-rules':'gpu-model-affinity'}},"
-			  "'spec':{'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}},"
-			  "{'kind':'Pod','metadata':{'name':'b','annotations':{"
-			  "'gpumend.io/gpu-models':'Tesla K80'}},"
-			  "'spec':{'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}}]}",
-			  NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'List','items':["
+				       "{'kind':'Pod','metadata':{'name':'a','annotations':{"
+				       "'gpumend.io/gpu-models':'Tesla K80','gpumend.io/skip-rules':'gpu-model-affinity'}},"
+				       "'spec':{'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}},"
+				       "{'kind':'Pod','metadata':{'name':'b','annotations':{"
+				       "'gpumend.io/gpu-models':'Tesla K80'}},"
+				       "'spec':{'containers':[{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}}]}",
+				       NULL, NULL, &res, failures);
 
 	CHECK(test_count_findings(&res, GM, NULL) == 1);
-	CHECK(finding_at(&res, GM, "/items/1" MODELS_ANNOTATION) != NULL);
+	CHECK(test_finding_at(&res, GM, "/items/1" MODELS_ANNOTATION) != NULL);
 	CHECK(json_pointer_get(out, "/items/0/spec/affinity") == NULL);
 	CHECK(json_pointer_get(out, "/items/1/spec/affinity") != NULL);
 	json_decref(out);

@@ -2,68 +2,15 @@
  * test_rules_pod.c - obsolete-cuda-hostpath, gpu-visibility and the pod
  * side of removed-gpu-feature-gate.
  *
- * Inputs are written with single quotes for readability; run() turns them
- * into JSON before handing them to test_migrate().
+ * Inputs are written with single quotes for readability;
+ * test_run_squoted() turns them into JSON before handing them to
+ * test_migrate().
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
 #include "util.h"
-
-/* A config with every rule off except `rule`, in `mode`. */
-static struct config *config_only(enum rule_id rule, enum rule_mode mode)
-{
-	struct config *cfg = config_new_default();
-
-	if (!cfg)
-		return NULL;
-	for (int r = 0; r < RULE_COUNT; r++)
-		cfg->mode[r] = RULE_MODE_OFF;
-	cfg->mode[rule] = mode;
-	return cfg;
-}
-
-/* test_migrate() on `squoted` with every ' turned into ". */
-static json_t *run(const char *squoted, const struct config *cfg,
-		   const struct rules_options *opts, struct rules_result *res,
-		   int *failures)
-{
-	char *text = strdup(squoted);
-	json_t *out;
-
-	if (!text) {
-		(*failures)++;
-		rules_result_init(res);
-		return NULL;
-	}
-	for (char *p = text; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	out = test_migrate(text, cfg, opts, res, failures);
-	free(text);
-	return out;
-}
-
-/* The finding of `rule` at `pointer`, or NULL. */
-static const struct finding *finding_at(const struct rules_result *res,
-					enum rule_id rule, const char *pointer)
-{
-	for (size_t i = 0; i < res->n_findings; i++)
-		if (res->findings[i].rule == rule &&
-		    strcmp(res->findings[i].pointer, pointer) == 0)
-			return &res->findings[i];
-	return NULL;
-}
-
-static size_t ops_of(const struct rules_result *res, enum rule_id rule)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < res->n_ops; i++)
-		n += res->ops[i].rule == rule;
-	return n;
-}
 
 /* ------------------------------------------------------------------ */
 /* obsolete-cuda-hostpath                                              */
@@ -92,7 +39,7 @@ static const char driver_hostpath_pod[] =
 TEST(rules_pod_hostpath_example)
 {
 	struct rules_result res;
-	json_t *out = run(driver_hostpath_pod, NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted_any_length(driver_hostpath_pod, NULL, NULL, &res, failures);
 	const struct finding *f;
 	json_t *volumes, *mounts;
 
@@ -114,15 +61,15 @@ TEST(rules_pod_hostpath_example)
 		char pointer[32];
 
 		snprintf(pointer, sizeof(pointer), "/spec/volumes/%d", i);
-		f = finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, pointer);
+		f = test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, pointer);
 		CHECK(f && f->fixed == 1 && f->severity == SEVERITY_WARNING);
 	}
-	f = finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/1");
+	f = test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/1");
 	CHECK_STR(f ? f->message : NULL,
 		  "removed hostPath volume 'libcuda-so' (/usr/lib64/nvidia/libcuda.so); the NVIDIA container toolkit mounts the driver");
 	CHECK(strlen(f ? f->message : "") <= 120);
 	/* mounts go before volumes, each list last index first */
-	CHECK(ops_of(&res, RULE_OBSOLETE_CUDA_HOSTPATH) == 8);
+	CHECK(test_ops_of(&res, RULE_OBSOLETE_CUDA_HOSTPATH) == 8);
 	for (size_t i = 0; i < res.n_ops; i++)
 		if (res.ops[i].rule == RULE_OBSOLETE_CUDA_HOSTPATH && i + 1 < res.n_ops &&
 		    res.ops[i + 1].rule == RULE_OBSOLETE_CUDA_HOSTPATH &&
@@ -155,9 +102,9 @@ TEST(rules_pod_hostpath_all_container_kinds)
 		"    'volumes': ["
 		"     {'name': 'drv', 'hostPath': {'path': '/usr/lib/nvidia-384/'}},"
 		"     {'name': 'lib', 'hostPath': {'path': '/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1', 'type': 'File'}}]}}}}";
-	struct config *cfg = config_only(RULE_OBSOLETE_CUDA_HOSTPATH, RULE_MODE_MUTATE);
+	struct config *cfg = test_config_only(RULE_OBSOLETE_CUDA_HOSTPATH, RULE_MODE_MUTATE);
 	struct rules_result res;
-	json_t *out = run(in, cfg, NULL, &res, failures);
+	json_t *out = test_run_squoted(in, cfg, NULL, &res, failures);
 
 	CHECK(out != NULL);
 	if (out) {
@@ -167,8 +114,8 @@ TEST(rules_pod_hostpath_all_container_kinds)
 		CHECK(json_pointer_get(out, "/spec/template/spec/containers/1/name") != NULL);
 		CHECK(json_array_size(json_pointer_get(out, "/spec/template/spec/ephemeralContainers/0/volumeMounts")) == 1);
 		CHECK_STR(test_string_at(out, "/spec/template/spec/ephemeralContainers/0/volumeMounts/0/name"), "data");
-		CHECK(finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/template/spec/volumes/0") != NULL);
-		CHECK(finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/template/spec/volumes/1") != NULL);
+		CHECK(test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/template/spec/volumes/0") != NULL);
+		CHECK(test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/template/spec/volumes/1") != NULL);
 		/* whole lists are removed in one op each */
 		CHECK(res.n_ops == 4);
 	}
@@ -179,17 +126,17 @@ TEST(rules_pod_hostpath_all_container_kinds)
 
 TEST(rules_pod_hostpath_warn_and_deny)
 {
-	struct config *cfg = config_only(RULE_OBSOLETE_CUDA_HOSTPATH, RULE_MODE_WARN);
+	struct config *cfg = test_config_only(RULE_OBSOLETE_CUDA_HOSTPATH, RULE_MODE_WARN);
 	struct rules_result res;
 	const struct finding *f;
 	json_t *out;
 
 	if (!cfg)
 		return;
-	out = run(driver_hostpath_pod, cfg, NULL, &res, failures);
+	out = test_run_squoted_any_length(driver_hostpath_pod, cfg, NULL, &res, failures);
 	CHECK(res.n_ops == 0);
 	CHECK(test_count_findings(&res, RULE_OBSOLETE_CUDA_HOSTPATH, NULL) == 4);
-	f = finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/0");
+	f = test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/0");
 	CHECK(f && f->fixed == 0 && f->severity == SEVERITY_WARNING);
 	CHECK_STR(f ? f->message : NULL,
 		  "hostPath volume 'nvidia-driver-387-26' mounts the NVIDIA driver by hand; the container toolkit does it");
@@ -199,11 +146,11 @@ TEST(rules_pod_hostpath_warn_and_deny)
 	rules_result_clear(&res);
 
 	cfg->mode[RULE_OBSOLETE_CUDA_HOSTPATH] = RULE_MODE_DENY;
-	out = run(driver_hostpath_pod, cfg, NULL, &res, failures);
+	out = test_run_squoted_any_length(driver_hostpath_pod, cfg, NULL, &res, failures);
 	CHECK(res.n_ops == 0);
 	CHECK(res.denied);
 	CHECK(res.errors == 4);
-	f = finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/3");
+	f = test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/3");
 	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -213,10 +160,10 @@ TEST(rules_pod_hostpath_warn_and_deny)
 		struct rules_options update = { .report_only = 1 };
 
 		cfg->mode[RULE_OBSOLETE_CUDA_HOSTPATH] = RULE_MODE_MUTATE;
-		out = run(driver_hostpath_pod, cfg, &update, &res, failures);
+		out = test_run_squoted_any_length(driver_hostpath_pod, cfg, &update, &res, failures);
 		CHECK(res.n_ops == 0);
 		CHECK(test_count_findings(&res, RULE_OBSOLETE_CUDA_HOSTPATH, NULL) == 4);
-		f = finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/2");
+		f = test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/2");
 		CHECK(f && !f->fixed);
 		json_decref(out);
 		rules_result_clear(&res);
@@ -236,20 +183,20 @@ TEST(rules_pod_hostpath_ambiguous)
 		"              {'name': 'tools', 'hostPath': {'path': '/bin'}},"
 		"              {'name': 'lib', 'hostPath': {'path': '/usr/lib64/'}},"
 		"              {'name': 'etc', 'hostPath': {'path': '/etc/nvidia'}}]}}";
-	struct config *cfg = config_only(RULE_OBSOLETE_CUDA_HOSTPATH, RULE_MODE_MUTATE);
+	struct config *cfg = test_config_only(RULE_OBSOLETE_CUDA_HOSTPATH, RULE_MODE_MUTATE);
 	struct rules_result res;
 	const struct finding *f;
-	json_t *out = run(in, cfg, NULL, &res, failures);
+	json_t *out = test_run_squoted_any_length(in, cfg, NULL, &res, failures);
 
 	CHECK(res.n_ops == 0);
 	CHECK(test_count_findings(&res, RULE_OBSOLETE_CUDA_HOSTPATH, NULL) == 2);
-	f = finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/0");
+	f = test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/0");
 	CHECK(f && !f->fixed && f->severity == SEVERITY_WARNING);
 	CHECK_STR(f ? f->message : NULL,
 		  "hostPath volume 'bin' (/usr/bin) is mounted at '/usr/local/nvidia/bin/'; drop it if it only carries the NVIDIA driver");
 	/* /bin mounted elsewhere is an ordinary volume */
-	CHECK(finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/1") == NULL);
-	CHECK(finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/2") != NULL);
+	CHECK(test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/1") == NULL);
+	CHECK(test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/2") != NULL);
 	CHECK(res.errors == 0);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -281,19 +228,19 @@ TEST(rules_pod_hostpath_opt_out)
 	struct rules_result res;
 	json_t *out;
 
-	out = run(skip_object, NULL, NULL, &res, failures);
+	out = test_run_squoted(skip_object, NULL, NULL, &res, failures);
 	CHECK(res.n_findings == 0 && res.n_ops == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 
-	out = run(skip_template, NULL, NULL, &res, failures);
+	out = test_run_squoted(skip_template, NULL, NULL, &res, failures);
 	CHECK(test_count_findings(&res, RULE_OBSOLETE_CUDA_HOSTPATH, NULL) == 0);
 	CHECK(test_count_findings(&res, RULE_GPU_VISIBILITY, NULL) == 0);
-	CHECK(ops_of(&res, RULE_OBSOLETE_CUDA_HOSTPATH) == 0);
+	CHECK(test_ops_of(&res, RULE_OBSOLETE_CUDA_HOSTPATH) == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 
-	out = run(skip_other, NULL, NULL, &res, failures);
+	out = test_run_squoted(skip_other, NULL, NULL, &res, failures);
 	CHECK(test_count_findings(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/0") == 1);
 	CHECK(test_count_findings(&res, RULE_GPU_VISIBILITY, NULL) == 0);
 	CHECK(out && json_pointer_get(out, "/spec/volumes") == NULL);
@@ -313,12 +260,12 @@ TEST(rules_pod_hostpath_list_items)
 		"                      {'name': 'cuda', 'mountPath': '/usr/local/nvidia/lib64'}]}],"
 		"   'volumes': [{'name': 'keep', 'configMap': {'name': 'cm'}},"
 		"               {'name': 'cuda', 'hostPath': {'path': '/usr/local/nvidia/lib64'}}]}}}}]}";
-	struct config *cfg = config_only(RULE_OBSOLETE_CUDA_HOSTPATH, RULE_MODE_MUTATE);
+	struct config *cfg = test_config_only(RULE_OBSOLETE_CUDA_HOSTPATH, RULE_MODE_MUTATE);
 	struct rules_result res;
-	json_t *out = run(in, cfg, NULL, &res, failures);
+	json_t *out = test_run_squoted_any_length(in, cfg, NULL, &res, failures);
 
-	CHECK(finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH,
-			 "/items/1/spec/template/spec/volumes/1") != NULL);
+	CHECK(test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH,
+			      "/items/1/spec/template/spec/volumes/1") != NULL);
 	CHECK(res.n_ops == 2);
 	if (res.n_ops == 2) {
 		CHECK_STR(res.ops[0].path, "/items/1/spec/template/spec/containers/0/volumeMounts/1");
@@ -339,7 +286,7 @@ TEST(rules_pod_hostpath_custom_patterns)
 		"                    {'name': 'drv', 'mountPath': '/usr/local/nvidia'}]}],"
 		"  'volumes': [{'name': 'cuda', 'hostPath': {'path': '/opt/cuda-8.0'}},"
 		"              {'name': 'drv', 'hostPath': {'path': '/usr/local/nvidia'}}]}}";
-	struct config *cfg = config_only(RULE_OBSOLETE_CUDA_HOSTPATH, RULE_MODE_MUTATE);
+	struct config *cfg = test_config_only(RULE_OBSOLETE_CUDA_HOSTPATH, RULE_MODE_MUTATE);
 	struct rules_result res;
 	json_t *out;
 
@@ -350,7 +297,7 @@ TEST(rules_pod_hostpath_custom_patterns)
 		free(cfg->obsolete_host_paths.items[i]);
 	cfg->obsolete_host_paths.n = 1;
 	cfg->obsolete_host_paths.items[0] = strdup("/opt/cuda-*");
-	out = run(in, cfg, NULL, &res, failures);
+	out = test_run_squoted(in, cfg, NULL, &res, failures);
 	CHECK(test_count_findings(&res, RULE_OBSOLETE_CUDA_HOSTPATH, NULL) == 1);
 	CHECK_STR(test_string_at(out, "/spec/volumes/0/name"), "drv");
 	CHECK_STR(test_string_at(out, "/spec/containers/0/volumeMounts/0/name"), "drv");
@@ -371,10 +318,10 @@ TEST(rules_pod_hostpath_not_hostpath)
 		"              {'name': 'c', 'hostPath': {'path': '/var/lib/kubelet/device-plugins'}},"
 		"              {'name': 'd', 'emptyDir': {'medium': 'Memory'}}]}}";
 	struct rules_result res;
-	json_t *out = run(in, NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted(in, NULL, NULL, &res, failures);
 
 	CHECK(test_count_findings(&res, RULE_OBSOLETE_CUDA_HOSTPATH, NULL) == 0);
-	CHECK(ops_of(&res, RULE_OBSOLETE_CUDA_HOSTPATH) == 0);
+	CHECK(test_ops_of(&res, RULE_OBSOLETE_CUDA_HOSTPATH) == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -410,33 +357,33 @@ TEST(rules_pod_visibility_warn)
 {
 	struct rules_result res;
 	const struct finding *f;
-	json_t *out = run(visibility_pod, NULL, NULL, &res, failures);
+	json_t *out = test_run_squoted_any_length(visibility_pod, NULL, NULL, &res, failures);
 
 	/* warn is the default: nothing changes */
-	CHECK(ops_of(&res, RULE_GPU_VISIBILITY) == 0);
+	CHECK(test_ops_of(&res, RULE_GPU_VISIBILITY) == 0);
 	CHECK(test_count_findings(&res, RULE_GPU_VISIBILITY, NULL) == 7);
-	f = finding_at(&res, RULE_GPU_VISIBILITY, "/spec/initContainers/0/image");
+	f = test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/initContainers/0/image");
 	CHECK(f && f->severity == SEVERITY_WARNING && !f->fixed);
 	CHECK_STR(f ? f->message : NULL,
 		  "container 'fetch' requests no GPU yet its image sees them all; set NVIDIA_VISIBLE_DEVICES=void");
-	CHECK(finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/0/image") == NULL);
+	CHECK(test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/0/image") == NULL);
 	/* the image is named when the message stays short enough */
-	f = finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/1/image");
+	f = test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/1/image");
 	CHECK_STR(f ? f->message : NULL,
 		  "container 'exporter' requests no GPU yet image 'nvidia/cuda:11.0-base' sees them all; set NVIDIA_VISIBLE_DEVICES=void");
-	f = finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/2/env/1");
+	f = test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/2/env/1");
 	CHECK_STR(f ? f->message : NULL,
 		  "container 'shell' requests no GPU yet sets NVIDIA_VISIBLE_DEVICES='all'; set it to 'void'");
-	CHECK(finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/3/env/0") == NULL);
-	CHECK(finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/4/env/0") == NULL);
-	CHECK(finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/5/image") == NULL);
-	CHECK(finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/6/image") != NULL);
-	f = finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/7/env/0");
+	CHECK(test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/3/env/0") == NULL);
+	CHECK(test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/4/env/0") == NULL);
+	CHECK(test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/5/image") == NULL);
+	CHECK(test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/6/image") != NULL);
+	f = test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/7/env/0");
 	CHECK_STR(f ? f->message : NULL,
 		  "container 'from' requests no GPU yet takes NVIDIA_VISIBLE_DEVICES from valueFrom; set it to 'void'");
 	/* a GPU count of 0 is no GPU */
-	CHECK(finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/8/image") != NULL);
-	CHECK(finding_at(&res, RULE_GPU_VISIBILITY, "/spec/ephemeralContainers/0/image") != NULL);
+	CHECK(test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/8/image") != NULL);
+	CHECK(test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/ephemeralContainers/0/image") != NULL);
 	CHECK(res.errors == 0 && !res.denied);
 	for (size_t i = 0; i < res.n_findings; i++)
 		CHECK(strlen(res.findings[i].message) <= 120);
@@ -446,16 +393,16 @@ TEST(rules_pod_visibility_warn)
 
 TEST(rules_pod_visibility_mutate)
 {
-	struct config *cfg = config_only(RULE_GPU_VISIBILITY, RULE_MODE_MUTATE);
+	struct config *cfg = test_config_only(RULE_GPU_VISIBILITY, RULE_MODE_MUTATE);
 	struct rules_result res;
 	const struct finding *f;
-	json_t *out = run(visibility_pod, cfg, NULL, &res, failures);
+	json_t *out = test_run_squoted(visibility_pod, cfg, NULL, &res, failures);
 
 	CHECK(out != NULL);
 	if (!out)
 		goto out_free;
 	CHECK(test_count_findings(&res, RULE_GPU_VISIBILITY, NULL) == 7);
-	f = finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/1/image");
+	f = test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/1/image");
 	CHECK(f && f->fixed && f->severity == SEVERITY_WARNING);
 	CHECK_STR(f ? f->message : NULL,
 		  "set NVIDIA_VISIBLE_DEVICES=void in container 'exporter', which requests no GPU");
@@ -499,10 +446,10 @@ TEST(rules_pod_visibility_append_and_bad_env)
 		"                                           {'name': 'NVIDIA_VISIBLE_DEVICES', 'value': '0,1'}]},"
 		"  {'name': 'f', 'image': 'busybox', 'resources': {'limits': {'alpha.kubernetes.io/nvidia-gpu': 1}},"
 		"   'env': [{'name': 'NVIDIA_VISIBLE_DEVICES', 'value': 'all'}]}]}}";
-	struct config *cfg = config_only(RULE_GPU_VISIBILITY, RULE_MODE_MUTATE);
+	struct config *cfg = test_config_only(RULE_GPU_VISIBILITY, RULE_MODE_MUTATE);
 	struct rules_result res;
 	const struct finding *f;
-	json_t *out = run(in, cfg, NULL, &res, failures);
+	json_t *out = test_run_squoted(in, cfg, NULL, &res, failures);
 
 	CHECK(out != NULL);
 	if (!out)
@@ -514,19 +461,19 @@ TEST(rules_pod_visibility_append_and_bad_env)
 	if (res.n_ops >= 1)
 		CHECK_STR(res.ops[0].path, "/spec/containers/0/env/-");
 	/* env that is not a list: an error, unchanged */
-	f = finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/1/env");
+	f = test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/1/env");
 	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
 	CHECK_STR(test_string_at(out, "/spec/containers/1/env"), "oops");
 	CHECK(res.errors == 1);
 	/* the empty value hides the GPUs like void */
 	CHECK(test_count_findings(&res, RULE_GPU_VISIBILITY, "/spec/containers/2/env/0") == 0);
 	/* a number is not void: replaced */
-	f = finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/3/env/0");
+	f = test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/3/env/0");
 	CHECK_STR(f ? f->message : NULL,
 		  "set NVIDIA_VISIBLE_DEVICES=void in container 'd', which requests no GPU");
 	CHECK_STR(test_string_at(out, "/spec/containers/3/env/0/value"), "void");
 	/* the last entry is the one that counts */
-	CHECK(finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/4/env/1") != NULL);
+	CHECK(test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/4/env/1") != NULL);
 	CHECK_STR(test_string_at(out, "/spec/containers/4/env/1/value"), "void");
 	/* the legacy resource is a GPU request too */
 	CHECK(test_count_findings(&res, RULE_GPU_VISIBILITY, "/spec/containers/5/env/0") == 0);
@@ -549,20 +496,20 @@ TEST(rules_pod_visibility_deny_and_skip)
 		"{'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': 'p',"
 		"  'annotations': {'gpumend.io/skip-rules': 'gpu-visibility'}},"
 		" 'spec': {'containers': [{'name': 'c', 'image': 'nvidia/cuda:9.0-base'}]}}";
-	struct config *cfg = config_only(RULE_GPU_VISIBILITY, RULE_MODE_DENY);
+	struct config *cfg = test_config_only(RULE_GPU_VISIBILITY, RULE_MODE_DENY);
 	struct rules_result res;
 	const char *at = "/spec/jobTemplate/spec/template/spec/containers/0/image";
 	const struct finding *f;
 	json_t *out;
 
-	out = run(in, cfg, NULL, &res, failures);
-	f = finding_at(&res, RULE_GPU_VISIBILITY, at);
+	out = test_run_squoted(in, cfg, NULL, &res, failures);
+	f = test_finding_at(&res, RULE_GPU_VISIBILITY, at);
 	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
 	CHECK(res.denied && res.n_ops == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 
-	out = run(skipped, cfg, NULL, &res, failures);
+	out = test_run_squoted(skipped, cfg, NULL, &res, failures);
 	CHECK(res.n_findings == 0 && !res.denied);
 	json_decref(out);
 	rules_result_clear(&res);
@@ -595,14 +542,14 @@ TEST(rules_pod_feature_gate_static_pod)
 		return;
 	/* lint only: even mutate changes nothing */
 	cfg->mode[RULE_REMOVED_GPU_FEATURE_GATE] = RULE_MODE_MUTATE;
-	out = run(in, cfg, NULL, &res, failures);
-	CHECK(ops_of(&res, RULE_REMOVED_GPU_FEATURE_GATE) == 0);
+	out = test_run_squoted(in, cfg, NULL, &res, failures);
+	CHECK(test_ops_of(&res, RULE_REMOVED_GPU_FEATURE_GATE) == 0);
 	CHECK(test_count_findings(&res, RULE_REMOVED_GPU_FEATURE_GATE, NULL) == 2);
-	f = finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE, "/spec/containers/0/command/2");
+	f = test_finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE, "/spec/containers/0/command/2");
 	CHECK(f && f->severity == SEVERITY_ERROR && !f->fixed);
 	CHECK_STR(f ? f->message : NULL,
 		  "feature gate 'Accelerators' was removed in Kubernetes 1.12; the component will not start with it");
-	f = finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE, "/spec/containers/0/command/5");
+	f = test_finding_at(&res, RULE_REMOVED_GPU_FEATURE_GATE, "/spec/containers/0/command/5");
 	CHECK_STR(f ? f->message : NULL,
 		  "feature gate 'DevicePlugins' was removed in Kubernetes 1.28; the component will not start with it");
 	CHECK(res.errors == 2);
@@ -630,11 +577,11 @@ TEST(rules_pod_feature_gate_forms)
 		"    'args': ['Accelerators=true']},"
 		"   {'name': 'fine', 'image': 'k', 'command': ['kubelet',"
 		"     '--feature-gates=DevicePluginsExtra=true', 7, '--feature-gates']}]}}}}";
-	struct config *cfg = config_only(RULE_REMOVED_GPU_FEATURE_GATE, RULE_MODE_WARN);
+	struct config *cfg = test_config_only(RULE_REMOVED_GPU_FEATURE_GATE, RULE_MODE_WARN);
 	struct rules_result res;
 	const char *base = "/spec/template/spec";
 	char p[128];
-	json_t *out = run(in, cfg, NULL, &res, failures);
+	json_t *out = test_run_squoted(in, cfg, NULL, &res, failures);
 
 	snprintf(p, sizeof(p), "%s/initContainers/0/args/2", base);
 	CHECK(test_count_findings(&res, RULE_REMOVED_GPU_FEATURE_GATE, p) == 2);
@@ -653,7 +600,7 @@ TEST(rules_pod_feature_gate_forms)
 
 	/* deny mode denies */
 	cfg->mode[RULE_REMOVED_GPU_FEATURE_GATE] = RULE_MODE_DENY;
-	out = run(in, cfg, NULL, &res, failures);
+	out = test_run_squoted(in, cfg, NULL, &res, failures);
 	CHECK(res.denied);
 	json_decref(out);
 	rules_result_clear(&res);

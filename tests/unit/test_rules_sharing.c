@@ -12,47 +12,6 @@
 
 #define GS RULE_GPU_SHARING
 
-/* Runs the rules over `squoted` (JSON with ' for "); see test_migrate(). */
-static json_t *run(const char *squoted, const struct config *cfg,
-		   struct rules_result *res, int *failures)
-{
-	char *text = strdup(squoted);
-	json_t *out;
-
-	for (char *p = text; p && *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	out = test_migrate(text ? text : "", cfg, NULL, res, failures);
-	free(text);
-	/* findings become admission warnings, capped at 120 characters */
-	for (size_t i = 0; out && i < res->n_findings; i++) {
-		CHECK(strlen(res->findings[i].message) <= 100);
-		if (strlen(res->findings[i].message) > 100)
-			fprintf(stderr, "  too long: %s\n",
-				res->findings[i].message);
-	}
-	return out;
-}
-
-static const struct finding *finding_at(const struct rules_result *res,
-					const char *pointer)
-{
-	for (size_t i = 0; i < res->n_findings; i++)
-		if (res->findings[i].rule == GS &&
-		    strcmp(res->findings[i].pointer, pointer) == 0)
-			return &res->findings[i];
-	return NULL;
-}
-
-static size_t sharing_ops(const struct rules_result *res)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < res->n_ops; i++)
-		n += res->ops[i].rule == GS;
-	return n;
-}
-
 static struct config *config_with(enum sharing_strategy strategy,
 				  enum rule_mode mode)
 {
@@ -92,8 +51,8 @@ static const char binpack[] =
 TEST(gpushare_time_slicing_memory)
 {
 	struct rules_result res;
-	json_t *out = run(binpack, NULL, &res, failures);
-	const struct finding *f = finding_at(&res, LIMITS "/aliyun.com~1gpu-mem");
+	json_t *out = test_run_squoted(binpack, NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, GS, LIMITS "/aliyun.com~1gpu-mem");
 
 	CHECK(out != NULL);
 	CHECK(int_at(out, LIMITS "/nvidia.com~1gpu.shared") == 1);
@@ -115,10 +74,10 @@ TEST(gpushare_time_slicing_memory)
 TEST(gpushare_fractional_gib_and_requests)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
-			  "{'name':'infer','resources':{'limits':{'cpu':'2','aliyun.com/gpu-mem':'1.5'},"
-			  "'requests':{'cpu':'1','aliyun.com/gpu-mem':'1.5'}}}]}}",
-			  NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
+				       "{'name':'infer','resources':{'limits':{'cpu':'2','aliyun.com/gpu-mem':'1.5'},"
+				       "'requests':{'cpu':'1','aliyun.com/gpu-mem':'1.5'}}}]}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK(int_at(out, "/spec/containers/0/resources/limits/nvidia.com~1gpu.shared") == 1);
 	CHECK(int_at(out, "/spec/containers/0/resources/requests/nvidia.com~1gpu.shared") == 1);
@@ -134,12 +93,12 @@ TEST(gpushare_fractional_gib_and_requests)
 TEST(gpushare_volcano_count_and_memory)
 {
 	struct rules_result res;
-	json_t *out = run("{'apiVersion':'batch/v1','kind':'Job','metadata':{'name':'j'},"
-			  "'spec':{'template':{'spec':{'restartPolicy':'Never','containers':["
-			  "{'name':'a','resources':{'limits':{'volcano.sh/gpu-memory':2048,"
-			  "'volcano.sh/gpu-number':2}}},"
-			  "{'name':'b','resources':{'limits':{'rancher.io/gpu-mem':'2'}}}]}}}}",
-			  NULL, &res, failures);
+	json_t *out = test_run_squoted("{'apiVersion':'batch/v1','kind':'Job','metadata':{'name':'j'},"
+				       "'spec':{'template':{'spec':{'restartPolicy':'Never','containers':["
+				       "{'name':'a','resources':{'limits':{'volcano.sh/gpu-memory':2048,"
+				       "'volcano.sh/gpu-number':2}}},"
+				       "{'name':'b','resources':{'limits':{'rancher.io/gpu-mem':'2'}}}]}}}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK(int_at(out, LIMITS "/nvidia.com~1gpu.shared") == 2);
 	CHECK(json_pointer_get(out, LIMITS "/volcano.sh~1gpu-number") == NULL);
@@ -156,10 +115,10 @@ TEST(gpushare_volcano_count_and_memory)
 TEST(gpushare_zero_memory_is_dropped)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
-			  "{'name':'c','resources':{'limits':{'aliyun.com/gpu-mem':0}}}]}}",
-			  NULL, &res, failures);
-	const struct finding *f = finding_at(&res,
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
+				       "{'name':'c','resources':{'limits':{'aliyun.com/gpu-mem':0}}}]}}",
+				       NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, GS,
 		"/spec/containers/0/resources/limits/aliyun.com~1gpu-mem");
 
 	CHECK(json_pointer_get(out, "/spec/containers/0/resources/limits") == NULL);
@@ -189,12 +148,12 @@ TEST(gpushare_bad_values_leave_the_pod)
 			 "{'name':'c','resources':{'limits':{'aliyun.com/gpu-mem':%s}}},"
 			 "{'name':'d','resources':{'limits':{'aliyun.com/gpu-mem':2}}}]}}",
 			 values[i]);
-		out = run(text, NULL, &res, failures);
-		bad = finding_at(&res, "/spec/containers/0/resources/limits/aliyun.com~1gpu-mem");
-		sel = finding_at(&res, "/spec/nodeSelector/gpushare");
+		out = test_run_squoted(text, NULL, NULL, &res, failures);
+		bad = test_finding_at(&res, GS, "/spec/containers/0/resources/limits/aliyun.com~1gpu-mem");
+		sel = test_finding_at(&res, GS, "/spec/nodeSelector/gpushare");
 		CHECK(bad && bad->severity == SEVERITY_ERROR && !bad->fixed);
 		CHECK(sel && sel->severity == SEVERITY_WARNING && !sel->fixed);
-		CHECK(sharing_ops(&res) == 0);
+		CHECK(test_ops_of(&res, GS) == 0);
 		CHECK(res.errors == 1);
 		CHECK(json_pointer_get(out, "/spec/containers/1/resources/limits/"
 				       "aliyun.com~1gpu-mem") != NULL);
@@ -208,14 +167,14 @@ TEST(gpushare_bad_values_leave_the_pod)
 TEST(gpushare_request_differs_from_limit)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
-			  "{'name':'c','resources':{'limits':{'volcano.sh/gpu-number':2},"
-			  "'requests':{'volcano.sh/gpu-number':1}}}]}}",
-			  NULL, &res, failures);
-	const struct finding *f = finding_at(&res, "/spec/containers/0/resources/requests");
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
+				       "{'name':'c','resources':{'limits':{'volcano.sh/gpu-number':2},"
+				       "'requests':{'volcano.sh/gpu-number':1}}}]}}",
+				       NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, GS, "/spec/containers/0/resources/requests");
 
 	CHECK(f && f->severity == SEVERITY_ERROR);
-	CHECK(sharing_ops(&res) == 0);
+	CHECK(test_ops_of(&res, GS) == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -223,9 +182,9 @@ TEST(gpushare_request_differs_from_limit)
 TEST(gpushare_request_only_gets_a_limit)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
-			  "{'name':'c','resources':{'requests':{'volcano.sh/gpu-number':'3'}}}]}}",
-			  NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
+				       "{'name':'c','resources':{'requests':{'volcano.sh/gpu-number':'3'}}}]}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK_STR(test_string_at(out, "/spec/containers/0/resources/requests/nvidia.com~1gpu.shared"),
 		  "3");
@@ -251,7 +210,7 @@ static const char rancher_pod[] =
 TEST(gpushare_removes_selectors_scheduler_annotations)
 {
 	struct rules_result res;
-	json_t *out = run(rancher_pod, NULL, &res, failures);
+	json_t *out = test_run_squoted(rancher_pod, NULL, NULL, &res, failures);
 	json_t *annotations;
 
 	CHECK(out != NULL);
@@ -261,11 +220,11 @@ TEST(gpushare_removes_selectors_scheduler_annotations)
 	CHECK(json_object_size(annotations) == 1);
 	CHECK_STR(test_string_at(out, "/metadata/annotations/gpumend.io~1gpu-memory-request"),
 		  "c=2048Mi");
-	CHECK(finding_at(&res, "/spec/nodeSelector/gpushare") != NULL);
-	CHECK(finding_at(&res, "/spec/nodeSelector/gpu.cattle.io~1type") != NULL);
-	CHECK(finding_at(&res, "/spec/schedulerName") != NULL);
-	CHECK(finding_at(&res, "/metadata/annotations/ALIYUN_COM_GPU_MEM_IDX") != NULL);
-	CHECK(finding_at(&res, "/metadata/annotations/ALIYUN_COM_GPU_MEM_DEV") != NULL);
+	CHECK(test_finding_at(&res, GS, "/spec/nodeSelector/gpushare") != NULL);
+	CHECK(test_finding_at(&res, GS, "/spec/nodeSelector/gpu.cattle.io~1type") != NULL);
+	CHECK(test_finding_at(&res, GS, "/spec/schedulerName") != NULL);
+	CHECK(test_finding_at(&res, GS, "/metadata/annotations/ALIYUN_COM_GPU_MEM_IDX") != NULL);
+	CHECK(test_finding_at(&res, GS, "/metadata/annotations/ALIYUN_COM_GPU_MEM_DEV") != NULL);
 	CHECK(test_count_findings(&res, GS, NULL) == 7);
 	CHECK(res.errors == 0);
 	json_decref(out);
@@ -276,11 +235,11 @@ TEST(gpushare_warn_mode)
 {
 	struct config *cfg = config_with(SHARING_TIME_SLICING, RULE_MODE_WARN);
 	struct rules_result res;
-	json_t *out = run(rancher_pod, cfg, &res, failures);
-	const struct finding *f = finding_at(&res, "/spec/containers/0/resources/limits/"
-					     "rancher.io~1gpu-mem");
+	json_t *out = test_run_squoted(rancher_pod, cfg, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, GS, "/spec/containers/0/resources/limits/"
+						  "rancher.io~1gpu-mem");
 
-	CHECK(sharing_ops(&res) == 0);
+	CHECK(test_ops_of(&res, GS) == 0);
 	CHECK(test_count_findings(&res, GS, NULL) == 7);
 	for (size_t i = 0; i < res.n_findings; i++)
 		CHECK(!res.findings[i].fixed);
@@ -295,12 +254,12 @@ TEST(gpushare_deny_mode)
 {
 	struct config *cfg = config_with(SHARING_TIME_SLICING, RULE_MODE_DENY);
 	struct rules_result res;
-	json_t *out = run(binpack, cfg, &res, failures);
-	const struct finding *f = finding_at(&res, LIMITS "/aliyun.com~1gpu-mem");
+	json_t *out = test_run_squoted(binpack, cfg, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, GS, LIMITS "/aliyun.com~1gpu-mem");
 
 	CHECK(res.denied);
 	CHECK(f && f->severity == SEVERITY_ERROR);
-	CHECK(sharing_ops(&res) == 0);
+	CHECK(test_ops_of(&res, GS) == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 	config_free(cfg);
@@ -310,7 +269,7 @@ TEST(gpushare_mps)
 {
 	struct config *cfg = config_with(SHARING_MPS, RULE_MODE_MUTATE);
 	struct rules_result res;
-	json_t *out = run(binpack, cfg, &res, failures);
+	json_t *out = test_run_squoted(binpack, cfg, NULL, &res, failures);
 
 	CHECK(int_at(out, LIMITS "/nvidia.com~1gpu.shared") == 1);
 	CHECK_STR(test_string_at(out, LABEL), "mps");
@@ -328,16 +287,16 @@ TEST(gpushare_unrenamed_cluster)
 
 	free(cfg->shared_gpu_resource);
 	cfg->shared_gpu_resource = strdup("nvidia.com/gpu");
-	out = run(binpack, cfg, &res, failures);
+	out = test_run_squoted(binpack, cfg, NULL, &res, failures);
 	CHECK(int_at(out, LIMITS "/nvidia.com~1gpu") == 1);
 	CHECK_STR(test_string_at(out, LABEL), "time-slicing");
 	json_decref(out);
 	rules_result_clear(&res);
 
 	/* then a plain GPU pod is no sharing signal */
-	out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
-		  "{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}}",
-		  cfg, &res, failures);
+	out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
+			       "{'name':'c','resources':{'limits':{'nvidia.com/gpu':1}}}]}}",
+			       cfg, NULL, &res, failures);
 	CHECK(test_count_findings(&res, GS, NULL) == 0);
 	CHECK(res.n_ops == 0);
 	json_decref(out);
@@ -349,16 +308,16 @@ TEST(gpushare_hami)
 {
 	struct config *cfg = config_with(SHARING_HAMI, RULE_MODE_MUTATE);
 	struct rules_result res;
-	json_t *out = run("{'apiVersion':'apps/v1','kind':'Deployment','metadata':{'name':'d'},"
-			  "'spec':{'template':{'metadata':{'labels':{'app':'d'},'annotations':"
-			  "{'ALIYUN_COM_GPU_MEM_IDX':'1'}},'spec':{"
-			  "'nodeSelector':{'gpushare':'true'},'containers':["
-			  "{'name':'a','resources':{'limits':{'aliyun.com/gpu-mem':4},"
-			  "'requests':{'aliyun.com/gpu-mem':4}}},"
-			  "{'name':'b','resources':{'limits':{'volcano.sh/gpu-number':2}}},"
-			  "{'name':'c','resources':{'limits':{'nvidia.com/gpu.shared':1}}}]}}}}",
-			  cfg, &res, failures);
-	const struct finding *f = finding_at(&res, LIMITS "/aliyun.com~1gpu-mem");
+	json_t *out = test_run_squoted("{'apiVersion':'apps/v1','kind':'Deployment','metadata':{'name':'d'},"
+				       "'spec':{'template':{'metadata':{'labels':{'app':'d'},'annotations':"
+				       "{'ALIYUN_COM_GPU_MEM_IDX':'1'}},'spec':{"
+				       "'nodeSelector':{'gpushare':'true'},'containers':["
+				       "{'name':'a','resources':{'limits':{'aliyun.com/gpu-mem':4},"
+				       "'requests':{'aliyun.com/gpu-mem':4}}},"
+				       "{'name':'b','resources':{'limits':{'volcano.sh/gpu-number':2}}},"
+				       "{'name':'c','resources':{'limits':{'nvidia.com/gpu.shared':1}}}]}}}}",
+				       cfg, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, GS, LIMITS "/aliyun.com~1gpu-mem");
 
 	CHECK(int_at(out, LIMITS "/nvidia.com~1gpu") == 1);
 	CHECK(int_at(out, LIMITS "/nvidia.com~1gpumem") == 4096);
@@ -374,7 +333,7 @@ TEST(gpushare_hami)
 	CHECK_STR(test_string_at(out, RECORD), "a=4096Mi");
 	CHECK(json_pointer_get(out, T "/metadata/annotations/ALIYUN_COM_GPU_MEM_IDX") == NULL);
 	CHECK(f && f->fixed && strstr(f->message, "'nvidia.com/gpumem' (hami)"));
-	CHECK(finding_at(&res, T "/spec/containers/2/resources/limits/nvidia.com~1gpu.shared") != NULL);
+	CHECK(test_finding_at(&res, GS, T "/spec/containers/2/resources/limits/nvidia.com~1gpu.shared") != NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 	config_free(cfg);
@@ -384,9 +343,9 @@ TEST(gpushare_keep)
 {
 	struct config *cfg = config_with(SHARING_KEEP, RULE_MODE_MUTATE);
 	struct rules_result res;
-	json_t *out = run(rancher_pod, cfg, &res, failures);
-	const struct finding *f = finding_at(&res, "/spec/containers/0/resources/limits/"
-					     "rancher.io~1gpu-mem");
+	json_t *out = test_run_squoted(rancher_pod, cfg, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, GS, "/spec/containers/0/resources/limits/"
+						  "rancher.io~1gpu-mem");
 
 	CHECK(int_at(out, "/spec/containers/0/resources/limits/rancher.io~1gpu-mem") == 2);
 	CHECK_STR(test_string_at(out, "/spec/nodeSelector/gpushare"), "true");
@@ -408,10 +367,10 @@ TEST(gpushare_shared_resource_signal)
 {
 	struct rules_result res;
 	const char *at = "/spec/containers/0/resources/limits/nvidia.com~1gpu.shared";
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
-			  "{'name':'c','resources':{'limits':{'nvidia.com/gpu.shared':1}}}]}}",
-			  NULL, &res, failures);
-	const struct finding *f = finding_at(&res, at);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
+				       "{'name':'c','resources':{'limits':{'nvidia.com/gpu.shared':1}}}]}}",
+				       NULL, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, GS, at);
 
 	CHECK(f && f->fixed);
 	CHECK_STR(test_string_at(out, "/metadata/labels/gpumend.io~1gpu-sharing"),
@@ -422,25 +381,25 @@ TEST(gpushare_shared_resource_signal)
 	rules_result_clear(&res);
 
 	/* already migrated: nothing to say */
-	out = run("{'kind':'Pod','metadata':{'name':'p','labels':{'gpumend.io/gpu-sharing':"
-		  "'time-slicing'}},'spec':{'nodeSelector':{'nvidia.com/gpu.sharing-strategy':"
-		  "'time-slicing'},'containers':["
-		  "{'name':'c','resources':{'limits':{'nvidia.com/gpu.shared':1}}}]}}",
-		  NULL, &res, failures);
+	out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','labels':{'gpumend.io/gpu-sharing':"
+			       "'time-slicing'}},'spec':{'nodeSelector':{'nvidia.com/gpu.sharing-strategy':"
+			       "'time-slicing'},'containers':["
+			       "{'name':'c','resources':{'limits':{'nvidia.com/gpu.shared':1}}}]}}",
+			       NULL, NULL, &res, failures);
 	CHECK(test_count_findings(&res, GS, NULL) == 0);
 	CHECK(res.n_ops == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 
 	/* a label for another strategy is corrected */
-	out = run("{'kind':'Pod','metadata':{'name':'p','labels':{'gpumend.io/gpu-sharing':"
-		  "'mps'}},'spec':{'nodeSelector':{'nvidia.com/gpu.sharing-strategy':"
-		  "'mps'},'containers':["
-		  "{'name':'c','resources':{'limits':{'nvidia.com/gpu.shared':1}}}]}}",
-		  NULL, &res, failures);
+	out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','labels':{'gpumend.io/gpu-sharing':"
+			       "'mps'}},'spec':{'nodeSelector':{'nvidia.com/gpu.sharing-strategy':"
+			       "'mps'},'containers':["
+			       "{'name':'c','resources':{'limits':{'nvidia.com/gpu.shared':1}}}]}}",
+			       NULL, NULL, &res, failures);
 	CHECK_STR(test_string_at(out, "/metadata/labels/gpumend.io~1gpu-sharing"),
 		  "time-slicing");
-	CHECK(sharing_ops(&res) == 1);
+	CHECK(test_ops_of(&res, GS) == 1);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -448,14 +407,14 @@ TEST(gpushare_shared_resource_signal)
 TEST(gpushare_existing_affinity_and_record_order)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','annotations':{'a':'b'}},"
-			  "'spec':{'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':"
-			  "{'nodeSelectorTerms':[{'matchExpressions':[{'key':'zone','operator':'In',"
-			  "'values':['a']}]}]}}},"
-			  "'initContainers':[{'name':'warm','resources':{'limits':{'aliyun.com/gpu-mem':1}}}],"
-			  "'containers':[{'name':'main','resources':{'limits':{'aliyun.com/gpu-mem':2}}},"
-			  "{'name':'side','image':'busybox'}]}}",
-			  NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','annotations':{'a':'b'}},"
+				       "'spec':{'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':"
+				       "{'nodeSelectorTerms':[{'matchExpressions':[{'key':'zone','operator':'In',"
+				       "'values':['a']}]}]}}},"
+				       "'initContainers':[{'name':'warm','resources':{'limits':{'aliyun.com/gpu-mem':1}}}],"
+				       "'containers':[{'name':'main','resources':{'limits':{'aliyun.com/gpu-mem':2}}},"
+				       "{'name':'side','image':'busybox'}]}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK_STR(test_string_at(out, "/metadata/annotations/gpumend.io~1gpu-memory-request"),
 		  "warm=1024Mi,main=2048Mi");
@@ -471,25 +430,25 @@ TEST(gpushare_existing_affinity_and_record_order)
 TEST(gpushare_opt_out_cronjob_list_tfjob)
 {
 	struct rules_result res;
-	json_t *out = run("{'apiVersion':'v1','kind':'List','items':["
-			  "{'apiVersion':'batch/v1','kind':'CronJob','metadata':{'name':'cj'},"
-			  "'spec':{'schedule':'@hourly','jobTemplate':{'spec':{'template':{"
-			  "'metadata':{'annotations':{'gpumend.io/skip-rules':'gpu-sharing'}},"
-			  "'spec':{'containers':[{'name':'c','resources':{'limits':"
-			  "{'aliyun.com/gpu-mem':1}}}]}}}}}},"
-			  "{'apiVersion':'batch/v1','kind':'CronJob','metadata':{'name':'cj2'},"
-			  "'spec':{'schedule':'@hourly','jobTemplate':{'spec':{'template':{"
-			  "'spec':{'containers':[{'name':'c','resources':{'limits':"
-			  "{'aliyun.com/gpu-mem':1}}}]}}}}}},"
-			  "{'apiVersion':'kubeflow.org/v1','kind':'TFJob','metadata':{'name':'tf'},"
-			  "'spec':{'tfReplicaSpecs':{'Worker':{'replicas':4,'template':{"
-			  "'metadata':{'annotations':{'gpumend.io/skip':'false'}},"
-			  "'spec':{'containers':[{'name':'tensorflow','resources':{'limits':"
-			  "{'volcano.sh/gpu-memory':'4096'}}}]}}}}}},"
-			  "{'kind':'Pod','metadata':{'name':'skipped','annotations':{'gpumend.io/skip':'true'}},"
-			  "'spec':{'containers':[{'name':'c','resources':{'limits':"
-			  "{'aliyun.com/gpu-mem':1}}}]}}]}",
-			  NULL, &res, failures);
+	json_t *out = test_run_squoted("{'apiVersion':'v1','kind':'List','items':["
+				       "{'apiVersion':'batch/v1','kind':'CronJob','metadata':{'name':'cj'},"
+				       "'spec':{'schedule':'@hourly','jobTemplate':{'spec':{'template':{"
+				       "'metadata':{'annotations':{'gpumend.io/skip-rules':'gpu-sharing'}},"
+				       "'spec':{'containers':[{'name':'c','resources':{'limits':"
+				       "{'aliyun.com/gpu-mem':1}}}]}}}}}},"
+				       "{'apiVersion':'batch/v1','kind':'CronJob','metadata':{'name':'cj2'},"
+				       "'spec':{'schedule':'@hourly','jobTemplate':{'spec':{'template':{"
+				       "'spec':{'containers':[{'name':'c','resources':{'limits':"
+				       "{'aliyun.com/gpu-mem':1}}}]}}}}}},"
+				       "{'apiVersion':'kubeflow.org/v1','kind':'TFJob','metadata':{'name':'tf'},"
+				       "'spec':{'tfReplicaSpecs':{'Worker':{'replicas':4,'template':{"
+				       "'metadata':{'annotations':{'gpumend.io/skip':'false'}},"
+				       "'spec':{'containers':[{'name':'tensorflow','resources':{'limits':"
+				       "{'volcano.sh/gpu-memory':'4096'}}}]}}}}}},"
+				       "{'kind':'Pod','metadata':{'name':'skipped','annotations':{'gpumend.io/skip':'true'}},"
+				       "'spec':{'containers':[{'name':'c','resources':{'limits':"
+				       "{'aliyun.com/gpu-mem':1}}}]}}]}",
+				       NULL, NULL, &res, failures);
 
 	CHECK(json_pointer_get(out, "/items/0/spec/jobTemplate/spec/template/spec/containers/0/"
 			       "resources/limits/aliyun.com~1gpu-mem") != NULL);
@@ -513,17 +472,17 @@ TEST(gpushare_boolean_selector_and_no_metadata)
 {
 	struct rules_result res;
 	/* a custom resource whose pod spec is not under "spec": no labels */
-	json_t *out = run("{'apiVersion':'example.com/v1','kind':'Runner','metadata':{'name':'r'},"
-			  "'spec':{'podSpec':{'nodeSelector':{'gpushare':true},"
-			  "'containers':[{'name':'c','resources':{'limits':"
-			  "{'aliyun.com/gpu-mem':2}}}]}}}",
-			  NULL, &res, failures);
+	json_t *out = test_run_squoted("{'apiVersion':'example.com/v1','kind':'Runner','metadata':{'name':'r'},"
+				       "'spec':{'podSpec':{'nodeSelector':{'gpushare':true},"
+				       "'containers':[{'name':'c','resources':{'limits':"
+				       "{'aliyun.com/gpu-mem':2}}}]}}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK(json_pointer_get(out, "/spec/podSpec/nodeSelector") == NULL);
 	CHECK(int_at(out, "/spec/podSpec/containers/0/resources/limits/nvidia.com~1gpu.shared") == 1);
 	CHECK(json_pointer_get(out, "/metadata/labels") == NULL);
 	CHECK(json_pointer_get(out, "/spec/podSpec/affinity") != NULL);
-	CHECK(finding_at(&res, "/spec/podSpec/nodeSelector/gpushare") != NULL);
+	CHECK(test_finding_at(&res, GS, "/spec/podSpec/nodeSelector/gpushare") != NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -533,11 +492,11 @@ TEST(gpushare_keep_is_idempotent_with_findings)
 	struct config *cfg = config_with(SHARING_KEEP, RULE_MODE_MUTATE);
 	struct rules_result res;
 	/* already labelled and recorded: info findings, no operation */
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p','labels':{'gpumend.io/gpu-sharing':"
-			  "'keep'},'annotations':{'gpumend.io/gpu-memory-request':'c=1024Mi'}},"
-			  "'spec':{'containers':[{'name':'c','resources':{'limits':"
-			  "{'aliyun.com/gpu-mem':1}}}]}}",
-			  cfg, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','labels':{'gpumend.io/gpu-sharing':"
+				       "'keep'},'annotations':{'gpumend.io/gpu-memory-request':'c=1024Mi'}},"
+				       "'spec':{'containers':[{'name':'c','resources':{'limits':"
+				       "{'aliyun.com/gpu-mem':1}}}]}}",
+				       cfg, NULL, &res, failures);
 
 	CHECK(res.n_ops == 0);
 	CHECK(test_count_findings(&res, GS, NULL) == 1);
@@ -549,11 +508,11 @@ TEST(gpushare_keep_is_idempotent_with_findings)
 TEST(gpushare_real_and_quantity_values)
 {
 	struct rules_result res;
-	json_t *out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
-			  "{'name':'a','resources':{'limits':{'aliyun.com/gpu-mem':1.5}}},"
-			  "{'name':'b','resources':{'limits':{'volcano.sh/gpu-memory':'1Ki'}}},"
-			  "{'name':'c','resources':{'limits':{'rancher.io/gpu-mem':'500m'}}}]}}",
-			  NULL, &res, failures);
+	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
+				       "{'name':'a','resources':{'limits':{'aliyun.com/gpu-mem':1.5}}},"
+				       "{'name':'b','resources':{'limits':{'volcano.sh/gpu-memory':'1Ki'}}},"
+				       "{'name':'c','resources':{'limits':{'rancher.io/gpu-mem':'500m'}}}]}}",
+				       NULL, NULL, &res, failures);
 
 	CHECK_STR(test_string_at(out, "/metadata/annotations/gpumend.io~1gpu-memory-request"),
 		  "a=1536Mi,b=1024Mi,c=512Mi");
@@ -561,9 +520,9 @@ TEST(gpushare_real_and_quantity_values)
 	json_decref(out);
 	rules_result_clear(&res);
 
-	out = run("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
-		  "{'name':'a','resources':{'limits':{'aliyun.com/gpu-mem':0.3}}}]}}",
-		  NULL, &res, failures);
+	out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
+			       "{'name':'a','resources':{'limits':{'aliyun.com/gpu-mem':0.3}}}]}}",
+			       NULL, NULL, &res, failures);
 	CHECK(res.n_findings > 0 &&
 	      strstr(res.findings[0].message, "MiB, not 0.3") != NULL);
 	json_decref(out);
@@ -574,18 +533,18 @@ TEST(gpushare_keep_lint_is_informational)
 {
 	struct config *cfg = config_with(SHARING_KEEP, RULE_MODE_WARN);
 	struct rules_result res;
-	json_t *out = run(rancher_pod, cfg, &res, failures);
-	const struct finding *f = finding_at(&res, "/spec/containers/0/resources/limits/"
-					     "rancher.io~1gpu-mem");
-	const struct finding *sel = finding_at(&res, "/spec/nodeSelector/gpushare");
-	const struct finding *stale = finding_at(&res,
+	json_t *out = test_run_squoted(rancher_pod, cfg, NULL, &res, failures);
+	const struct finding *f = test_finding_at(&res, GS, "/spec/containers/0/resources/limits/"
+						  "rancher.io~1gpu-mem");
+	const struct finding *sel = test_finding_at(&res, GS, "/spec/nodeSelector/gpushare");
+	const struct finding *stale = test_finding_at(&res, GS,
 		"/metadata/annotations/ALIYUN_COM_GPU_MEM_IDX");
 
 	CHECK(f && f->severity == SEVERITY_INFO);
 	CHECK(sel && sel->severity == SEVERITY_INFO);
 	/* stale bookkeeping is a fault in every strategy */
 	CHECK(stale && stale->severity == SEVERITY_WARNING);
-	CHECK(sharing_ops(&res) == 0);
+	CHECK(test_ops_of(&res, GS) == 0);
 	json_decref(out);
 	rules_result_clear(&res);
 	config_free(cfg);

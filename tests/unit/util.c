@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "util.h"
 
 json_t *test_migrate(const char *json_text, const struct config *cfg,
@@ -69,6 +70,85 @@ json_t *test_migrate(const char *json_text, const struct config *cfg,
 	json_decref(second);
 	config_free(own);
 	return obj;
+}
+
+struct config *test_config_only(enum rule_id rule, enum rule_mode mode)
+{
+	struct config *cfg = config_new_default();
+
+	if (!cfg)
+		return NULL;
+	for (int r = 0; r < RULE_COUNT; r++)
+		cfg->mode[r] = RULE_MODE_OFF;
+	cfg->mode[rule] = mode;
+	return cfg;
+}
+
+static json_t *run_squoted(const char *squoted, const struct config *cfg,
+			   const struct rules_options *opts,
+			   struct rules_result *res, int cap_messages,
+			   int *failures)
+{
+	char *text;
+	json_t *out;
+
+	/* test_migrate() leaves `res` untouched when the input does not parse */
+	rules_result_init(res);
+	text = strdup(squoted);
+	if (!text) {
+		(*failures)++;
+		return NULL;
+	}
+	for (char *p = text; *p; p++)
+		if (*p == '\'')
+			*p = '"';
+	out = test_migrate(text, cfg, opts, res, failures);
+	free(text);
+	for (size_t i = 0; out && i < res->n_findings; i++) {
+		const char *message = res->findings[i].message;
+
+		CHECK(message[0] != '\0');
+		if (!cap_messages)
+			continue;
+		CHECK(strlen(message) <= 100);
+		if (strlen(message) > 100)
+			fprintf(stderr, "  too long: %s\n", message);
+	}
+	return out;
+}
+
+json_t *test_run_squoted(const char *squoted, const struct config *cfg,
+			 const struct rules_options *opts,
+			 struct rules_result *res, int *failures)
+{
+	return run_squoted(squoted, cfg, opts, res, 1, failures);
+}
+
+json_t *test_run_squoted_any_length(const char *squoted,
+				    const struct config *cfg,
+				    const struct rules_options *opts,
+				    struct rules_result *res, int *failures)
+{
+	return run_squoted(squoted, cfg, opts, res, 0, failures);
+}
+
+const struct finding *test_finding_at(const struct rules_result *res,
+				      enum rule_id rule, const char *pointer)
+{
+	for (size_t i = 0; i < res->n_findings; i++)
+		if (res->findings[i].rule == rule &&
+		    strcmp(res->findings[i].pointer, pointer) == 0)
+			return &res->findings[i];
+	return NULL;
+}
+
+size_t test_ops_of(const struct rules_result *res, enum rule_id rule)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->n_ops; i++)
+		n += res->ops[i].rule == rule;
+	return n;
 }
 
 int test_count_findings(const struct rules_result *res, enum rule_id rule,

@@ -19,6 +19,41 @@ json_t *test_migrate(const char *json_text, const struct config *cfg,
 		     const struct rules_options *opts,
 		     struct rules_result *res, int *failures);
 
+/*
+ * A new config (free with config_free()) with every rule off except `rule`,
+ * which is in `mode`; NULL when out of memory.
+ */
+struct config *test_config_only(enum rule_id rule, enum rule_mode mode);
+
+/*
+ * test_migrate() on `squoted`, JSON written with ' for " to keep test
+ * inputs readable: every ' is turned into " first. Also checks that each
+ * finding's message is non-empty and at most 100 characters (findings
+ * become admission warnings, capped at 120), incrementing *failures for
+ * each that is not. Returns what test_migrate() returns; `res` is always
+ * initialised, so rules_result_clear() on it is safe even after NULL.
+ */
+json_t *test_run_squoted(const char *squoted, const struct config *cfg,
+			 const struct rules_options *opts,
+			 struct rules_result *res, int *failures);
+
+/*
+ * test_run_squoted() without the 100-character cap on finding messages
+ * (they are still checked to be non-empty), for inputs whose findings are
+ * known to carry longer messages.
+ */
+json_t *test_run_squoted_any_length(const char *squoted,
+				    const struct config *cfg,
+				    const struct rules_options *opts,
+				    struct rules_result *res, int *failures);
+
+/* The first finding of `rule` whose pointer equals `pointer`, or NULL. */
+const struct finding *test_finding_at(const struct rules_result *res,
+				      enum rule_id rule, const char *pointer);
+
+/* Number of recorded operations emitted by `rule`. */
+size_t test_ops_of(const struct rules_result *res, enum rule_id rule);
+
 /* Number of findings of `rule` whose pointer equals `pointer` (any pointer
  * when NULL). */
 int test_count_findings(const struct rules_result *res, enum rule_id rule,

@@ -1,0 +1,612 @@
+#!/bin/sh
+# tests/suites/webhook.sh - gpumend-webhook end to end: the real binary on
+# 127.0.0.1 with certificates from `gpumend certs`, driven over TLS by curl
+# (verifying the server against the CA) and openssl:
+#   - AdmissionReview v1 and v1beta1 of a legacy GPU pod: uid, patchType,
+#     the base64 patch applied with `kubectl patch --local` equals the
+#     expected migrated object; a pod needing nothing; UPDATE; dryRun;
+#   - every golden case of the CLI (without a config, not a List, not an
+#     offline-only rule): the webhook's patch gives what `gpumend migrate`
+#     writes, apart from the webhook's record annotation;
+#   - deny mode, and config reload on file change and SIGHUP (a broken
+#     config is refused);
+#   - bad requests get their status and the server stays up;
+#   - certificate rotation while a client loops (no failed request, the new
+#     certificate served), a broken pair refused; TLS 1.0/1.1 refused;
+#   - /healthz, /readyz, /metrics (parsed by tests/webhook/promcheck.awk);
+#   - SIGTERM while a slow request is in flight: it completes, exit 0;
+#   - `gpumend review` answers byte for byte as the server.
+. "$(dirname "$0")/../lib.sh"
+
+# not dir=$(scratch): see tests/lib.sh
+scratch >/dev/null
+dir=$_scratch
+data="$TESTS_DIR/webhook"
+golden="$TESTS_DIR/golden"
+
+for tool in curl openssl jq; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		fail "webhook: '$tool' not found"
+		finish webhook
+		exit 1
+	fi
+done
+have_kubectl=0
+command -v kubectl >/dev/null 2>&1 && have_kubectl=1
+
+server_pids=""
+cleanup() {
+	for p in $server_pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$_scratch_root"
+}
+trap cleanup EXIT
+
+# ------------------------------------------------------------------
+# Helpers
+
+# make_pair DIR [rsa] [reuse]: a CA (unless reuse: DIR/ca.* exist) and a
+# serving certificate for 127.0.0.1 in DIR, by `gpumend certs`, or by the
+# openssl command when that fails.
+make_pair() {
+	_d=$1 _type=${2:-ecdsa} _reuse=${3:-}
+	mkdir -p "$_d"
+	if [ -n "$_reuse" ]; then
+		"$GPUMEND" certs --service gpumend --namespace gpumend --out "$_d" \
+			--ip 127.0.0.1 --key-type "$_type" --reuse-ca --force \
+			>/dev/null 2>"$_d/certs.err" && return 0
+	else
+		"$GPUMEND" certs --service gpumend --namespace gpumend --out "$_d" \
+			--ip 127.0.0.1 --key-type "$_type" \
+			>/dev/null 2>"$_d/certs.err" && return 0
+	fi
+	if [ "$_type" = rsa ]; then
+		_newkey="rsa:2048"
+	else
+		_newkey="ec -pkeyopt ec_paramgen_curve:P-256"
+	fi
+	if [ -z "$_reuse" ]; then
+		# shellcheck disable=SC2086
+		openssl req -x509 -newkey $_newkey -nodes -days 2 \
+			-subj "/CN=gpumend-test-ca" -keyout "$_d/ca.key" \
+			-out "$_d/ca.crt" >/dev/null 2>&1 || return 1
+	fi
+	# shellcheck disable=SC2086
+	openssl req -new -newkey $_newkey -nodes -subj "/CN=gpumend" \
+		-keyout "$_d/tls.key" -out "$_d/tls.csr" >/dev/null 2>&1 &&
+	printf 'subjectAltName=DNS:gpumend.gpumend.svc,IP:127.0.0.1\n' >"$_d/ext" &&
+	openssl x509 -req -in "$_d/tls.csr" -CA "$_d/ca.crt" -CAkey "$_d/ca.key" \
+		-CAcreateserial -days 2 -extfile "$_d/ext" -out "$_d/tls.crt" \
+		>/dev/null 2>&1
+}
+
+# fingerprint FILE: the SHA-256 fingerprint of a PEM certificate.
+fingerprint() {
+	openssl x509 -in "$1" -noout -fingerprint -sha256 | sed 's/.*=//'
+}
+
+# served_fingerprint PORT: the fingerprint of the certificate served.
+served_fingerprint() {
+	echo | openssl s_client -connect "127.0.0.1:$1" 2>/dev/null |
+		openssl x509 -noout -fingerprint -sha256 2>/dev/null | sed 's/.*=//'
+}
+
+# start_server NAME CERTDIR ARGS...: starts the webhook on a port of its
+# choosing, its log in $dir/NAME.log; sets $pid, $port and $url.
+start_server() {
+	_name=$1 _certs=$2
+	shift 2
+	"$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 --tls-cert "$_certs/tls.crt" \
+		--tls-key "$_certs/tls.key" "$@" 2>"$dir/$_name.log" &
+	pid=$!
+	server_pids="$server_pids $pid"
+	port=""
+	_i=0
+	while [ $_i -lt 200 ] && [ -z "$port" ]; do
+		port=$(sed -n 's/.*"msg":"started".*"listen":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' \
+			"$dir/$_name.log")
+		kill -0 "$pid" 2>/dev/null || break
+		[ -z "$port" ] && sleep 0.05
+		_i=$((_i + 1))
+	done
+	url="https://127.0.0.1:$port"
+	[ -n "$port" ]
+}
+
+# wait_log NAME PATTERN [COUNT]: waits (up to 5 s) until the log holds
+# COUNT (default 1) lines matching PATTERN.
+wait_log() {
+	_i=0
+	while [ $_i -lt 100 ]; do
+		[ "$(grep -c -- "$2" "$dir/$1.log")" -ge "${3:-1}" ] && return 0
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# review VERSION UID OPERATION OBJECT-FILE [DRYRUN]: an AdmissionReview
+# request for the object, on stdout. OBJECT-FILE "null" sends object null.
+review() {
+	if [ "$4" = null ]; then
+		_obj=null
+	else
+		_obj=$(cat "$4")
+	fi
+	jq -n --arg v "admission.k8s.io/$1" --arg uid "$2" --arg op "$3" \
+		--argjson obj "$_obj" --argjson dry "${5:-false}" '{
+		apiVersion: $v, kind: "AdmissionReview",
+		request: {
+			uid: $uid,
+			kind: {group: "", version: "v1", kind: ($obj.kind // "Pod")},
+			resource: {group: "", version: "v1", resource: "pods"},
+			namespace: ($obj.metadata.namespace // "default"),
+			name: ($obj.metadata.name // ""),
+			operation: $op,
+			userInfo: {username: "system:serviceaccount:ci:test"},
+			object: (if $op == "DELETE" then null else $obj end),
+			oldObject: (if $op == "CREATE" then null else $obj end),
+			dryRun: $dry
+		}
+	}'
+}
+
+# post URL FILE OUT [CURL-ARGS...]: POSTs FILE as JSON to URL/mutate,
+# the body in OUT; prints the HTTP status.
+post() {
+	_url=$1 _in=$2 _out=$3
+	shift 3
+	curl -sS --cacert "$dir/ca1/ca.crt" -H 'Content-Type: application/json' \
+		--data-binary "@$_in" -o "$_out" -w '%{http_code}' "$@" \
+		"$_url/mutate" 2>/dev/null
+}
+
+# apply_patch OBJECT-FILE RESPONSE-FILE OUT: applies the response's patch
+# (none: the object unchanged) with kubectl, or jq when kubectl is absent.
+apply_patch() {
+	_patch=$(jq -r '.response.patch // empty' "$2" | base64 -d)
+	[ -n "$_patch" ] || _patch='[]'
+	if [ "$have_kubectl" = 1 ]; then
+		kubectl patch --local -f "$1" --type=json -p "$_patch" -o json >"$3"
+	else
+		jq --argjson p "$_patch" -f "$data/jsonpatch.jq" "$1" >"$3"
+	fi
+}
+
+# jq_true FILTER FILE...: the filter holds (jq -e), quietly.
+jq_true() {
+	jq -e "$@" >/dev/null 2>&1
+}
+
+# same_json A B: A and B hold the same JSON value.
+same_json() {
+	jq -S . "$1" >"$1.sorted" && jq -S . "$2" >"$2.sorted" &&
+		diff -u "$2.sorted" "$1.sorted" >"$1.diff"
+}
+
+# ------------------------------------------------------------------
+# Certificates and the main server
+
+mkdir -p "$dir/tls"
+if make_pair "$dir/ca1" && cp "$dir/ca1/ca.crt" "$dir/ca1/ca.key" "$dir/tls/" 2>/dev/null &&
+   make_pair "$dir/tls" rsa reuse && mkdir -p "$dir/ca2" &&
+   mv "$dir/tls/tls.crt" "$dir/tls/tls.key" "$dir/ca2/"; then
+	pass "certificates generated (ECDSA and RSA pairs of one CA)"
+else
+	fail "cannot generate certificates"
+	cat "$dir/ca1/certs.err" "$dir/tls/certs.err" 2>/dev/null | sed 's/^/    /'
+	finish webhook
+	exit 1
+fi
+
+# the layout the kubelet gives a mounted Secret: tls.crt -> ..data/tls.crt,
+# ..data -> ..v1; a rotation swaps the ..data link
+mkdir -p "$dir/mount/..v1"
+cp "$dir/ca1/tls.crt" "$dir/ca1/tls.key" "$dir/mount/..v1/"
+ln -s ..v1 "$dir/mount/..data"
+ln -s ..data/tls.crt "$dir/mount/tls.crt"
+ln -s ..data/tls.key "$dir/mount/tls.key"
+cp "$data/mutate.yaml" "$dir/config.yaml"
+
+if start_server main "$dir/mount" -c "$dir/config.yaml" --log-level debug \
+	--max-body 1Mi --drain-timeout 10; then
+	pass "server starts and logs its port"
+else
+	fail "server does not start"
+	sed 's/^/    /' "$dir/main.log"
+	finish webhook
+	exit 1
+fi
+main_pid=$pid
+main_url=$url
+main_port=$port
+
+# ------------------------------------------------------------------
+# Probes
+
+code=$(curl -sS --cacert "$dir/ca1/ca.crt" -o "$dir/out" -w '%{http_code}' "$main_url/healthz")
+check "GET /healthz answers 200" [ "$code" = 200 ]
+code=$(curl -sS --cacert "$dir/ca1/ca.crt" -o "$dir/out" -w '%{http_code}' "$main_url/readyz")
+check "GET /readyz answers 200 once loaded" [ "$code" = 200 ]
+code=$(curl -sS --cacert "$dir/ca1/ca.crt" -I -o "$dir/out" -w '%{http_code}' "$main_url/healthz")
+check "HEAD /healthz answers 200" [ "$code" = 200 ]
+
+# ------------------------------------------------------------------
+# Admission reviews
+
+for version in v1 v1beta1; do
+	uid="uid-legacy-$version-0001"
+	review "$version" "$uid" CREATE "$data/legacy-pod.json" >"$dir/req.json"
+	code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+	check "$version: legacy pod answered 200" [ "$code" = 200 ]
+	check "$version: response has the request's apiVersion, kind and uid" \
+		jq_true --arg v "admission.k8s.io/$version" --arg uid "$uid" \
+		'.apiVersion == $v and .kind == "AdmissionReview" and .response.uid == $uid and .response.allowed == true' \
+		"$dir/resp.json"
+	check "$version: patchType JSONPatch with a patch" \
+		jq_true '.response.patchType == "JSONPatch" and (.response.patch | length > 0)' "$dir/resp.json"
+	if apply_patch "$data/legacy-pod.json" "$dir/resp.json" "$dir/patched.json" 2>"$dir/err" &&
+	   same_json "$dir/patched.json" "$data/legacy-pod.expected.json"; then
+		pass "$version: the patch applied by kubectl gives the expected migrated pod"
+	else
+		fail "$version: the patched pod differs from the expected one"
+		cat "$dir/err" "$dir/patched.json.diff" 2>/dev/null | sed 's/^/    /'
+	fi
+	check "$version: the last operation records the rules in gpumend.io/mutations" \
+		sh -c "jq -r .response.patch '$dir/resp.json' | base64 -d |
+			jq -e '.[-1].path == \"/metadata/annotations\" and .[-1].value[\"gpumend.io/mutations\"] == \"legacy-gpu-resource,legacy-gpu-node-label,obsolete-cuda-hostpath\"' >/dev/null"
+	check "$version: a warning per finding, none over 120 bytes" \
+		jq_true '(.response.warnings | length) == 4 and all(.response.warnings[]; utf8bytelength <= 120) and
+		       any(.response.warnings[]; startswith("gpu-visibility: ")) and
+		       any(.response.warnings[]; startswith("legacy-gpu-resource: "))' "$dir/resp.json"
+	cp "$dir/resp.json" "$dir/resp-$version.json"
+done
+check "v1 and v1beta1 carry the same patch" \
+	sh -c "[ \"\$(jq -r .response.patch '$dir/resp-v1.json')\" = \"\$(jq -r .response.patch '$dir/resp-v1beta1.json')\" ]"
+
+review v1 uid-modern CREATE "$data/modern-pod.json" >"$dir/req.json"
+code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+check "a pod needing nothing: allowed, no patch, no patchType, no warnings" \
+	jq_true '.response.allowed == true and (.response | has("patch") | not) and
+	       (.response | has("patchType") | not) and (.response | has("warnings") | not)' "$dir/resp.json"
+
+review v1 uid-update UPDATE "$data/legacy-pod.json" >"$dir/req.json"
+code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+check "UPDATE: allowed with warnings and no patch" \
+	jq_true '.response.allowed == true and (.response.warnings | length) > 0 and
+	       (.response | has("patch") | not) and (.response | has("patchType") | not)' "$dir/resp.json"
+
+review v1 uid-dry CREATE "$data/legacy-pod.json" true >"$dir/req.json"
+code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+check "dryRun: the same patch as a real CREATE" \
+	sh -c "[ \"\$(jq -r .response.patch '$dir/resp.json')\" = \"\$(jq -r .response.patch '$dir/resp-v1.json')\" ]"
+check "dryRun: logged as such" wait_log main '"uid":"uid-dry".*"dry_run":true'
+
+review v1beta1 uid-delete DELETE "$data/legacy-pod.json" >"$dir/req.json"
+code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+check "DELETE: allowed untouched" \
+	jq_true '.response.allowed == true and (.response | keys) == ["allowed", "uid"]' "$dir/resp.json"
+
+check "one JSON log line per review, with uid, kind, namespace/name, operation, rules, duration" \
+	sh -c "grep '\"msg\":\"admission review\"' '$dir/main.log' | grep '\"uid\":\"uid-legacy-v1-0001\"' |
+		jq -e 'select(.kind == \"Pod\" and .namespace == \"ml\" and .name == \"cuda-train\" and
+			.operation == \"CREATE\" and (.rules | index(\"obsolete-cuda-hostpath\")) and
+			.allowed == true and (.duration_ms | type) == \"number\")' >/dev/null"
+
+# ------------------------------------------------------------------
+# Golden cases: the webhook's patch gives what `gpumend migrate` writes
+
+if [ "$have_kubectl" = 1 ]; then
+	n_cases=0
+	n_bad=0
+	for case_dir in "$golden"/*/; do
+		name=$(basename "$case_dir")
+		input=$(ls "$case_dir" | grep -E '^input\.(yaml|yml|json)$' | head -n 1)
+		[ -n "$input" ] || continue
+		ext=${input#input.}
+		# cases with their own config, errors, Lists, several documents,
+		# and the offline-only rule are the CLI's alone
+		[ -f "$case_dir/config.yaml" ] && continue
+		[ -f "$case_dir/expected.exit" ] && continue
+		[ -f "$case_dir/expected.$ext" ] || continue
+		grep -q 'deprecated-workload-api\]' "$case_dir/expected.lint" 2>/dev/null && continue
+		kubectl patch --local -f "$case_dir/$input" --type=json -p '[]' -o json \
+			>"$dir/g-in.json" 2>/dev/null || continue
+		[ "$(jq -s length "$dir/g-in.json" 2>/dev/null)" = 1 ] || continue
+		jq -e '.kind != "List" and (.items | not)' "$dir/g-in.json" >/dev/null 2>&1 || continue
+		kubectl patch --local -f "$case_dir/expected.$ext" --type=json -p '[]' -o json \
+			>"$dir/g-want.json" 2>/dev/null || continue
+		n_cases=$((n_cases + 1))
+		ok=1
+		review v1 "golden-$name" CREATE "$dir/g-in.json" >"$dir/g-req-v1.json"
+		sed '1,3s|"admission.k8s.io/v1"|"admission.k8s.io/v1beta1"|' \
+			"$dir/g-req-v1.json" >"$dir/g-req-v1beta1.json"
+		for version in v1 v1beta1; do
+			code=$(post "$main_url" "$dir/g-req-$version.json" "$dir/g-resp-$version.json")
+			[ "$code" = 200 ] || ok=0
+		done
+		jq_true -n --slurpfile a "$dir/g-resp-v1.json" --slurpfile b "$dir/g-resp-v1beta1.json" \
+			'$a[0].response.patch == $b[0].response.patch and
+			 $b[0].apiVersion == "admission.k8s.io/v1beta1"' || ok=0
+		if [ $ok = 1 ] && apply_patch "$dir/g-in.json" "$dir/g-resp-v1.json" "$dir/g-got.json" 2>"$dir/g-err"; then
+			# the record annotation aside
+			jq -S 'if .metadata.annotations then
+				.metadata.annotations |= del(.["gpumend.io/mutations"]) |
+				if .metadata.annotations == {} then del(.metadata.annotations) else . end
+			    else . end' "$dir/g-got.json" >"$dir/g-got2.json"
+			jq -S 'if .metadata.annotations == {} then del(.metadata.annotations) else . end' \
+				"$dir/g-want.json" >"$dir/g-want2.json"
+			diff -u "$dir/g-want2.json" "$dir/g-got2.json" >"$dir/g-got2.json.diff" || ok=0
+		else
+			ok=0
+		fi
+		if [ $ok = 0 ]; then
+			n_bad=$((n_bad + 1))
+			fail "golden $name: the webhook's patch does not give the migrated object"
+			cat "$dir/g-err" "$dir/g-got2.json.diff" 2>/dev/null | sed 's/^/    /'
+		fi
+	done
+	check "golden cases through the webhook, v1 and v1beta1 ($n_cases cases, $n_bad differ)" \
+		[ "$n_cases" -gt 10 -a "$n_bad" = 0 ]
+else
+	pass "golden cases through the webhook: skipped, kubectl not found # SKIP"
+fi
+
+# ------------------------------------------------------------------
+# `gpumend review`: the same answer as the server
+
+review v1 uid-cli CREATE "$data/legacy-pod.json" >"$dir/req.json"
+post "$main_url" "$dir/req.json" "$dir/resp-server.json" >/dev/null
+"$GPUMEND" review -c "$dir/config.yaml" "$dir/req.json" >"$dir/resp-cli.json"
+status=$?
+check "gpumend review prints the server's response byte for byte" \
+	cmp -s "$dir/resp-server.json" "$dir/resp-cli.json"
+check "gpumend review exits 0 when allowed" [ "$status" = 0 ]
+"$GPUMEND" review <"$dir/req.json" >"$dir/resp-stdin.json"
+check "gpumend review reads stdin" cmp -s "$dir/resp-server.json" "$dir/resp-stdin.json"
+echo '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{}}' |
+	"$GPUMEND" review >/dev/null 2>"$dir/err"
+status=$?
+check "gpumend review: no uid, exit 2 with the message" \
+	sh -c "[ $status = 2 ] && grep -q \"request.uid\" '$dir/err'"
+
+# ------------------------------------------------------------------
+# Deny mode and config reload (file change, SIGHUP, broken config)
+
+cp "$data/deny.yaml" "$dir/config.new" && mv "$dir/config.new" "$dir/config.yaml"
+check "config file change: reloaded" wait_log main '"msg":"config reloaded"'
+review v1 uid-deny CREATE "$data/legacy-pod.json" >"$dir/req.json"
+code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+check "deny mode: allowed false, status 403 naming the rule and the field, no patch" \
+	jq_true '.response.allowed == false and .response.status.code == 403 and
+	       (.response.status.message | contains("legacy-gpu-resource") and
+		contains("spec.containers[0].resources.limits[alpha.kubernetes.io/nvidia-gpu]")) and
+	       (.response | has("patch") | not)' "$dir/resp.json"
+"$GPUMEND" review -c "$data/deny.yaml" "$dir/req.json" >"$dir/resp-cli.json"
+status=$?
+check "gpumend review -c: the same denial, exit 1" \
+	sh -c "[ $status = 1 ] && cmp -s '$dir/resp.json' '$dir/resp-cli.json'"
+review v1 uid-deny-update UPDATE "$data/legacy-pod.json" >"$dir/req.json"
+code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+check "deny mode: UPDATE is only warned about" \
+	jq_true '.response.allowed == true and (.response.warnings | length) > 0' "$dir/resp.json"
+
+cp "$data/broken.yaml" "$dir/config.new" && mv "$dir/config.new" "$dir/config.yaml"
+check "broken config: refused and logged" wait_log main '"msg":"config reload refused'
+review v1 uid-deny-2 CREATE "$data/legacy-pod.json" >"$dir/req.json"
+code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+check "broken config: the config in use is kept (still denies)" \
+	jq_true '.response.allowed == false' "$dir/resp.json"
+
+cp "$data/mutate.yaml" "$dir/config.yaml"
+wait_log main '"msg":"config reloaded"' 2
+kill -HUP "$main_pid"
+check "SIGHUP: config reloaded" wait_log main '"msg":"config reloaded"' 3
+review v1 uid-mutate-again CREATE "$data/legacy-pod.json" >"$dir/req.json"
+code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+check "after the reloads: mutating again" \
+	jq_true '.response.allowed == true and .response.patchType == "JSONPatch"' "$dir/resp.json"
+
+# ------------------------------------------------------------------
+# Bad requests: the right status, and the server stays up
+
+# bad NAME WANT-STATUS CURL-ARGS...
+bad() {
+	_name=$1 _want=$2
+	shift 2
+	_got=$(curl -sS --cacert "$dir/ca1/ca.crt" -o "$dir/bad.out" -D "$dir/bad.headers" \
+		-w '%{http_code}' "$@" 2>/dev/null)
+	check "bad request, $_name: $_want" [ "$_got" = "$_want" ]
+}
+J='Content-Type: application/json'
+printf '{"apiVersion": "admission.k8s.io/v1", "kind": ' >"$dir/malformed.json"
+bad "malformed JSON" 400 -H "$J" --data-binary @"$dir/malformed.json" "$main_url/mutate"
+bad "wrong Content-Type" 415 -H 'Content-Type: text/plain' --data-binary @"$dir/req.json" "$main_url/mutate"
+bad "no Content-Type" 415 -H 'Content-Type:' --data-binary @"$dir/req.json" "$main_url/mutate"
+head -c 1100000 /dev/zero | tr '\0' ' ' >"$dir/big.json"
+bad "body over --max-body (Content-Length)" 413 -H "$J" --data-binary @"$dir/big.json" "$main_url/mutate"
+bad "body over --max-body (chunked)" 413 -H "$J" -H 'Transfer-Encoding: chunked' \
+	--data-binary @"$dir/big.json" "$main_url/mutate"
+bad "GET /mutate" 405 "$main_url/mutate"
+check "405 names the allowed method" grep -qi '^Allow: POST' "$dir/bad.headers"
+bad "POST /healthz" 405 -X POST "$main_url/healthz"
+bad "unknown path" 404 "$main_url/validate"
+echo '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"operation":"CREATE"}}' >"$dir/nouid.json"
+bad "missing uid" 400 -H "$J" --data-binary @"$dir/nouid.json" "$main_url/mutate"
+echo '["not", "an", "object"]' >"$dir/array.json"
+bad "a non-object body" 400 -H "$J" --data-binary @"$dir/array.json" "$main_url/mutate"
+echo '{"apiVersion":"admission.k8s.io/v2","kind":"AdmissionReview","request":{"uid":"x"}}' >"$dir/v2.json"
+bad "an unknown AdmissionReview version" 400 -H "$J" --data-binary @"$dir/v2.json" "$main_url/mutate"
+
+review v1 uid-null CREATE null >"$dir/req.json"
+code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+check "object null: 200, allowed (failurePolicy allow) with a warning saying why" \
+	sh -c "[ '$code' = 200 ] && jq -e '.response.uid == \"uid-null\" and .response.allowed == true and
+		(.response.warnings[0] | contains(\"null\")) and (.response | has(\"patch\") | not)' '$dir/resp.json' >/dev/null"
+jq '.request.object = "a string"' "$dir/req.json" >"$dir/req2.json"
+code=$(post "$main_url" "$dir/req2.json" "$dir/resp.json")
+check "object not an object: a well-formed answer" \
+	sh -c "[ '$code' = 200 ] && jq -e '.response.allowed == true and (.response.warnings | length) == 1' '$dir/resp.json' >/dev/null"
+jq '.request.operation = 42' "$dir/req.json" >"$dir/req2.json"
+code=$(post "$main_url" "$dir/req2.json" "$dir/resp.json")
+check "operation of the wrong type: a well-formed answer" \
+	sh -c "[ '$code' = 200 ] && jq -e '.response.uid == \"uid-null\" and .response.allowed == true' '$dir/resp.json' >/dev/null"
+
+code=$(curl -sS --cacert "$dir/ca1/ca.crt" -o /dev/null -w '%{http_code}' "$main_url/healthz")
+check "the server is still up after the bad requests" \
+	sh -c "[ '$code' = 200 ] && kill -0 $main_pid"
+
+# ------------------------------------------------------------------
+# TLS versions
+
+if echo | openssl s_client -tls1_1 -cipher 'DEFAULT@SECLEVEL=0' \
+	-connect "127.0.0.1:$main_port" >/dev/null 2>&1; then
+	fail "TLS 1.1 handshake accepted"
+else
+	pass "TLS 1.1 refused"
+fi
+if echo | openssl s_client -tls1 -cipher 'DEFAULT@SECLEVEL=0' \
+	-connect "127.0.0.1:$main_port" >/dev/null 2>&1; then
+	fail "TLS 1.0 handshake accepted"
+else
+	pass "TLS 1.0 refused"
+fi
+check "TLS 1.2 accepted" sh -c "echo | openssl s_client -tls1_2 -CAfile '$dir/ca1/ca.crt' \
+	-verify_return_error -connect 127.0.0.1:$main_port >/dev/null 2>&1"
+check "TLS 1.3 accepted" sh -c "echo | openssl s_client -tls1_3 -CAfile '$dir/ca1/ca.crt' \
+	-verify_return_error -connect 127.0.0.1:$main_port >/dev/null 2>&1"
+
+# ------------------------------------------------------------------
+# Certificate rotation while a client loops
+
+review v1 uid-loop CREATE "$data/legacy-pod.json" >"$dir/loop-req.json"
+check "before rotation: the first certificate is served" \
+	[ "$(served_fingerprint "$main_port")" = "$(fingerprint "$dir/ca1/tls.crt")" ]
+(
+	end=$(($(date +%s) + 3))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		post "$main_url" "$dir/loop-req.json" /dev/null
+		echo
+	done
+) >"$dir/loop.codes" &
+loop_pid=$!
+sleep 0.5
+mkdir "$dir/mount/..v2"
+cp "$dir/ca2/tls.crt" "$dir/ca2/tls.key" "$dir/mount/..v2/"
+ln -s ..v2 "$dir/mount/..data_tmp"
+mv -T "$dir/mount/..data_tmp" "$dir/mount/..data"
+check "rotation: the new pair is loaded" wait_log main '"msg":"certificate reloaded"'
+check "rotation: the new certificate is served" \
+	[ "$(served_fingerprint "$main_port")" = "$(fingerprint "$dir/ca2/tls.crt")" ]
+wait "$loop_pid"
+total=$(grep -c . "$dir/loop.codes")
+failed=$(grep -vc '^200$' "$dir/loop.codes")
+check "rotation: no failed request among $total" [ "$total" -gt 5 -a "$failed" = 0 ]
+[ "$failed" = 0 ] || sort "$dir/loop.codes" | uniq -c | sed 's/^/    /'
+
+# a broken pair: the key of the first certificate with the second one
+mkdir "$dir/mount/..v3"
+cp "$dir/ca2/tls.crt" "$dir/mount/..v3/tls.crt"
+cp "$dir/ca1/tls.key" "$dir/mount/..v3/tls.key"
+ln -s ..v3 "$dir/mount/..data_tmp"
+mv -T "$dir/mount/..data_tmp" "$dir/mount/..data"
+check "broken pair: refused and logged" wait_log main '"msg":"certificate reload refused'
+check "broken pair: the pair in use is still served" \
+	[ "$(served_fingerprint "$main_port")" = "$(fingerprint "$dir/ca2/tls.crt")" ]
+code=$(post "$main_url" "$dir/loop-req.json" /dev/null)
+check "broken pair: requests still succeed" [ "$code" = 200 ]
+
+# ------------------------------------------------------------------
+# Metrics
+
+curl -sS --cacert "$dir/ca1/ca.crt" -D "$dir/metrics.headers" "$main_url/metrics" >"$dir/metrics"
+if awk -f "$data/promcheck.awk" "$dir/metrics" >"$dir/promcheck.out"; then
+	pass "/metrics parses as Prometheus text"
+else
+	fail "/metrics does not parse as Prometheus text"
+	sed 's/^/    /' "$dir/promcheck.out"
+fi
+check "/metrics has the text format's Content-Type" grep -qi '^Content-Type: text/plain; version=0.0.4' "$dir/metrics.headers"
+metric() {
+	awk -v key="$1" '$1 == key { print $2 }' "$dir/metrics"
+}
+check "metrics: requests by path and code" \
+	[ "$(metric 'gpumend_http_requests_total{path="/mutate",code="200"}')" -gt 10 ]
+check "metrics: 4xx counted" \
+	[ "$(metric 'gpumend_http_requests_total{path="/mutate",code="415"}')" -ge 2 ]
+check "metrics: latency histogram with sub-millisecond buckets" \
+	[ -n "$(metric 'gpumend_admission_duration_seconds_bucket{le="0.0005"}')" ]
+check "metrics: mutations by rule" \
+	[ "$(metric 'gpumend_mutations_total{rule="obsolete-cuda-hostpath"}')" -gt 0 ]
+check "metrics: findings by rule" \
+	[ "$(metric 'gpumend_findings_total{rule="gpu-visibility",severity="warning"}')" -gt 0 ]
+check "metrics: errors" \
+	[ "$(metric 'gpumend_errors_total{kind="bad_request"}')" -ge 3 ]
+check "metrics: certificate reloads by result" \
+	[ "$(metric 'gpumend_reloads_total{kind="certificate",result="success"}')" = 2 -a \
+	  "$(metric 'gpumend_reloads_total{kind="certificate",result="failure"}')" = 1 ]
+check "metrics: config reloads by result" \
+	[ "$(metric 'gpumend_reloads_total{kind="config",result="success"}')" -ge 4 -a \
+	  "$(metric 'gpumend_reloads_total{kind="config",result="failure"}')" = 1 ]
+not_after=$(date -d "$(openssl x509 -in "$dir/ca2/tls.crt" -noout -enddate | sed 's/.*=//')" +%s 2>/dev/null)
+check "metrics: certificate expiry time of the certificate served" \
+	[ "$(metric gpumend_certificate_expiry_timestamp_seconds)" = "$not_after" ]
+check "metrics: requests in flight" [ "$(metric gpumend_in_flight_requests)" = 1 ]
+
+# ------------------------------------------------------------------
+# SIGTERM while a slow request is in flight
+
+review v1 uid-slow CREATE "$data/legacy-pod.json" >"$dir/slow.json"
+head -c 150000 /dev/zero | tr '\0' ' ' >>"$dir/slow.json"
+curl -sS --cacert "$dir/ca1/ca.crt" -H 'Content-Type: application/json' \
+	--limit-rate 100k --data-binary @"$dir/slow.json" -o "$dir/slow.resp" \
+	-w '%{http_code}' "$main_url/mutate" >"$dir/slow.code" 2>"$dir/slow.err" &
+slow_pid=$!
+sleep 0.6
+kill -TERM "$main_pid"
+check "SIGTERM: draining logged" wait_log main '"msg":"draining"'
+if curl -sS --cacert "$dir/ca1/ca.crt" --max-time 2 -o /dev/null "$main_url/healthz" 2>/dev/null; then
+	fail "SIGTERM: new connections still accepted while draining"
+else
+	pass "SIGTERM: new connections refused while draining"
+fi
+wait "$slow_pid"
+check "SIGTERM: the request in flight completes with 200" [ "$(cat "$dir/slow.code")" = 200 ]
+check "SIGTERM: and its answer is whole" jq_true '.response.uid == "uid-slow" and .response.allowed' "$dir/slow.resp"
+wait "$main_pid"
+status=$?
+check "SIGTERM: exit 0" [ "$status" = 0 ]
+check "SIGTERM: shutdown logged" grep -q '"msg":"stopped"' "$dir/main.log"
+
+# ------------------------------------------------------------------
+# Start-up: flags, environment, refusals
+
+check "--version" sh -c "'$GPUMEND_WEBHOOK' --version | grep -q '^gpumend-webhook '"
+check "--help" sh -c "'$GPUMEND_WEBHOOK' --help | grep -q -- '--tls-cert'"
+"$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 >/dev/null 2>"$dir/err"
+check "missing certificate: usage error (exit 2)" [ $? = 2 ]
+"$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 --tls-cert "$dir/ca2/tls.crt" \
+	--tls-key "$dir/ca1/tls.key" >/dev/null 2>"$dir/err"
+status=$?
+check "mismatched pair at start-up: refused (exit 1)" \
+	sh -c "[ $status = 1 ] && grep -q 'does not belong' '$dir/err'"
+"$GPUMEND_WEBHOOK" --listen 127.0.0.1:99999 --tls-cert "$dir/ca1/tls.crt" \
+	--tls-key "$dir/ca1/tls.key" >/dev/null 2>"$dir/err"
+check "bad port: usage error" [ $? = 2 ]
+"$GPUMEND_WEBHOOK" -c "$data/broken.yaml" --tls-cert "$dir/ca1/tls.crt" \
+	--tls-key "$dir/ca1/tls.key" >/dev/null 2>"$dir/err"
+status=$?
+check "broken config at start-up: refused with its place" \
+	sh -c "[ $status = 1 ] && grep -q 'broken.yaml:' '$dir/err'"
+
+GPUMEND_LISTEN=127.0.0.1:0 GPUMEND_LOG_LEVEL=warn GPUMEND_TLS_CERT="$dir/ca1/tls.crt" \
+	GPUMEND_TLS_KEY="$dir/ca1/tls.key" "$GPUMEND_WEBHOOK" --log-level info 2>"$dir/env.log" &
+env_pid=$!
+server_pids="$server_pids $env_pid"
+check "environment: starts from GPUMEND_* variables (flags win)" wait_log env '"msg":"started"'
+kill -INT "$env_pid"
+wait "$env_pid"
+check "SIGINT: exit 0" [ $? = 0 ]
+
+finish webhook
