@@ -47,6 +47,7 @@ COMMON_SRCS += webhook/admission.c
 COMMON_SRCS += certs/certs.c
 
 # The CLI.
+CLI_SRCS += cli/arena.c
 CLI_SRCS += cli/files.c
 CLI_SRCS += cli/stream.c
 CLI_SRCS += cli/text_patch.c
@@ -121,6 +122,12 @@ demo: all
 
 bench: all
 	@sh tests/bench/run.sh $(BUILD)
+
+# End to end behind a real kube-apiserver and kube-scheduler on 127.0.0.1,
+# built once from Debian's kubernetes source and cached in ~/.cache/gpumend.
+.PHONY: e2e
+e2e: all
+	@GPUMEND_BUILD=$(BUILD) sh tests/e2e/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

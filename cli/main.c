@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arena.h"
 #include "certs.h"
 #include "cli.h"
 #include "msg.h"
@@ -42,6 +43,8 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	msg_set_program("gpumend");
+	/* before any other jansson call (see arena.h) */
+	json_arena_enable();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -65,7 +65,7 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 	}
 	if (run->m->json_patch && sd->ran) {
 		json_t *patch = rules_patch_json(res);
-		char *text = patch ? json_dumps(patch, JSON_COMPACT) : NULL;
+		char *text = patch ? json_text_new(patch, JSON_COMPACT) : NULL;
 
 		json_decref(patch);
 		if (!text || buf_puts(&run->patches, text) ||

@@ -122,7 +122,7 @@ static size_t utf8_sequence(const unsigned char *s)
  * A new JSON string of `s`; bytes that are not UTF-8 (a file name can hold
  * anything) become U+FFFD rather than failing the whole report.
  */
-static json_t *json_text_new(const char *s)
+static json_t *report_string_new(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	struct buf clean;
@@ -152,7 +152,7 @@ static int json_dump_to(struct buf *out, const json_t *root)
 	char *text;
 	int rc;
 
-	text = json_dumps(root, JSON_INDENT(2));
+	text = json_text_new(root, JSON_INDENT(2));
 	if (!text)
 		return -1;
 	rc = buf_puts(out, text) != 0 || buf_putc(out, '\n') != 0 ? -1 : 0;
@@ -167,7 +167,7 @@ static json_t *json_item_new(const struct report_item *item)
 	if (!object)
 		return NULL;
 	if (json_object_set_new(object, "file",
-				json_text_new(item_file(item))) != 0 ||
+				report_string_new(item_file(item))) != 0 ||
 	    json_object_set_new(object, "line",
 				json_integer(item->line > 0 ? item->line
 							    : 0)) != 0 ||
@@ -175,15 +175,15 @@ static json_t *json_item_new(const struct report_item *item)
 				json_integer(item->column > 0 ? item->column
 							      : 0)) != 0 ||
 	    json_object_set_new(object, "rule",
-				item->rule ? json_text_new(item->rule)
+				item->rule ? report_string_new(item->rule)
 					   : json_null()) != 0 ||
 	    json_object_set_new(object, "severity",
-				json_text_new(item_severity(item))) != 0 ||
+				report_string_new(item_severity(item))) != 0 ||
 	    json_object_set_new(object, "message",
-				json_text_new(item_message(item))) != 0 ||
+				report_string_new(item_message(item))) != 0 ||
 	    (item->pointer &&
 	     json_object_set_new(object, "pointer",
-				 json_text_new(item->pointer)) != 0)) {
+				 report_string_new(item->pointer)) != 0)) {
 		json_decref(object);
 		return NULL;
 	}
@@ -280,11 +280,11 @@ static json_t *sarif_rule_new(const char *id)
 
 	if (!rule)
 		return NULL;
-	if (json_object_set_new(rule, "id", json_text_new(id)) != 0 ||
+	if (json_object_set_new(rule, "id", report_string_new(id)) != 0 ||
 	    (info && info->summary &&
 	     json_object_set_new(rule, "shortDescription",
 				 json_pack("{s:o}", "text",
-					   json_text_new(info->summary))) != 0)) {
+					   report_string_new(info->summary))) != 0)) {
 		json_decref(rule);
 		return NULL;
 	}
@@ -302,7 +302,7 @@ static json_t *sarif_location_new(const struct report_item *item)
 		return NULL;
 	}
 	physical = json_pack("{s:{s:o}}", "artifactLocation", "uri",
-			     json_text_new(uri.data ? uri.data : ""));
+			     report_string_new(uri.data ? uri.data : ""));
 	buf_free(&uri);
 	if (!physical)
 		return NULL;
@@ -334,7 +334,7 @@ static json_t *sarif_result_new(const struct report_item *item,
 			if (strcmp(ids[k], item->rule) == 0)
 				break;
 		if (json_object_set_new(result, "ruleId",
-					json_text_new(item->rule)) != 0 ||
+					report_string_new(item->rule)) != 0 ||
 		    json_object_set_new(result, "ruleIndex",
 					json_integer((json_int_t)k)) != 0)
 			goto out_free_result;
@@ -344,7 +344,7 @@ static json_t *sarif_result_new(const struct report_item *item,
 					item_severity(item)))) != 0 ||
 	    json_object_set_new(result, "message",
 				json_pack("{s:o}", "text",
-					  json_text_new(
+					  report_string_new(
 						  item_message(item)))) != 0 ||
 	    json_object_set_new(result, "locations",
 				json_pack("[o]",

@@ -79,6 +79,22 @@ struct source_parser *source_parser_new(const char *text, size_t len,
 void source_parser_free(struct source_parser *parser);
 
 /*
+ * With 0, the parser builds only the json of each document (doc->root stays
+ * NULL), which is much cheaper; source_doc_tree() adds the tree to the
+ * documents that need it. The default is 1.
+ */
+void source_parser_set_tree(struct source_parser *parser, int want_tree);
+
+/*
+ * Reads the span of `doc` (from a tree-less pass over `text`) again and
+ * sets doc->root to its source tree, with positions in `text`. Returns 0,
+ * or -1 with `err` set.
+ */
+int source_doc_tree(const char *text, size_t len, struct source_doc *doc,
+		    const struct source_limits *limits,
+		    struct source_error *err);
+
+/*
  * Parses the next document into `doc` (freed with source_doc_clear).
  * Returns 1 for a document, 0 at the end of the stream, -1 on a syntax
  * error or a limit, with `err` saying where.

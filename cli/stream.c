@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arena.h"
 #include "cli.h"
 #include "config_file.h"
 #include "msg.h"
@@ -46,6 +47,9 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 		snprintf(err->message, sizeof(err->message), "out of memory");
 		return -1;
 	}
+	/* most documents have nothing to change: their source tree is only
+	 * built when the rules found something */
+	source_parser_set_tree(parser, 0);
 	while ((got = source_next_doc(parser, &doc, err)) > 0) {
 		struct stream_doc sd = { &doc, &result, 0 };
 
@@ -53,20 +57,25 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 		if (json_is_object(doc.json)) {
 			sd.ran = 1;
 			if (rules_apply(cfg, opts, doc.json, &result, &rerr)) {
-				int line, column;
-
-				source_locate(doc.root, rerr.pointer, &line,
-					      &column);
-				err->line = line;
-				err->column = column;
+				err->line = doc.line;
+				err->column = 0;
 				snprintf(err->message, sizeof(err->message),
-					 "internal error: %.200s", rerr.message);
+					 "internal error at '%.80s': %.120s",
+					 rerr.pointer, rerr.message);
 				rc = -1;
 			}
 		}
+		if (rc == 0 && (result.n_ops || result.n_findings) &&
+		    source_doc_tree(text, len, &doc, &limits, err))
+			rc = -1;
 		if (rc == 0)
 			rc = fn(arg, &sd);
 		rules_result_clear(&result);
+		if (json_arena_active()) {
+			/* the region frees the document's json at once */
+			doc.json = NULL;
+			json_arena_reset();
+		}
 		source_doc_clear(&doc);
 		if (rc)
 			break;

@@ -52,7 +52,7 @@ static int plain_safe(const char *s, size_t n, enum emit_context context)
 static int emit_double_quoted(struct buf *out, const char *s, size_t n)
 {
 	json_t *str = json_stringn(s, n);
-	char *text = str ? json_dumps(str, JSON_ENCODE_ANY) : NULL;
+	char *text = str ? json_text_new(str, JSON_ENCODE_ANY) : NULL;
 	int rc = text ? buf_puts(out, text) : -1;
 
 	free(text);
@@ -112,7 +112,7 @@ int emit_scalar(struct buf *out, json_t *value, int style,
 	case JSON_NULL:
 		return buf_puts(out, "null");
 	case JSON_REAL:
-		text = json_dumps(value, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+		text = json_text_new(value, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
 		rc = text ? buf_puts(out, text) : -1;
 		free(text);
 		return rc;

@@ -51,6 +51,10 @@ struct source_parser {
 	/* position cursor: mark (line, column) <-> byte offset */
 	size_t cur_line, cur_col, cur_off, cur_line_off;
 	size_t base_off;            /* offset of line 0, column 0 (after a BOM) */
+	size_t ascii_to;            /* [base_off, ascii_to) holds no byte >= 0x80 */
+	int ascii_end;              /* ascii_to stops at a byte >= 0x80 */
+	int line_base;              /* added to libyaml's line numbers */
+	int want_tree;              /* build the source tree, not only json */
 
 	/* per document */
 	struct frame *stack;
@@ -59,6 +63,7 @@ struct source_parser {
 	size_t n_anchors, cap_anchors;
 	size_t alias_nodes;
 	size_t doc_start;
+	size_t doc_start_index;     /* libyaml's character index of it */
 };
 
 /* ------------------------------------------------------------------ */
@@ -87,6 +92,26 @@ static size_t break_len(const struct source_parser *p, size_t off)
 static size_t offset_of(struct source_parser *p, yaml_mark_t mark)
 {
 	const unsigned char *t = (const unsigned char *)p->text;
+
+	/* before any multibyte character, characters are bytes; the text is
+	 * checked for them as far as the marks go, once */
+	if (!p->ascii_end) {
+		size_t want = p->base_off + mark.index;
+
+		if (p->ascii_to < p->base_off)
+			p->ascii_to = p->base_off;
+		while (p->ascii_to < want && p->ascii_to < p->len) {
+			if (t[p->ascii_to] & 0x80) {
+				p->ascii_end = 1;
+				break;
+			}
+			p->ascii_to++;
+		}
+	}
+	/* every byte before ascii_to is a character of its own, so any
+	 * position up to it is exact */
+	if (p->base_off + mark.index <= p->ascii_to)
+		return p->base_off + mark.index;
 
 	if (mark.line < p->cur_line ||
 	    (mark.line == p->cur_line && mark.column < p->cur_col)) {
@@ -257,7 +282,12 @@ json_t *yaml_resolve_plain(const char *text, size_t len)
 	char clean[64];
 	size_t n = 0, i = 0;
 	int negative = 0, base = 10;
+	char c0 = len ? text[0] : '\0';
 
+	/* most scalars are names: nothing else starts so, or is that long */
+	if (len > 5 && !(c0 >= '0' && c0 <= '9') && c0 != '-' && c0 != '+' &&
+	    c0 != '.')
+		return json_stringn_nocheck(text, len);
 	if (word_in(text, len, nulls))
 		return json_null();
 	if (word_in(text, len, trues))
@@ -265,7 +295,7 @@ json_t *yaml_resolve_plain(const char *text, size_t len)
 	if (word_in(text, len, falses))
 		return json_false();
 	if (len == 0 || len >= sizeof(clean) || memchr(text, '\0', len))
-		return json_stringn(text, len);
+		return json_stringn_nocheck(text, len);
 
 	/* numbers: underscores are dropped first, as YAML 1.1 allows */
 	for (size_t k = 0; k < len; k++)
@@ -273,7 +303,7 @@ json_t *yaml_resolve_plain(const char *text, size_t len)
 			clean[n++] = text[k];
 	clean[n] = '\0';
 	if (n == 0 || text[0] == '_')
-		return json_stringn(text, len);
+		return json_stringn_nocheck(text, len);
 	if (clean[0] == '+' || clean[0] == '-') {
 		negative = clean[0] == '-';
 		i = 1;
@@ -301,7 +331,7 @@ json_t *yaml_resolve_plain(const char *text, size_t len)
 		}
 		if (base == 10)
 			return json_real(strtod(clean, NULL));
-		return json_stringn(text, len);
+		return json_stringn_nocheck(text, len);
 	}
 	if (is_float_text(clean, n)) {
 		double d = strtod(clean, NULL);
@@ -310,7 +340,7 @@ json_t *yaml_resolve_plain(const char *text, size_t len)
 			return json_real(d);
 	}
 	/* .inf and .nan cannot be JSON: they stay strings */
-	return json_stringn(text, len);
+	return json_stringn_nocheck(text, len);
 }
 
 static json_t *scalar_json(const yaml_event_t *ev)
@@ -321,7 +351,7 @@ static json_t *scalar_json(const yaml_event_t *ev)
 
 	if (tag) {
 		if (strcmp(tag, YAML_STR_TAG) == 0)
-			return json_stringn(value, len);
+			return json_stringn_nocheck(value, len);
 		if (strcmp(tag, YAML_NULL_TAG) == 0)
 			return json_null();
 		if (strcmp(tag, YAML_BOOL_TAG) == 0 ||
@@ -329,10 +359,10 @@ static json_t *scalar_json(const yaml_event_t *ev)
 		    strcmp(tag, YAML_FLOAT_TAG) == 0)
 			return yaml_resolve_plain(value, len);
 		if (strcmp(tag, "!") == 0)
-			return json_stringn(value, len);
+			return json_stringn_nocheck(value, len);
 	}
 	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return json_stringn(value, len);
+		return json_stringn_nocheck(value, len);
 	return yaml_resolve_plain(value, len);
 }
 
@@ -359,6 +389,8 @@ struct source_parser *source_parser_new(const char *text, size_t len,
 	if (!p->limits.max_alias_nodes ||
 	    p->limits.max_alias_nodes > HARD_MAX_ALIAS_NODES)
 		p->limits.max_alias_nodes = HARD_MAX_ALIAS_NODES;
+	p->want_tree = 1;
+
 	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
 		p->base_off = 3;
 	p->cur_off = p->cur_line_off = p->base_off;
@@ -450,7 +482,8 @@ static int anchor_set(struct source_parser *p, const char *name, json_t *json,
 	p->anchors[p->n_anchors].json = json_incref(json);
 	p->anchors[p->n_anchors].node = node;
 	p->n_anchors++;
-	node->anchored = 1;
+	if (node)
+		node->anchored = 1;
 	return 0;
 }
 
@@ -503,7 +536,8 @@ static int merge_into(struct frame *f, json_t *from)
 		    json_object_set_new(f->merged_keys, key, json_true()))
 			return -1;
 	}
-	f->node->merged = 1;
+	if (f->node)
+		f->node->merged = 1;
 	return 0;
 }
 
@@ -527,6 +561,8 @@ static int attach(struct source_parser *p, struct source_doc *doc,
 		child.node = node;
 		if (json_array_append_new(top->json, json))
 			goto out_nomem;
+		if (!top->node)
+			return 0;
 		return node_add_child(top->node, &child) ? set_error(err, mark,
 			"out of memory") : 0;
 	}
@@ -570,7 +606,8 @@ static int attach(struct source_parser *p, struct source_doc *doc,
 		source_node_free(node);
 		return -1;
 	}
-	if (json_object_set_new(top->json, top->key, json))
+	/* libyaml has checked the UTF-8 already */
+	if (json_object_set_new_nocheck(top->json, top->key, json))
 		goto out_nomem_node;
 	json_object_del(top->merged_keys, top->key);
 	child.key = top->key;
@@ -581,6 +618,10 @@ static int attach(struct source_parser *p, struct source_doc *doc,
 	child.key_style = top->key_style;
 	child.node = node;
 	top->key = NULL;
+	if (!top->node) {
+		free(child.key);
+		return 0;
+	}
 	return node_add_child(top->node, &child) ?
 		set_error(err, mark, "out of memory") : 0;
 out_nomem:
@@ -630,9 +671,13 @@ static int handle_key(struct source_parser *p, yaml_event_t *ev,
 	if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length))
 		return set_error(err, ev->start_mark,
 				 "a mapping key contains a NUL character");
-	start = offset_of(p, ev->start_mark);
-	end = scalar_end(p, start, offset_of(p, ev->end_mark),
-			 ev->data.scalar.style);
+	if (p->want_tree) {
+		start = offset_of(p, ev->start_mark);
+		end = scalar_end(p, start, offset_of(p, ev->end_mark),
+				 ev->data.scalar.style);
+	} else {
+		start = end = 0;
+	}
 	top->key = strndup((const char *)ev->data.scalar.value,
 			   ev->data.scalar.length);
 	if (!top->key)
@@ -640,7 +685,7 @@ static int handle_key(struct source_parser *p, yaml_event_t *ev,
 	top->key_len = ev->data.scalar.length;
 	top->key_start = start;
 	top->key_end = end;
-	top->key_line = (int)ev->start_mark.line + 1;
+	top->key_line = (int)ev->start_mark.line + 1 + p->line_base;
 	top->key_column = (int)ev->start_mark.column + 1;
 	top->key_style = ev->data.scalar.style;
 	top->merge_pending = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
@@ -672,17 +717,20 @@ static int push_frame(struct source_parser *p, yaml_event_t *ev,
 	f = &p->stack[p->depth];
 	memset(f, 0, sizeof(*f));
 	f->json = mapping ? json_object() : json_array();
-	f->node = node_new(mapping ? SOURCE_MAPPING : SOURCE_SEQUENCE);
+	f->node = p->want_tree ?
+		node_new(mapping ? SOURCE_MAPPING : SOURCE_SEQUENCE) : NULL;
 	if (anchor)
 		f->anchor = strdup((const char *)anchor);
 	p->depth++;
-	if (!f->json || !f->node || (anchor && !f->anchor))
+	if (!f->json || (p->want_tree && !f->node) || (anchor && !f->anchor))
 		return set_error(err, ev->start_mark, "out of memory");
+	if (!f->node)
+		return 0;
 	f->node->flow = mapping ?
 		ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE :
 		ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
 	f->node->start = offset_of(p, ev->start_mark);
-	f->node->line = (int)ev->start_mark.line + 1;
+	f->node->line = (int)ev->start_mark.line + 1 + p->line_base;
 	f->node->column = (int)ev->start_mark.column + 1;
 	return 0;
 }
@@ -695,7 +743,9 @@ static int pop_frame(struct source_parser *p, struct source_doc *doc,
 	json_t *json = f->json;
 	char *anchor = f->anchor;
 
-	if (node->flow)
+	if (!node)
+		;
+	else if (node->flow)
 		node->end = offset_of(p, ev->end_mark);
 	else if (node->n_children)
 		node->end = node->children[node->n_children - 1].node->end;
@@ -737,33 +787,37 @@ static int handle_node(struct source_parser *p, struct source_doc *doc,
 					 "aliases expand to more than %zu nodes",
 					 p->limits.max_alias_nodes);
 		json = json_deep_copy(a->json);
-		node = alias_node_new(a->node);
-		if (!json || !node) {
+		node = p->want_tree ? alias_node_new(a->node) : NULL;
+		if (!json || (p->want_tree && !node)) {
 			json_decref(json);
 			source_node_free(node);
 			return set_error(err, ev->start_mark, "out of memory");
 		}
-		node->start = offset_of(p, ev->start_mark);
-		node->end = offset_of(p, ev->end_mark);
-		node->line = (int)ev->start_mark.line + 1;
-		node->column = (int)ev->start_mark.column + 1;
+		if (node) {
+			node->start = offset_of(p, ev->start_mark);
+			node->end = offset_of(p, ev->end_mark);
+			node->line = (int)ev->start_mark.line + 1 + p->line_base;
+			node->column = (int)ev->start_mark.column + 1;
+		}
 		return attach(p, doc, json, node, ev->start_mark, err);
 	}
 
 	/* scalar */
 	json = scalar_json(ev);
-	node = node_new(SOURCE_SCALAR);
-	if (!json || !node) {
+	node = p->want_tree ? node_new(SOURCE_SCALAR) : NULL;
+	if (!json || (p->want_tree && !node)) {
 		json_decref(json);
 		source_node_free(node);
 		return set_error(err, ev->start_mark, "out of memory");
 	}
-	node->style = ev->data.scalar.style;
-	node->start = offset_of(p, ev->start_mark);
-	node->end = scalar_end(p, node->start, offset_of(p, ev->end_mark),
-			       node->style);
-	node->line = (int)ev->start_mark.line + 1;
-	node->column = (int)ev->start_mark.column + 1;
+	if (node) {
+		node->style = ev->data.scalar.style;
+		node->start = offset_of(p, ev->start_mark);
+		node->end = scalar_end(p, node->start,
+				       offset_of(p, ev->end_mark), node->style);
+		node->line = (int)ev->start_mark.line + 1 + p->line_base;
+		node->column = (int)ev->start_mark.column + 1;
+	}
 	if (ev->data.scalar.anchor &&
 	    anchor_set(p, (const char *)ev->data.scalar.anchor, json, node)) {
 		json_decref(json);
@@ -815,7 +869,8 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			return 0;
 		case YAML_DOCUMENT_START_EVENT:
 			doc->start = p->doc_start = offset_of(p, ev.start_mark);
-			doc->line = (int)ev.start_mark.line + 1;
+			p->doc_start_index = ev.start_mark.index;
+			doc->line = (int)ev.start_mark.line + 1 + p->line_base;
 			doc->index = p->index++;
 			break;
 		case YAML_DOCUMENT_END_EVENT:
@@ -839,8 +894,9 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			}
 			break;
 		}
+		/* characters, not bytes: cheap, and never more than the bytes */
 		if (p->limits.max_document_bytes &&
-		    offset_of(p, ev.end_mark) - p->doc_start >
+		    ev.end_mark.index - p->doc_start_index >
 			    p->limits.max_document_bytes) {
 			set_error(err, ev.end_mark,
 				  "document larger than %zu bytes (limits.maxDocumentBytes)",
@@ -854,6 +910,54 @@ out_fail:
 	doc_state_clear(p);
 	source_doc_clear(doc);
 	p->finished = 1;
+	return rc;
+}
+
+void source_parser_set_tree(struct source_parser *p, int want_tree)
+{
+	p->want_tree = want_tree;
+}
+
+int source_doc_tree(const char *text, size_t len, struct source_doc *doc,
+		    const struct source_limits *limits,
+		    struct source_error *err)
+{
+	struct source_parser *p;
+	struct source_doc again;
+	size_t from = doc->start;
+	int rc;
+
+	/* from the start of the document's first line, so that columns and
+	 * the position cursor agree with the first pass */
+	while (from > 0 && text[from - 1] != '\n' && text[from - 1] != '\r')
+		from--;
+	p = source_parser_new(text, len, limits);
+	if (!p) {
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return -1;
+	}
+	if (from > p->base_off)
+		p->base_off = from;
+	p->cur_off = p->cur_line_off = p->base_off;
+	p->line_base = doc->line - 1;
+	yaml_parser_delete(&p->yaml);
+	yaml_parser_initialize(&p->yaml);
+	yaml_parser_set_input_string(&p->yaml,
+				     (const unsigned char *)text + p->base_off,
+				     doc->end - p->base_off);
+	rc = source_next_doc(p, &again, err);
+	if (rc > 0) {
+		source_node_free(doc->root);
+		doc->root = again.root;
+		again.root = NULL;
+		source_doc_clear(&again);
+		rc = 0;
+	} else if (rc == 0) {
+		snprintf(err->message, sizeof(err->message),
+			 "the document vanished on a second reading");
+		rc = -1;
+	}
+	source_parser_free(p);
 	return rc;
 }
 

@@ -616,45 +616,34 @@ static const char *const container_lists[] = {
 int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   container_fn fn, void *arg)
 {
-	for (size_t l = 0; l < 3; l++) {
-		char *list_pointer = json_pointer_join(pod->pointer,
-						       container_lists[l]);
-		json_t *list;
-		size_t n;
+	char pointer[2100];
+	int plen;
 
-		if (!list_pointer) {
-			fail(ctx, pod->pointer, "out of memory");
-			return -1;
-		}
-		list = json_pointer_get(ctx->root, list_pointer);
-		n = json_is_array(list) ? json_array_size(list) : 0;
+	for (size_t l = 0; l < 3; l++) {
+		/* rules change what is inside a pod spec, never the spec itself,
+		 * so the list is looked up in it afresh, not from the root */
+		json_t *list = json_object_get(pod->spec, container_lists[l]);
+		size_t n = json_is_array(list) ? json_array_size(list) : 0;
+
 		for (size_t i = 0; i < n; i++) {
 			struct container c;
-			char *pointer;
-			int rc;
 
-			/* the pod may have changed in the previous call */
-			pod->spec = json_pointer_get(ctx->root, pod->pointer);
-			list = json_pointer_get(ctx->root, list_pointer);
+			list = json_object_get(pod->spec, container_lists[l]);
 			c.container = json_array_get(list, i);
 			if (!json_is_object(c.container))
 				continue;
-			if (!(pointer = json_pointer_join_index(list_pointer, i))) {
-				free(list_pointer);
-				fail(ctx, pod->pointer, "out of memory");
+			plen = snprintf(pointer, sizeof(pointer), "%s/%s/%zu",
+					pod->pointer, container_lists[l], i);
+			if (plen < 0 || (size_t)plen >= sizeof(pointer)) {
+				fail(ctx, pod->pointer, "pointer too long");
 				return -1;
 			}
 			c.pointer = pointer;
 			c.list = container_lists[l];
 			c.index = i;
-			rc = fn(ctx, pod, &c, arg);
-			free(pointer);
-			if (rc) {
-				free(list_pointer);
+			if (fn(ctx, pod, &c, arg))
 				return -1;
-			}
 		}
-		free(list_pointer);
 	}
 	return 0;
 }

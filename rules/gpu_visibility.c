@@ -168,7 +168,7 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 	} else {
 		shown_value = json_is_string(value) ?
 			strdup(json_string_value(value)) :
-			json_dumps(value, JSON_ENCODE_ANY);
+			json_text_new(value, JSON_ENCODE_ANY);
 		if (!shown_value)
 			goto out_free;
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,

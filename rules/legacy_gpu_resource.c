@@ -49,7 +49,7 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 		return 0;
 	if (resource_count(s->legacy, &s->legacy_count) != 0) {
 		char *at = json_pointer_join(s->pointer, cfg->legacy_gpu_resource);
-		char *text = json_dumps(s->legacy, JSON_ENCODE_ANY);
+		char *text = json_text_new(s->legacy, JSON_ENCODE_ANY);
 
 		bad = rule_report(ctx, SEVERITY_ERROR, at, 0,
 				  "'%s' must be a whole, non-negative number of GPUs, not %s",

@@ -256,3 +256,47 @@ out_fail:
 	json_decref(patch);
 	return NULL;
 }
+
+struct dump_sink {
+	char *data;
+	size_t len, alloc;
+	int failed;
+};
+
+static int dump_append(const char *buffer, size_t size, void *data)
+{
+	struct dump_sink *sink = data;
+
+	if (sink->len + size + 1 > sink->alloc) {
+		size_t alloc = sink->alloc ? sink->alloc : 64;
+		char *grown;
+
+		while (alloc < sink->len + size + 1)
+			alloc *= 2;
+		grown = realloc(sink->data, alloc);
+		if (!grown) {
+			sink->failed = 1;
+			return -1;
+		}
+		sink->data = grown;
+		sink->alloc = alloc;
+	}
+	memcpy(sink->data + sink->len, buffer, size);
+	sink->len += size;
+	sink->data[sink->len] = '\0';
+	return 0;
+}
+
+char *json_text_new(const json_t *value, size_t flags)
+{
+	struct dump_sink sink = { NULL, 0, 0, 0 };
+
+	if (json_dump_callback(value, dump_append, &sink,
+			       flags | JSON_ENCODE_ANY) != 0 || sink.failed) {
+		free(sink.data);
+		return NULL;
+	}
+	if (!sink.data)
+		return strdup("");
+	return sink.data;
+}

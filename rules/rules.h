@@ -269,6 +269,13 @@ json_t *json_pointer_get(json_t *root, const char *pointer);
 int patch_apply_op(json_t *root, const struct patch_op *op);
 
 /*
+ * Returns `value` as JSON text (json_dumps flags; JSON_ENCODE_ANY always
+ * on) in a new string to release with free(), whatever allocator jansson
+ * was given; NULL when out of memory. Use it instead of json_dumps.
+ */
+char *json_text_new(const json_t *value, size_t flags);
+
+/*
  * Parses a Kubernetes resource quantity ("2", "1.5", "500m", "4Gi", "1e3")
  * into thousandths of its unit. Returns 0, or -1 when the text is not a
  * quantity or the value does not fit.

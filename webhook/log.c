@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "rules.h"
 
 static atomic_int min_level = LOG_LEVEL_INFO;
 static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -95,7 +96,7 @@ void log_event(enum log_level level, const char *msg, json_t *fields_new)
 	if (line && json_is_object(fields_new))
 		json_object_update(line, fields_new);
 	json_decref(fields_new);
-	text = line ? json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+	text = line ? json_text_new(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
 	json_decref(line);
 	if (!text) {
 		/* out of memory: still say something */

@@ -274,9 +274,12 @@ static void format_listen(const struct server_options *opts, unsigned port,
 
 static unsigned listen_port(const struct server_options *opts)
 {
+	const struct sockaddr_in6 *v6 = (const void *)&opts->address;
+	const struct sockaddr_in *v4 = (const void *)&opts->address;
+
 	if (opts->address.ss_family == AF_INET6)
-		return ntohs(((const struct sockaddr_in6 *)(const void *)&opts->address)->sin6_port);
-	return ntohs(((const struct sockaddr_in *)(const void *)&opts->address)->sin_port);
+		return ntohs(v6->sin6_port);
+	return ntohs(v4->sin_port);
 }
 
 static unsigned cpu_count(void)

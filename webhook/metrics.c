@@ -47,6 +47,12 @@ static struct {
 	atomic_llong start_time;
 } m;
 
+const char *metrics_path_name(enum metrics_path path)
+{
+	return (unsigned)path < METRICS_PATH_COUNT ? path_labels[path]
+						   : path_labels[METRICS_PATH_OTHER];
+}
+
 void metrics_reset(void)
 {
 	for (size_t p = 0; p < METRICS_PATH_COUNT; p++)

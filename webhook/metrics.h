@@ -36,6 +36,9 @@ enum metrics_reload {
 	METRICS_RELOAD_COUNT
 };
 
+/* The label of `path`: "/mutate", ..., "other". */
+const char *metrics_path_name(enum metrics_path path);
+
 /* Sets every counter to zero and the start time to now. */
 void metrics_reset(void);
 

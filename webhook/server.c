@@ -62,6 +62,7 @@ struct request {
 	int status;                     /* queued status; 0 before */
 	int too_large;                  /* body dropped: 413 or 503 to answer */
 	int rejected;                   /* connection dropped */
+	int logged;                     /* its log line is written */
 };
 
 static double elapsed_ms(const struct timespec *since)
@@ -150,12 +151,15 @@ static void remote_address(struct MHD_Connection *connection, char *out,
 				       MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (!info || !(sa = info->client_addr))
 		return;
-	if (sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
-			  out, (socklen_t)size);
-	else if (sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
-			  out, (socklen_t)size);
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *v4 = (const void *)sa;
+
+		inet_ntop(AF_INET, &v4->sin_addr, out, (socklen_t)size);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *v6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &v6->sin6_addr, out, (socklen_t)size);
+	}
 }
 
 /*
@@ -216,6 +220,7 @@ static void log_rejected(struct MHD_Connection *connection,
 			       LOG_LEVEL_WARN : LOG_LEVEL_DEBUG;
 	char remote[64];
 
+	req->logged = 1;
 	if (!log_enabled(level))
 		return;
 	remote_address(connection, remote, sizeof(remote));
@@ -269,6 +274,25 @@ static enum MHD_Result serve_metrics(struct server *srv,
 	return respond(srv, connection, req, 200,
 		       "text/plain; version=0.0.4; charset=utf-8", text, len, 1,
 		       NULL);
+}
+
+/*
+ * Ready: a certificate and a config loaded (the config always is: the
+ * server starts with one and only ever swaps it), and not draining.
+ */
+static enum MHD_Result serve_readyz(struct server *srv,
+				    struct MHD_Connection *connection,
+				    struct request *req)
+{
+	struct tls_info info;
+
+	if (atomic_load(&srv->draining))
+		return respond_text(srv, connection, req, 503, "draining\n",
+				    NULL);
+	if (tls_store_info(srv->tls, &info) != 0)
+		return respond_text(srv, connection, req, 503,
+				    "not loaded\n", NULL);
+	return respond_text(srv, connection, req, 200, "ready\n", NULL);
 }
 
 /* 1 when the Content-Type is application/json (parameters allowed). */
@@ -338,6 +362,7 @@ static void log_review(struct MHD_Connection *connection, struct request *req,
 	size_t findings = 0;
 	char remote[64];
 
+	req->logged = 1;
 	if (!log_enabled(level))
 		return;
 	remote_address(connection, remote, sizeof(remote));
@@ -453,11 +478,7 @@ static enum MHD_Result route(struct server *srv,
 			return respond_text(srv, connection, req, 200, "ok\n",
 					    NULL);
 		if (req->path == METRICS_PATH_READYZ)
-			return atomic_load(&srv->draining) ?
-			       respond_text(srv, connection, req, 503,
-					    "draining\n", NULL) :
-			       respond_text(srv, connection, req, 200,
-					    "ready\n", NULL);
+			return serve_readyz(srv, connection, req);
 		return serve_metrics(srv, connection, req);
 	}
 
@@ -560,13 +581,21 @@ static void request_completed(void *cls, struct MHD_Connection *connection,
 	struct server *srv = cls;
 	struct request *req = *req_cls;
 
-	(void)connection;
 	if (!req)
 		return;
-	if (!req->status && !req->rejected && toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
-		log_event(LOG_LEVEL_DEBUG, "request abandoned",
-			  json_pack("{s:i, s:f}", "code", (int)toe,
+	if (!req->logged && log_enabled(LOG_LEVEL_DEBUG)) {
+		/* probes and scrapes: only worth a line when debugging */
+		char remote[64];
+
+		remote_address(connection, remote, sizeof(remote));
+		log_event(LOG_LEVEL_DEBUG, req->status ? "request"
+						       : "request abandoned",
+			  json_pack("{s:s, s:i, s:i, s:s, s:f}",
+				    "path", metrics_path_name(req->path),
+				    "status", req->status,
+				    "termination", (int)toe, "remote", remote,
 				    "duration_ms", elapsed_ms(&req->start)));
+	}
 	buf_free(&req->body);
 	if (req->reserved)
 		atomic_fetch_sub(&srv->body_bytes, req->reserved);
@@ -640,8 +669,13 @@ struct server *server_start(const struct server_options *opts,
 		snprintf(err, errlen, "out of memory");
 		goto out_free;
 	}
-	if (opts->address.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
+	if (opts->address.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *v6 = (const void *)&opts->address;
+
+		/* [::] serves IPv4 too; a given IPv6 address only itself */
+		flags |= IN6_IS_ADDR_UNSPECIFIED(&v6->sin6_addr) ?
+			 MHD_USE_DUAL_STACK : MHD_USE_IPv6;
+	}
 	if (opts->threads > 1) {
 		pool[0].option = MHD_OPTION_THREAD_POOL_SIZE;
 		pool[0].value = (intptr_t)opts->threads;

@@ -1,0 +1,734 @@
+#!/bin/sh
+# tests/e2e/run.sh - gpumend-webhook behind a real kube-apiserver and
+# kube-scheduler (`make e2e`).
+#
+# The control plane (tests/e2e/cluster.sh) is Debian's Kubernetes built once
+# by tests/e2e/k8s-build.sh and cached in ~/.cache/gpumend/, started on
+# 127.0.0.1 with fake GPU nodes. The webhook is registered from
+# manifests/base/mutatingwebhookconfiguration.yaml with clientConfig.url and
+# a caBundle. With kubectl:
+#   - the problem: a legacy GPU pod is stored but never scheduled without
+#     gpumend; with it, stored migrated and bound to a GPU node;
+#   - placement by the scheduler: the affinity annotation, the old
+#     nodeSelector label, a gpushare pod, too many GPUs;
+#   - kubectl prints the warnings; --dry-run=server is mutated, not stored;
+#   - every example and golden case the apiserver can store: the stored
+#     object equals `gpumend migrate`'s output (defaulted by the same
+#     apiserver, the webhook off), apart from the fields the server sets
+#     and the gpumend.io/mutations annotation;
+#   - deny mode; reinvocation with a second webhook; certificate rotation
+#     under a loop of creates; kubectl apply --dry-run=server of the
+#     manifests; failurePolicy Ignore and Fail with the webhook stopped.
+# Everything started is stopped at exit; the state directory, with every
+# log, is kept when a test fails. Ends with "e2e: N passed, N failed".
+#
+# Environment: GPUMEND_BUILD (default build) holds the binaries, e.g.
+# build-asan for the sanitizer build; GPUMEND_CACHE, E2E_K8S_VERSION (see
+# k8s-build.sh); E2E_KEEP=1 keeps the state directory in any case.
+. "$(dirname "$0")/../lib.sh"
+E2E_HOME="$TESTS_DIR/e2e"
+DATA="$E2E_HOME/data"
+. "$E2E_HOME/cluster.sh"
+
+export NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost
+unset HTTPS_PROXY https_proxy HTTP_PROXY http_proxy
+t_start=$(date +%s)
+n_skipped=0
+
+skip() {
+	n_skipped=$((n_skipped + 1))
+	echo "skip - $*"
+}
+
+# show FILE...: indented, at most 30 lines each, for a failure's context.
+show() {
+	for _f in "$@"; do
+		[ -s "$_f" ] && head -n 30 "$_f" | sed 's/^/    /'
+	done
+	return 0
+}
+
+# ------------------------------------------------------------------
+# Prerequisites
+
+E2E_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpumend-e2e.XXXXXX") || exit 2
+export E2E_DIR
+export KUBECONFIG="$E2E_DIR/kubeconfig"
+
+cleanup() {
+	stop_all
+	if [ "$_failed" -gt 0 ] || [ -n "${E2E_KEEP:-}" ]; then
+		echo "e2e: state and logs kept in $E2E_DIR" >&2
+	else
+		rm -rf "$E2E_DIR"
+	fi
+	rm -rf "$_scratch_root"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# abort MESSAGE [FILE...]: a setup step failed; nothing else can run.
+abort() {
+	fail "$1"
+	shift
+	for _f in "$@"; do
+		[ -s "$_f" ] && tail -n 30 "$_f" | sed 's/^/    /'
+	done
+	finish e2e
+	exit 1
+}
+
+need=""
+for tool in jq curl openssl; do
+	command -v "$tool" >/dev/null 2>&1 || need="$need $tool"
+done
+command -v etcd >/dev/null 2>&1 || need="$need etcd-server"
+command -v kubectl >/dev/null 2>&1 || need="$need kubernetes-client"
+if [ -n "$need" ]; then
+	[ "$(id -u)" = 0 ] || abort "e2e needs:$need (run as root to install them)"
+	say "installing$need"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null 2>&1 ||
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq $need >/dev/null; } ||
+		abort "cannot install$need"
+fi
+for bin in "$GPUMEND" "$GPUMEND_WEBHOOK"; do
+	[ -x "$bin" ] || abort "$bin not built (make, or make check for build-asan)"
+done
+
+# the sanitizer build: reports go to files, each one fails the suite
+san_dir=""
+if ldd "$GPUMEND_WEBHOOK" 2>/dev/null | grep -q libasan; then
+	san_dir="$E2E_DIR/sanitizer"
+	mkdir -p "$san_dir"
+	export ASAN_OPTIONS="log_path=$san_dir/asan:detect_leaks=1:abort_on_error=0"
+	export UBSAN_OPTIONS="log_path=$san_dir/ubsan:print_stacktrace=1:halt_on_error=1"
+	export LSAN_OPTIONS="suppressions=$TESTS_DIR/lsan.supp:print_suppressions=0"
+	say "sanitizer build: reports in $san_dir"
+fi
+
+t0=$(date +%s)
+K8S_BIN=$(sh "$E2E_HOME/k8s-build.sh" | tail -n 1)
+[ -n "$K8S_BIN" ] && [ -x "$K8S_BIN/kube-apiserver" ] ||
+	abort "no kube-apiserver: tests/e2e/k8s-build.sh failed (see above)"
+say "kube-apiserver $("$K8S_BIN/kube-apiserver" --version 2>/dev/null | sed 's/^Kubernetes //') from $K8S_BIN ($(($(date +%s) - t0)) s)"
+
+# ------------------------------------------------------------------
+# The control plane
+
+t0=$(date +%s)
+make_pki || abort "cannot make the cluster certificates" "$E2E_DIR/pki.log"
+start_etcd || abort "etcd does not start" "$E2E_DIR/etcd.log"
+start_apiserver || abort "kube-apiserver does not become ready" "$E2E_DIR/apiserver.log"
+pass "control plane: etcd and kube-apiserver ready on 127.0.0.1 ($(($(date +%s) - t0)) s)"
+start_scheduler || abort "kube-scheduler does not start" "$E2E_DIR/scheduler.log"
+
+# CronJobs: batch/v1 from 1.21 on, batch/v1beta1 before
+cronjob_version=""
+if ! k get --raw /apis/batch/v1 2>/dev/null | jq -e '.resources[] | select(.name == "cronjobs")' >/dev/null; then
+	cronjob_version=batch/v1beta1
+fi
+
+k create -f "$DATA/crds.yaml" >/dev/null 2>"$E2E_DIR/crds.err" &&
+	k wait --for condition=established --timeout=30s \
+		crd/tfjobs.kubeflow.org crd/jobs.batch.volcano.sh \
+		crd/issuers.cert-manager.io crd/certificates.cert-manager.io >/dev/null 2>>"$E2E_DIR/crds.err" ||
+	abort "cannot install the stub CRDs" "$E2E_DIR/crds.err"
+
+# Fake GPU nodes: GPU Feature Discovery labels, device plugin capacity
+nodes_ok=1
+add_node cpu-only '{}' || nodes_ok=0
+add_node gpu-k80 '{"nvidia.com/gpu": "4"}' nvidia.com/gpu.present=true \
+	nvidia.com/gpu.product=Tesla-K80 nvidia.com/gpu.count=4 || nodes_ok=0
+add_node gpu-a100 '{"nvidia.com/gpu": "8"}' nvidia.com/gpu.present=true \
+	nvidia.com/gpu.product=A100-SXM4-80GB nvidia.com/gpu.count=8 || nodes_ok=0
+add_node gpu-shared '{"nvidia.com/gpu.shared": "16"}' nvidia.com/gpu.present=true \
+	nvidia.com/gpu.product=Tesla-T4-SHARED nvidia.com/gpu.count=4 \
+	nvidia.com/gpu.replicas=4 nvidia.com/gpu.sharing-strategy=time-slicing || nodes_ok=0
+n_nodes=4
+nodes_schedulable() {
+	[ "$(k get nodes -o json | jq '[.items[] | select((.spec.taints // []) == [] and
+		any(.status.conditions[]; .type == "Ready" and .status == "True"))] | length')" = "$n_nodes" ]
+}
+if [ $nodes_ok = 1 ] && poll 20 nodes_schedulable; then
+	pass "fake GPU nodes: $n_nodes Ready, untainted, with GPU capacity"
+else
+	k get nodes -o wide >"$E2E_DIR/nodes.out" 2>&1
+	abort "cannot make the fake GPU nodes" "$E2E_DIR/nodes.out"
+fi
+
+for ns in e2e e2e-golden e2e-rotation; do
+	k create namespace "$ns" >/dev/null || abort "cannot create namespace $ns"
+done
+# the reference namespace: the webhook's namespaceSelector leaves it out
+jq -n '{apiVersion: "v1", kind: "Namespace", metadata: {name: "e2e-ref",
+	labels: {"gpumend.io/webhook": "disabled"}}}' | k create -f - >/dev/null ||
+	abort "cannot create namespace e2e-ref"
+
+# ------------------------------------------------------------------
+# Helpers
+
+# to_json FILE: the objects of a YAML or JSON file as a JSON array, read
+# by kubectl itself (a List gives its items).
+to_json() {
+	k patch --local -f "$1" --type=json -p '[]' -o json 2>/dev/null | jq -s .
+}
+
+# object FILE NAME: the single object of FILE, renamed.
+object() {
+	k patch --local -f "$1" --type=json -p '[]' -o json | jq --arg n "$2" '.metadata.name = $n'
+}
+
+# pod_json NS NAME
+pod_json() {
+	k get pod -n "$1" "$2" -o json
+}
+
+# scheduled NS POD: the pod is bound; its node in $node.
+scheduled() {
+	node=$(k get pod -n "$1" "$2" -o jsonpath='{.spec.nodeName}' 2>/dev/null)
+	[ -n "$node" ]
+}
+
+# unschedulable NS POD: the scheduler said why; the message in $why.
+unschedulable() {
+	why=$(k get pod -n "$1" "$2" -o json 2>/dev/null | jq -r '.status.conditions[]? |
+		select(.type == "PodScheduled" and .status == "False" and .reason == "Unschedulable") | .message')
+	[ -n "$why" ]
+}
+
+# delete_pods NS: every pod of NS, at once (no kubelet to wait for).
+delete_pods() {
+	k delete pods -n "$1" --all --grace-period=0 --force --wait=true >/dev/null 2>&1
+}
+
+# migrated_pod FILE: a stored pod asks for nvidia.com/gpu, nothing legacy.
+migrated_pod() {
+	jq -e '[.spec.containers[].resources.limits // {} | keys[]] as $r |
+		($r | index("nvidia.com/gpu")) and ($r | index("alpha.kubernetes.io/nvidia-gpu") | not)' "$1" >/dev/null
+}
+
+# gpumend_reviews NAME: the webhook's log lines for objects named NAME.
+gpumend_reviews() {
+	grep '"msg":"admission review"' "$E2E_DIR/gpumend.log" | grep "\"name\":\"$1\""
+}
+
+# ------------------------------------------------------------------
+# The problem, without gpumend
+
+object "$REPO_DIR/examples/pod-driver-hostpath.yaml" unmigrated >"$E2E_DIR/unmigrated.json"
+if k create -n e2e -f "$E2E_DIR/unmigrated.json" >/dev/null 2>"$E2E_DIR/err"; then
+	pass "no webhook: the legacy GPU pod is accepted by the apiserver"
+else
+	fail "no webhook: the legacy GPU pod is refused"
+	show "$E2E_DIR/err"
+fi
+if poll 60 unschedulable e2e unmigrated &&
+	echo "$why" | grep -q "0/$n_nodes nodes are available: $n_nodes Insufficient alpha.kubernetes.io/nvidia-gpu"; then
+	pass "no webhook: never scheduled ($why)"
+else
+	fail "no webhook: the legacy pod is not reported unschedulable for its alpha resource"
+	echo "    node: '$node' why: '$why'"
+fi
+if scheduled e2e unmigrated; then
+	fail "no webhook: the legacy pod was bound to $node"
+fi
+
+# ------------------------------------------------------------------
+# gpumend registered
+
+webhook_certs "$E2E_DIR/wh-tls" >"$E2E_DIR/cabundle" 2>"$E2E_DIR/err" ||
+	abort "gpumend certs failed" "$E2E_DIR/err"
+cabundle=$(tr -d '\n' <"$E2E_DIR/cabundle")
+cp "$DATA/default.yaml" "$E2E_DIR/gpumend.yaml"
+start_webhook gpumend "$E2E_DIR/wh-tls" -c "$E2E_DIR/gpumend.yaml" ||
+	abort "gpumend-webhook does not start" "$E2E_DIR/gpumend.log"
+gpumend_url=$wh_url
+
+# The shipped registration, with a URL and a caBundle instead of the
+# Service, plus what this apiserver needs to send the objects of the cases.
+extra_rules='[{"apiGroups": ["kubeflow.org"], "apiVersions": ["v1"],
+	"operations": ["CREATE", "UPDATE"], "resources": ["tfjobs"], "scope": "Namespaced"},
+	{"apiGroups": ["batch.volcano.sh"], "apiVersions": ["v1alpha1"],
+	"operations": ["CREATE", "UPDATE"], "resources": ["jobs"], "scope": "Namespaced"}]'
+echo "note: registered for the stub CRDs kubeflow.org/v1 tfjobs and batch.volcano.sh/v1alpha1 jobs too (the manifest names no custom resource)"
+if [ -n "$cronjob_version" ]; then
+	extra_rules=$(echo "$extra_rules" | jq --arg v "${cronjob_version#batch/}" '. + [{"apiGroups": ["batch"],
+		"apiVersions": [$v], "operations": ["CREATE", "UPDATE"], "resources": ["cronjobs"],
+		"scope": "Namespaced"}]')
+	echo "note: this apiserver serves CronJobs as $cronjob_version only: registered for it too (the manifest's batch/v1 rule cannot match), batch/v1 CronJobs of the cases are created as $cronjob_version"
+fi
+to_json "$REPO_DIR/manifests/base/mutatingwebhookconfiguration.yaml" |
+	jq --arg url "$gpumend_url/mutate" --arg ca "$cabundle" --argjson extra "$extra_rules" '.[0] |
+	.webhooks[0].clientConfig = {url: $url, caBundle: $ca} |
+	.webhooks[0].rules += $extra' >"$E2E_DIR/registration.json"
+k create -f "$E2E_DIR/registration.json" >/dev/null 2>"$E2E_DIR/err" ||
+	abort "cannot register the webhook" "$E2E_DIR/err"
+
+# probe_mutated NS: a server dry run of a legacy pod comes back migrated.
+object "$DATA/pod-legacy.yaml" probe >"$E2E_DIR/probe.json"
+probe_mutated() {
+	k create --dry-run=server -n "$1" -f "$E2E_DIR/probe.json" -o json >"$E2E_DIR/probe.out" 2>/dev/null &&
+		migrated_pod "$E2E_DIR/probe.out"
+}
+t0=$(date +%s)
+if poll 30 probe_mutated e2e; then
+	pass "registration with clientConfig.url and caBundle takes effect ($(($(date +%s) - t0)) s)"
+else
+	abort "the registration never takes effect" "$E2E_DIR/probe.out" "$E2E_DIR/gpumend.log"
+fi
+
+object "$REPO_DIR/examples/pod-driver-hostpath.yaml" migrated >"$E2E_DIR/migrated.json"
+if k create -n e2e -f "$E2E_DIR/migrated.json" >/dev/null 2>"$E2E_DIR/err" &&
+	pod_json e2e migrated >"$E2E_DIR/out" && migrated_pod "$E2E_DIR/out" &&
+	jq -e '(.spec.volumes | map(.name)) == ["scratch"] and
+		.metadata.annotations["gpumend.io/mutations"] == "legacy-gpu-resource,obsolete-cuda-hostpath"' \
+		"$E2E_DIR/out" >/dev/null; then
+	pass "with gpumend: the legacy GPU pod is stored migrated (nvidia.com/gpu, driver volumes gone)"
+else
+	fail "with gpumend: the legacy GPU pod is not stored migrated"
+	show "$E2E_DIR/err" "$E2E_DIR/out"
+fi
+if poll 60 scheduled e2e migrated && case $node in gpu-k80 | gpu-a100) true ;; *) false ;; esac; then
+	pass "with gpumend: the scheduler binds it to a GPU node ($node)"
+else
+	fail "with gpumend: the migrated pod is not bound to a GPU node (node '$node')"
+	unschedulable e2e migrated && echo "    $why"
+fi
+delete_pods e2e
+
+# ------------------------------------------------------------------
+# Placement, by the scheduler
+
+# The seed's affinity annotation (Tesla K80 or P100, 2 GPUs each): two fill
+# the K80 node, the third waits although the A100 node has 8 free GPUs.
+for i in 1 2 3; do
+	object "$REPO_DIR/examples/pod-affinity-annotation.yaml" "affinity-$i" >"$E2E_DIR/a.json"
+	k create -n e2e -f "$E2E_DIR/a.json" >/dev/null 2>"$E2E_DIR/err" || { show "$E2E_DIR/err"; break; }
+	[ $i = 3 ] || poll 60 scheduled e2e "affinity-$i" || break
+done
+pod_json e2e affinity-1 >"$E2E_DIR/out" 2>/dev/null
+if jq -e '(.metadata.annotations // {} | has("scheduler.alpha.kubernetes.io/affinity") | not) and
+	.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0] ==
+	{key: "nvidia.com/gpu.product", operator: "In", values: ["Tesla-K80", "Tesla-P100"]}' "$E2E_DIR/out" >/dev/null; then
+	pass "affinity annotation: stored as spec.affinity on nvidia.com/gpu.product"
+else
+	fail "affinity annotation: not moved into spec.affinity"
+	show "$E2E_DIR/out"
+fi
+n1=$(k get pod -n e2e affinity-1 -o jsonpath='{.spec.nodeName}' 2>/dev/null)
+n2=$(k get pod -n e2e affinity-2 -o jsonpath='{.spec.nodeName}' 2>/dev/null)
+check "affinity annotation: two pods land on the K80 node ($n1, $n2)" \
+	[ "$n1" = gpu-k80 ] && [ "$n2" = gpu-k80 ]
+if poll 60 unschedulable e2e affinity-3 && ! scheduled e2e affinity-3 &&
+	echo "$why" | grep -q "1 Insufficient nvidia.com/gpu" &&
+	echo "$why" | grep -q "3 node(s) didn't match node selector"; then
+	pass "affinity annotation: with the K80 full, the third waits and never goes to the A100 ($why)"
+else
+	fail "affinity annotation: the third pod is not held back for the K80 (node '$node', why '$why')"
+fi
+delete_pods e2e
+
+# the old node label in a nodeSelector
+k create -n e2e -f "$DATA/pod-node-selector.yaml" >/dev/null 2>"$E2E_DIR/err" || show "$E2E_DIR/err"
+if poll 60 scheduled e2e a100-by-label && [ "$node" = gpu-a100 ] &&
+	pod_json e2e a100-by-label | jq -e '.spec.nodeSelector == {"nvidia.com/gpu.product": "A100-SXM4-80GB"}' >/dev/null; then
+	pass "nodeSelector on the old gpu-name label: lands on its model ($node)"
+else
+	fail "nodeSelector on the old gpu-name label: node '$node'"
+fi
+
+# a pod made of the gpushare Deployment's template
+to_json "$REPO_DIR/examples/deployment-gpushare.yaml" | jq '.[0] | {apiVersion: "v1", kind: "Pod",
+	metadata: (.spec.template.metadata + {name: "gpushare"}), spec: .spec.template.spec}' >"$E2E_DIR/gpushare.json"
+k create -n e2e -f "$E2E_DIR/gpushare.json" >/dev/null 2>"$E2E_DIR/err" || show "$E2E_DIR/err"
+if poll 60 scheduled e2e gpushare && [ "$node" = gpu-shared ] &&
+	pod_json e2e gpushare | jq -e '.spec.containers[0].resources.limits["nvidia.com/gpu.shared"] == "1"' >/dev/null; then
+	pass "gpushare (aliyun.com/gpu-mem) pod: lands on the time-slicing node ($node)"
+else
+	fail "gpushare pod: node '$node'"
+	unschedulable e2e gpushare && echo "    $why"
+fi
+
+# more GPUs than any node has
+k create -n e2e -f "$DATA/pod-too-many.yaml" >/dev/null 2>"$E2E_DIR/err" || show "$E2E_DIR/err"
+if poll 60 unschedulable e2e too-many-gpus && ! scheduled e2e too-many-gpus &&
+	echo "$why" | grep -q "Insufficient nvidia.com/gpu" && ! echo "$why" | grep -q alpha; then
+	pass "16 GPUs: stays Pending for the right reason ($why)"
+else
+	fail "16 GPUs: not held back for nvidia.com/gpu (node '$node', why '$why')"
+fi
+delete_pods e2e
+
+# ------------------------------------------------------------------
+# Warnings, dry run
+
+# the example names its namespace
+k create namespace research >/dev/null 2>&1
+k create -f "$REPO_DIR/examples/job-gpu-name-selector.yaml" >/dev/null 2>"$E2E_DIR/warn.err"
+status=$?
+if [ $status = 0 ] && grep -q '^Warning: legacy-gpu-resource: ' "$E2E_DIR/warn.err" &&
+	grep -q '^Warning: gpu-visibility: .*metrics-sidecar' "$E2E_DIR/warn.err"; then
+	pass "kubectl prints the webhook's warnings (fixed and warn-only findings)"
+else
+	fail "kubectl does not print the webhook's warnings"
+	show "$E2E_DIR/warn.err"
+fi
+k delete -f "$REPO_DIR/examples/job-gpu-name-selector.yaml" --wait=true >/dev/null 2>&1
+
+object "$REPO_DIR/examples/pod-driver-hostpath.yaml" dry >"$E2E_DIR/dry.json"
+if k create --dry-run=server -n e2e -f "$E2E_DIR/dry.json" -o json >"$E2E_DIR/out" 2>"$E2E_DIR/err" &&
+	migrated_pod "$E2E_DIR/out"; then
+	pass "--dry-run=server: the answer is mutated"
+else
+	fail "--dry-run=server: not mutated"
+	show "$E2E_DIR/err" "$E2E_DIR/out"
+fi
+if k get pod -n e2e dry 2>&1 | grep -q NotFound; then
+	pass "--dry-run=server: nothing stored"
+else
+	fail "--dry-run=server: the pod was stored"
+fi
+check "--dry-run=server: the webhook saw dryRun" \
+	sh -c "grep '\"msg\":\"admission review\"' '$E2E_DIR/gpumend.log' | grep '\"name\":\"dry\"' | grep -q '\"dry_run\":true'"
+
+# ------------------------------------------------------------------
+# Every example and golden case the apiserver can store
+
+# set_config FILE: makes FILE the webhook's config and waits for the reload.
+set_config() {
+	cmp -s "$1" "$E2E_DIR/gpumend.yaml" && return 0
+	_before=$(log_count gpumend '"msg":"config reloaded"')
+	cp "$1" "$E2E_DIR/gpumend.yaml.new" && mv "$E2E_DIR/gpumend.yaml.new" "$E2E_DIR/gpumend.yaml" &&
+		poll 10 log_at_least gpumend '"msg":"config reloaded"' $((_before + 1))
+}
+
+# compare_case NAME INPUT [CONFIG]: stores INPUT through the webhook and
+# compares it with `gpumend migrate`'s output stored (dry run) without it.
+compare_case() {
+	_n=$1 _in=$2 _cfg=${3:-$DATA/default.yaml}
+	_d="$E2E_DIR/cases/$_n"
+	mkdir -p "$_d"
+	if ! to_json "$_in" >"$_d/in.json" || [ "$(jq length "$_d/in.json")" = 0 ]; then
+		skip "$_n: kubectl cannot read it as Kubernetes objects"
+		return
+	fi
+	jq --arg ns e2e-golden --arg cronjob "$cronjob_version" -f "$DATA/for-server.jq" \
+		"$_d/in.json" >"$_d/webhook-in.json"
+	# what the apiserver cannot store at all is not gpumend's business
+	jq --arg ns "" --arg cronjob "$cronjob_version" -f "$DATA/for-server.jq" \
+		"$_d/in.json" >"$_d/probe-in.json"
+	if ! k create --dry-run=server -n e2e-ref -f "$_d/probe-in.json" -o name \
+		>/dev/null 2>"$_d/probe.err"; then
+		if grep -qE 'no matches for kind|could not find the requested resource|unable to recognize' "$_d/probe.err"; then
+			skip "$_n: this apiserver cannot store it: $(grep -m 1 -oE 'no matches for kind "[^"]*" in version "[^"]*"|unable to recognize.*' "$_d/probe.err")"
+			return
+		fi
+	fi
+
+	"$GPUMEND" migrate -c "$_cfg" "$_in" >"$_d/migrated.out" 2>"$_d/migrate.err"
+	_status=$?
+	if [ $_status != 0 ]; then
+		fail "$_n: gpumend migrate exits $_status"
+		show "$_d/migrate.err"
+		return
+	fi
+	_ext=${_in##*.}
+	mv "$_d/migrated.out" "$_d/migrated.$_ext"
+	to_json "$_d/migrated.$_ext" | jq --arg ns "" --arg cronjob "$cronjob_version" \
+		-f "$DATA/for-server.jq" >"$_d/ref-in.json"
+
+	if ! set_config "$_cfg"; then
+		fail "$_n: the webhook does not reload the case's config"
+		show "$E2E_DIR/gpumend.log"
+		return
+	fi
+	for _ns in $(jq -r '.items[].metadata.namespace' "$_d/webhook-in.json" | sort -u); do
+		k get namespace "$_ns" >/dev/null 2>&1 || k create namespace "$_ns" >/dev/null
+	done
+	if ! k create -f "$_d/webhook-in.json" -o name >/dev/null 2>"$_d/create.err"; then
+		fail "$_n: the apiserver refuses it with the webhook"
+		show "$_d/create.err"
+		k delete -f "$_d/webhook-in.json" --ignore-not-found --grace-period=0 --force >/dev/null 2>&1
+		return
+	fi
+	k get -f "$_d/webhook-in.json" -o json >"$_d/stored.json" 2>"$_d/get.err"
+	k delete -f "$_d/webhook-in.json" --ignore-not-found --grace-period=0 --force \
+		--wait=true >/dev/null 2>&1
+	if ! k create --dry-run=server -n e2e-ref -f "$_d/ref-in.json" -o json \
+		>"$_d/ref.json" 2>"$_d/ref.err"; then
+		fail "$_n: the apiserver refuses gpumend migrate's output"
+		show "$_d/ref.err"
+		return
+	fi
+	jq -S -f "$DATA/normalize.jq" "$_d/stored.json" >"$_d/stored.norm" 2>>"$_d/get.err" &&
+	jq -S -f "$DATA/normalize.jq" "$_d/ref.json" >"$_d/ref.norm" &&
+	if diff -u "$_d/ref.norm" "$_d/stored.norm" >"$_d/diff"; then
+		pass "$_n: stored through the webhook = gpumend migrate ($(jq -r 'map(.kind) | join(", ")' "$_d/ref.norm"))"
+	else
+		fail "$_n: stored through the webhook != gpumend migrate (- migrate, + stored)"
+		show "$_d/get.err" "$_d/diff"
+	fi
+}
+
+t0=$(date +%s)
+examples=""
+[ -d "$REPO_DIR/../shared/examples" ] && examples="$REPO_DIR/../shared/examples"
+[ -n "$examples" ] || echo "note: ../shared/examples not found, only examples/ is used"
+for f in $(find "$REPO_DIR/examples" $examples -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) | sort); do
+	case $f in
+	"$REPO_DIR"/examples/*) label="examples/${f#"$REPO_DIR"/examples/}" ;;
+	*) label="shared/examples/${f#"$examples"/}" ;;
+	esac
+	compare_case "$label" "$f"
+done
+for case_dir in "$TESTS_DIR"/golden/*/; do
+	name=$(basename "$case_dir")
+	input=$(ls "$case_dir" | grep -E '^input\.(yaml|yml|json)$' | head -n 1)
+	[ -n "$input" ] || continue
+	if [ -f "$case_dir/expected.exit" ] && [ "$(cat "$case_dir/expected.exit")" != 0 ]; then
+		skip "golden/$name: gpumend migrate refuses it (exit $(cat "$case_dir/expected.exit")): nothing to compare"
+		continue
+	fi
+	cfg=""
+	[ -f "$case_dir/config.yaml" ] && cfg="$case_dir/config.yaml"
+	compare_case "golden/$name" "$case_dir/$input" $cfg
+done
+set_config "$DATA/default.yaml" || fail "the webhook does not reload its default config"
+say "examples and golden cases: $(($(date +%s) - t0)) s"
+
+# ------------------------------------------------------------------
+# Deny mode
+
+if set_config "$DATA/deny.yaml"; then
+	object "$DATA/pod-legacy.yaml" denied >"$E2E_DIR/denied.json"
+	if k create -n e2e -f "$E2E_DIR/denied.json" >/dev/null 2>"$E2E_DIR/err"; then
+		fail "deny mode: the legacy pod was admitted"
+	elif grep -q 'admission webhook "mutate.gpumend.io" denied the request' "$E2E_DIR/err" &&
+		grep -q 'legacy-gpu-resource' "$E2E_DIR/err" &&
+		grep -q 'alpha.kubernetes.io/nvidia-gpu' "$E2E_DIR/err"; then
+		pass "deny mode: rejected with gpumend's message"
+	else
+		fail "deny mode: rejected without gpumend's message"
+	fi
+	show "$E2E_DIR/err" | sed 's/^    /    kubectl: /' | head -n 3
+	not_stored() {
+		k get pod -n "$1" "$2" 2>&1 | grep -q NotFound
+	}
+	check "deny mode: nothing stored" not_stored e2e denied
+else
+	fail "deny mode: the webhook does not reload the deny config"
+fi
+set_config "$DATA/default.yaml" || fail "the webhook does not reload its default config"
+
+# ------------------------------------------------------------------
+# Reinvocation: a second webhook changes the pod after gpumend
+
+if webhook_certs "$E2E_DIR/second-tls" >"$E2E_DIR/second.cabundle" 2>"$E2E_DIR/err" &&
+	start_webhook second "$E2E_DIR/second-tls" -c "$DATA/second-webhook.yaml"; then
+	jq -n --arg url "$wh_url/mutate" --arg ca "$(tr -d '\n' <"$E2E_DIR/second.cabundle")" '{
+		apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration",
+		metadata: {name: "zz-e2e-second"},
+		webhooks: [{name: "second.e2e.gpumend.io",
+			clientConfig: {url: $url, caBundle: $ca},
+			rules: [{apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"],
+				resources: ["pods"], scope: "Namespaced"}],
+			objectSelector: {matchLabels: {"e2e.gpumend.io/second-webhook": "yes"}},
+			sideEffects: "None", admissionReviewVersions: ["v1"],
+			timeoutSeconds: 5, failurePolicy: "Fail", reinvocationPolicy: "Never"}]}' |
+		k create -f - >/dev/null 2>"$E2E_DIR/err" || show "$E2E_DIR/err"
+	object "$DATA/pod-reinvoke.yaml" reinvoke-probe >"$E2E_DIR/reinvoke-probe.json"
+	second_ready() {
+		k create --dry-run=server -n e2e -f "$E2E_DIR/reinvoke-probe.json" -o json 2>/dev/null |
+			jq -e '.metadata.annotations["e2e.gpumend.io/second-webhook"]' >/dev/null
+	}
+	if poll 30 second_ready; then
+		k create -n e2e -f "$DATA/pod-reinvoke.yaml" >/dev/null 2>"$E2E_DIR/err" || show "$E2E_DIR/err"
+		pod_json e2e reinvoke >"$E2E_DIR/out" 2>/dev/null
+		if migrated_pod "$E2E_DIR/out" && jq -e '.spec.containers[1].env ==
+			[{name: "NVIDIA_VISIBLE_DEVICES", value: "void"}]' "$E2E_DIR/out" >/dev/null; then
+			pass "reinvocation: stored with both webhooks' changes"
+		else
+			fail "reinvocation: the stored pod lacks a webhook's change"
+			show "$E2E_DIR/out"
+		fi
+		gpumend_reviews reinvoke >"$E2E_DIR/reviews"
+		if [ "$(grep -c . "$E2E_DIR/reviews")" = 2 ] &&
+			head -n 1 "$E2E_DIR/reviews" | grep -q '"patched":true' &&
+			tail -n 1 "$E2E_DIR/reviews" | grep -q '"patched":false' &&
+			[ "$(jq -r .uid "$E2E_DIR/reviews" | sort -u | wc -l)" = 1 ]; then
+			pass "reinvocation: gpumend called again for the same request, and changes nothing"
+		else
+			fail "reinvocation: gpumend's calls are not one patch then none"
+			show "$E2E_DIR/reviews"
+		fi
+	else
+		fail "reinvocation: the second webhook never takes effect"
+		show "$E2E_DIR/second.log"
+	fi
+	k delete mutatingwebhookconfiguration zz-e2e-second >/dev/null 2>&1
+	stop_name second
+else
+	fail "reinvocation: the second webhook does not start"
+	show "$E2E_DIR/err" "$E2E_DIR/second.log"
+fi
+delete_pods e2e
+
+# ------------------------------------------------------------------
+# Certificate rotation under a loop of creates
+
+fingerprint() {
+	openssl x509 -in "$1" -noout -fingerprint -sha256 | sed 's/.*=//'
+}
+served_fingerprint() {
+	echo | openssl s_client -connect "127.0.0.1:$1" 2>/dev/null |
+		openssl x509 -noout -fingerprint -sha256 2>/dev/null | sed 's/.*=//'
+}
+gpumend_port=${gpumend_url##*:}
+old_fp=$(fingerprint "$E2E_DIR/wh-tls/tls.crt")
+n_loop=30
+object "$DATA/pod-legacy.yaml" rot >"$E2E_DIR/rot.json"
+failed_calls_before=$(log_count apiserver 'failed calling webhook')
+(
+	i=1
+	while [ $i -le $n_loop ]; do
+		jq --arg n "rot-$i" '.metadata.name = $n' "$E2E_DIR/rot.json" |
+			k create -n e2e-rotation -f - >/dev/null 2>>"$E2E_DIR/rot.err"
+		echo "$i $?"
+		i=$((i + 1))
+	done
+) >"$E2E_DIR/rot.codes" &
+loop_pid=$!
+poll 60 sh -c "[ \$(grep -c . '$E2E_DIR/rot.codes') -ge 8 ]"
+rotated_before=$(log_count gpumend '"msg":"certificate reloaded"')
+webhook_certs "$E2E_DIR/wh-tls" reuse >"$E2E_DIR/cabundle2" 2>"$E2E_DIR/err" || show "$E2E_DIR/err"
+new_fp=$(fingerprint "$E2E_DIR/wh-tls/tls.crt")
+at_rotation=$(grep -c . "$E2E_DIR/rot.codes")
+check "rotation: a new pair signed by the same CA (caBundle unchanged)" \
+	sh -c "[ '$old_fp' != '$new_fp' ] && [ '$(tr -d '\n' <"$E2E_DIR/cabundle2")' = '$cabundle' ]"
+check "rotation: the webhook reloads it while the creates run (after $at_rotation of $n_loop)" \
+	poll 10 log_at_least gpumend '"msg":"certificate reloaded"' $((rotated_before + 1))
+check "rotation: the new certificate is served" \
+	poll 10 sh -c "[ \"\$(echo | openssl s_client -connect 127.0.0.1:$gpumend_port 2>/dev/null |
+		openssl x509 -noout -fingerprint -sha256 2>/dev/null | sed 's/.*=//')\" = '$new_fp' ]"
+if ! poll 120 sh -c "! kill -0 $loop_pid 2>/dev/null"; then
+	kill "$loop_pid" 2>/dev/null
+fi
+wait "$loop_pid" 2>/dev/null
+k get pods -n e2e-rotation -o json >"$E2E_DIR/rot.json.out" 2>/dev/null
+n_ok=$(awk '$2 == 0' "$E2E_DIR/rot.codes" | grep -c .)
+n_mut=$(jq '[.items[] | select([.spec.containers[].resources.limits | keys[]] | index("nvidia.com/gpu"))] | length' "$E2E_DIR/rot.json.out")
+failed_calls=$(( $(log_count apiserver 'failed calling webhook') - failed_calls_before ))
+if [ "$n_ok" = $n_loop ] && [ "$n_mut" = $n_loop ] && [ "$failed_calls" = 0 ]; then
+	pass "rotation: all $n_loop creates succeed and are mutated"
+else
+	fail "rotation: $n_ok of $n_loop creates succeed, $n_mut mutated, $failed_calls failed webhook calls"
+	show "$E2E_DIR/rot.err"
+fi
+# The apiserver keeps its connections to the webhook open. A second
+# registration with another caBundle (the same CA, after a comment) gets a
+# client of its own, whose new connection must accept the new certificate:
+# with failurePolicy Fail, a dry run succeeds only when both registrations
+# called the webhook (two reviews of one request uid).
+jq --arg ca "$( (echo "gpumend e2e: the same CA"; base64 -d <"$E2E_DIR/cabundle") | base64 -w 0)" '
+	.metadata.name = "gpumend-rotated" | .webhooks[0].name = "rotated.gpumend.io" |
+	.webhooks[0].clientConfig.caBundle = $ca | .webhooks[0].failurePolicy = "Fail" |
+	.webhooks[0].objectSelector = {matchLabels: {"e2e.gpumend.io/rotated": "yes"}}' \
+	"$E2E_DIR/registration.json" | k create -f - >/dev/null 2>"$E2E_DIR/err" || show "$E2E_DIR/err"
+object "$DATA/pod-legacy.yaml" rotated | jq '.metadata.labels = {"e2e.gpumend.io/rotated": "yes"}' \
+	>"$E2E_DIR/rotated.json"
+rotated_ok() {
+	k create --dry-run=server -n e2e-rotation -f "$E2E_DIR/rotated.json" -o json >"$E2E_DIR/out" 2>"$E2E_DIR/err" &&
+		migrated_pod "$E2E_DIR/out" &&
+		gpumend_reviews rotated | jq -r .uid | sort | uniq -d | grep -q .
+}
+if poll 30 rotated_ok; then
+	pass "rotation: a new apiserver connection verifies the new certificate"
+else
+	fail "rotation: a new apiserver connection fails"
+	show "$E2E_DIR/err"
+fi
+k delete mutatingwebhookconfiguration gpumend-rotated >/dev/null 2>&1
+
+# ------------------------------------------------------------------
+# failurePolicy, the webhook stopped
+
+stop_name gpumend
+check "gpumend-webhook stops on SIGTERM" grep -q '"msg":"stopped"' "$E2E_DIR/gpumend.log"
+object "$DATA/pod-legacy.yaml" fail-open >"$E2E_DIR/fail-open.json"
+if k create -n e2e -f "$E2E_DIR/fail-open.json" >/dev/null 2>"$E2E_DIR/err" &&
+	pod_json e2e fail-open | jq -e '.spec.containers[0].resources.limits == {"alpha.kubernetes.io/nvidia-gpu": "1"} and
+		(.metadata.annotations // {} | has("gpumend.io/mutations") | not)' >/dev/null; then
+	pass "failurePolicy Ignore, webhook down: admitted unmodified"
+else
+	fail "failurePolicy Ignore, webhook down: not admitted unmodified"
+	show "$E2E_DIR/err"
+fi
+check "failurePolicy Ignore: the apiserver logs the failing-open call" \
+	poll 10 sh -c "grep 'failed calling webhook' '$E2E_DIR/apiserver.log' | grep -q 'mutate.gpumend.io'"
+k patch mutatingwebhookconfiguration gpumend --type=json \
+	-p '[{"op": "replace", "path": "/webhooks/0/failurePolicy", "value": "Fail"}]' >/dev/null
+object "$DATA/pod-legacy.yaml" fail-closed >"$E2E_DIR/fail-closed.json"
+refused() {
+	! k create --dry-run=server -n e2e -f "$E2E_DIR/fail-closed.json" -o name >/dev/null 2>"$E2E_DIR/err"
+}
+if poll 30 refused && ! k create -n e2e -f "$E2E_DIR/fail-closed.json" >/dev/null 2>"$E2E_DIR/err" &&
+	grep -q 'failed calling webhook "mutate.gpumend.io"' "$E2E_DIR/err"; then
+	pass "failurePolicy Fail, webhook down: rejected with the apiserver's error"
+	show "$E2E_DIR/err" | sed 's/^    /    kubectl: /' | head -n 2
+else
+	fail "failurePolicy Fail, webhook down: not rejected as expected"
+	show "$E2E_DIR/err"
+fi
+k delete mutatingwebhookconfiguration gpumend >/dev/null 2>&1
+delete_pods e2e
+
+# ------------------------------------------------------------------
+# The manifests, validated by the apiserver
+
+mf="$E2E_DIR/manifests"
+cp -r "$REPO_DIR/manifests" "$mf"
+rm -rf "$mf/overlays/self-signed/tls"
+"$GPUMEND" certs --service gpumend-webhook --namespace gpumend-system \
+	--out "$mf/overlays/self-signed/tls" >/dev/null 2>"$E2E_DIR/err" || show "$E2E_DIR/err"
+k create namespace gpumend-system >/dev/null 2>&1
+pdb_v1=1
+k get --raw /apis/policy/v1 >/dev/null 2>&1 || pdb_v1=0
+[ $pdb_v1 = 1 ] ||
+	echo "note: this apiserver has no policy/v1: the PodDisruptionBudget (policy/v1, Kubernetes >= 1.21) is validated as policy/v1beta1"
+for dir in base overlays/cert-manager overlays/self-signed; do
+	out="$E2E_DIR/manifests-$(echo "$dir" | tr / -)"
+	if [ $pdb_v1 = 1 ] && [ -z "$cronjob_version" ]; then
+		k apply --dry-run=server -k "$mf/$dir" >"$out.out" 2>"$out.err"
+		status=$?
+	else
+		k kustomize "$mf/$dir" >"$out.yaml" 2>"$out.err" &&
+		to_json "$out.yaml" | jq 'map(if .kind == "PodDisruptionBudget" and .apiVersion == "policy/v1"
+			then .apiVersion = "policy/v1beta1" else . end) | {apiVersion: "v1", kind: "List", items: .}' \
+			>"$out.json" &&
+		k apply --dry-run=server -f "$out.json" >"$out.out" 2>>"$out.err"
+		status=$?
+	fi
+	n_objects=$(k kustomize "$mf/$dir" 2>/dev/null | grep -c '^kind:')
+	if [ $status = 0 ] && [ "$(grep -c 'server dry run' "$out.out")" = "$n_objects" ]; then
+		pass "manifests/$dir: kubectl apply --dry-run=server accepts all $n_objects objects"
+	else
+		fail "manifests/$dir: kubectl apply --dry-run=server fails"
+		show "$out.err" "$out.out"
+	fi
+done
+
+# ------------------------------------------------------------------
+# The end
+
+check "the apiserver is still up" apiserver_ready
+stop_all
+if [ -n "$san_dir" ]; then
+	for r in "$san_dir"/*; do
+		[ -f "$r" ] || continue
+		fail "sanitizer report $(basename "$r")"
+		head -n 40 "$r" | sed 's/^/    /'
+	done
+fi
+say "$n_skipped skipped; $(($(date +%s) - t_start)) s in all"
+finish e2e

@@ -1,0 +1,542 @@
+/*
+ * test_webhook_admission.c - the AdmissionReview handler shared by the
+ * webhook and `gpumend review`: answers, patches, warnings, failures.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "admission.h"
+#include "buf.h"
+#include "harness.h"
+#include "rules.h"
+
+#define LEGACY_POD \
+	"{\"apiVersion\":\"v1\",\"kind\":\"Pod\"," \
+	"\"metadata\":{\"name\":\"p\",\"namespace\":\"ml\"%s}," \
+	"\"spec\":{\"containers\":[{\"name\":\"cuda\",\"image\":\"busybox\"," \
+	"\"resources\":{\"limits\":{\"alpha.kubernetes.io/nvidia-gpu\":1}}}]}}"
+
+/* An AdmissionReview of `object` (JSON text) as a new string. */
+static char *review_text(const char *version, const char *operation,
+			 const char *object, const char *extra)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	buf_printf(&b, "{\"apiVersion\":\"admission.k8s.io/%s\","
+		   "\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u-1\","
+		   "\"operation\":\"%s\",\"namespace\":\"ml\",\"object\":%s%s}}",
+		   version, operation, object, extra ? extra : "");
+	return buf_detach(&b, NULL);
+}
+
+/* A legacy pod whose metadata ends with `metadata_extra`. */
+static char *legacy_pod(const char *metadata_extra)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	buf_printf(&b, LEGACY_POD, metadata_extra);
+	return buf_detach(&b, NULL);
+}
+
+/* Reviews `text` and returns the parsed response body (NULL if not JSON). */
+static json_t *run_review(const struct config *cfg, const char *text,
+			  struct admission_outcome *out)
+{
+	admission_outcome_init(out);
+	if (admission_review(cfg, text, strlen(text), out) != 0)
+		return NULL;
+	return json_loadb(out->body, out->body_len, 0, NULL);
+}
+
+static int b64_value(char c)
+{
+	static const char alphabet[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char *p = c ? strchr(alphabet, c) : NULL;
+
+	return p ? (int)(p - alphabet) : -1;
+}
+
+/* The response's patch, decoded and parsed; NULL when there is none. */
+static json_t *response_patch(json_t *review)
+{
+	const char *text = json_string_value(json_object_get(
+		json_object_get(review, "response"), "patch"));
+	struct buf raw;
+	json_t *patch;
+	unsigned long bits = 0;
+	int n = 0;
+
+	if (!text)
+		return NULL;
+	buf_init(&raw, 0);
+	for (; *text && *text != '='; text++) {
+		int v = b64_value(*text);
+
+		if (v < 0)
+			break;
+		bits = bits << 6 | (unsigned long)v;
+		if (++n == 4) {
+			buf_putc(&raw, (char)(bits >> 16));
+			buf_putc(&raw, (char)(bits >> 8 & 255));
+			buf_putc(&raw, (char)(bits & 255));
+			bits = 0;
+			n = 0;
+		}
+	}
+	if (n == 2) {
+		buf_putc(&raw, (char)(bits >> 4));
+	} else if (n == 3) {
+		buf_putc(&raw, (char)(bits >> 10));
+		buf_putc(&raw, (char)(bits >> 2 & 255));
+	}
+	patch = json_loadb(raw.data ? raw.data : "", raw.len, 0, NULL);
+	buf_free(&raw);
+	return patch;
+}
+
+static const char *response_string(json_t *review, const char *key)
+{
+	return json_string_value(json_object_get(
+		json_object_get(review, "response"), key));
+}
+
+static int response_allowed(json_t *review)
+{
+	return json_is_true(json_object_get(json_object_get(review, "response"),
+					    "allowed"));
+}
+
+TEST(webhook_base64_vectors)
+{
+	static const char *const cases[][2] = {
+		{ "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" },
+		{ "foo", "Zm9v" }, { "foob", "Zm9vYg==" },
+		{ "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = admission_base64((const unsigned char *)cases[i][0],
+					     strlen(cases[i][0]));
+
+		CHECK_STR(got, cases[i][1]);
+		free(got);
+	}
+}
+
+TEST(webhook_create_patch_and_annotation)
+{
+	struct config *cfg = config_new_default();
+	struct admission_outcome out;
+	char *pod = legacy_pod("");
+	char *text = review_text("v1beta1", "CREATE", pod, NULL);
+	json_t *review = run_review(cfg, text, &out), *patch, *last;
+
+	CHECK(review != NULL);
+	CHECK(out.http_status == 200 && out.failure == ADMISSION_OK);
+	CHECK(out.body_len > 0 && out.body[out.body_len - 1] == '\n');
+	CHECK_STR(json_string_value(json_object_get(review, "apiVersion")),
+		  "admission.k8s.io/v1beta1");
+	CHECK_STR(response_string(review, "uid"), "u-1");
+	CHECK_STR(response_string(review, "patchType"), "JSONPatch");
+	CHECK(response_allowed(review));
+	CHECK(out.patched && (out.mutated_rules & 1u << RULE_LEGACY_GPU_RESOURCE));
+	patch = response_patch(review);
+	CHECK(json_is_array(patch) && json_array_size(patch) == 2);
+	last = json_array_get(patch, json_array_size(patch) - 1);
+	CHECK_STR(json_string_value(json_object_get(last, "op")), "add");
+	CHECK_STR(json_string_value(json_object_get(last, "path")),
+		  "/metadata/annotations");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(last, "value"),
+						    "gpumend.io/mutations")),
+		  "legacy-gpu-resource");
+	CHECK(json_array_size(json_object_get(json_object_get(review, "response"),
+					      "warnings")) == 1);
+	json_decref(patch);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+	free(pod);
+	config_free(cfg);
+}
+
+TEST(webhook_annotation_merges_existing)
+{
+	struct config *cfg = config_new_default();
+	struct admission_outcome out;
+	char *pod, *text;
+	json_t *review, *patch, *last;
+
+	/* annotations present: one member added */
+	pod = legacy_pod(",\"annotations\":{\"team\":\"ml\"}");
+	text = review_text("v1", "CREATE", pod, NULL);
+	review = run_review(cfg, text, &out);
+	patch = response_patch(review);
+	last = json_array_get(patch, json_array_size(patch) - 1);
+	CHECK_STR(json_string_value(json_object_get(last, "path")),
+		  "/metadata/annotations/gpumend.io~1mutations");
+	CHECK_STR(json_string_value(json_object_get(last, "value")),
+		  "legacy-gpu-resource");
+	json_decref(patch);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+	free(pod);
+
+	/* a record already there: replaced by the union, old entries first */
+	pod = legacy_pod(",\"annotations\":{\"gpumend.io/mutations\":"
+			 "\"gpu-sharing, legacy-gpu-resource\"}");
+	text = review_text("v1", "CREATE", pod, NULL);
+	review = run_review(cfg, text, &out);
+	patch = response_patch(review);
+	last = json_array_get(patch, json_array_size(patch) - 1);
+	CHECK_STR(json_string_value(json_object_get(last, "op")), "replace");
+	CHECK_STR(json_string_value(json_object_get(last, "value")),
+		  "gpu-sharing,legacy-gpu-resource");
+	json_decref(patch);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+	free(pod);
+
+	/* the record disabled by an empty annotation name */
+	free(cfg->mutations_annotation);
+	cfg->mutations_annotation = strdup("");
+	pod = legacy_pod("");
+	text = review_text("v1", "CREATE", pod, NULL);
+	review = run_review(cfg, text, &out);
+	patch = response_patch(review);
+	CHECK(json_array_size(patch) == 1);
+	json_decref(patch);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+	free(pod);
+	config_free(cfg);
+}
+
+TEST(webhook_object_without_metadata)
+{
+	struct config *cfg = config_new_default();
+	struct admission_outcome out;
+	const char *pod =
+		"{\"kind\":\"Pod\",\"spec\":{\"containers\":[{\"name\":\"c\","
+		"\"resources\":{\"limits\":{\"alpha.kubernetes.io/nvidia-gpu\":\"1\"}}}]}}";
+	char *text = review_text("v1", "CREATE", pod, NULL);
+	json_t *review = run_review(cfg, text, &out), *patch, *last;
+
+	patch = response_patch(review);
+	last = json_array_get(patch, json_array_size(patch) - 1);
+	CHECK_STR(json_string_value(json_object_get(last, "path")), "/metadata");
+	CHECK(json_is_object(json_object_get(json_object_get(last, "value"),
+					     "annotations")));
+	json_decref(patch);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+	config_free(cfg);
+}
+
+TEST(webhook_nothing_to_do_and_other_operations)
+{
+	struct config *cfg = config_new_default();
+	struct admission_outcome out;
+	const char *pod = "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},"
+			  "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}";
+	char *text, *legacy = legacy_pod("");
+	json_t *review, *response;
+
+	text = review_text("v1", "CREATE", pod, NULL);
+	review = run_review(cfg, text, &out);
+	response = json_object_get(review, "response");
+	CHECK(response_allowed(review) && !out.patched);
+	CHECK(json_object_size(response) == 2);   /* uid and allowed */
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+
+	/* UPDATE: warnings, no patch */
+	text = review_text("v1", "UPDATE", legacy, NULL);
+	review = run_review(cfg, text, &out);
+	CHECK(response_allowed(review) && !out.patched);
+	CHECK(!response_string(review, "patchType"));
+	CHECK(out.n_warnings == 1);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+
+	/* DELETE and subresources: allowed untouched */
+	text = review_text("v1", "DELETE", "null", NULL);
+	review = run_review(cfg, text, &out);
+	CHECK(response_allowed(review) && out.n_warnings == 0);
+	CHECK_STR(out.operation, "DELETE");
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+	text = review_text("v1", "CREATE", legacy, ",\"subResource\":\"binding\"");
+	review = run_review(cfg, text, &out);
+	CHECK(response_allowed(review) && !out.patched && out.n_warnings == 0);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+
+	/* dryRun: mutated as usual */
+	text = review_text("v1", "CREATE", legacy, ",\"dryRun\":true");
+	review = run_review(cfg, text, &out);
+	CHECK(out.dry_run && out.patched);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+	free(legacy);
+	config_free(cfg);
+}
+
+TEST(webhook_deny_mode)
+{
+	struct config *cfg = config_new_default();
+	struct admission_outcome out;
+	char *pod = legacy_pod(""), *text;
+	json_t *review, *status;
+	const char *message;
+
+	cfg->mode[RULE_LEGACY_GPU_RESOURCE] = RULE_MODE_DENY;
+	text = review_text("v1", "CREATE", pod, NULL);
+	review = run_review(cfg, text, &out);
+	status = json_object_get(json_object_get(review, "response"), "status");
+	message = json_string_value(json_object_get(status, "message"));
+	CHECK(!response_allowed(review) && !out.allowed && !out.patched);
+	CHECK(json_integer_value(json_object_get(status, "code")) == 403);
+	CHECK(message && strstr(message, "rule 'legacy-gpu-resource'"));
+	CHECK(message && strstr(message,
+		"spec.containers[0].resources.limits[alpha.kubernetes.io/nvidia-gpu]"));
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+
+	/* UPDATE is never denied */
+	text = review_text("v1", "UPDATE", pod, NULL);
+	review = run_review(cfg, text, &out);
+	CHECK(response_allowed(review) && out.n_warnings == 1);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+	free(pod);
+	config_free(cfg);
+}
+
+TEST(webhook_bad_requests_without_uid)
+{
+	static const char *const bodies[] = {
+		"",
+		"{\"a\":",
+		"[1,2]",
+		"\"text\"",
+		"{\"a\":1,\"a\":2}",
+		"{\"apiVersion\":\"admission.k8s.io/v2\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"x\"}}",
+		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"Review\",\"request\":{\"uid\":\"x\"}}",
+		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}",
+		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":[]}",
+		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":7}}",
+		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"\"}}",
+	};
+	struct config *cfg = config_new_default();
+
+	for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		struct admission_outcome out;
+
+		admission_outcome_init(&out);
+		CHECK(admission_review(cfg, bodies[i], strlen(bodies[i]), &out) == 0);
+		CHECK(out.http_status == 400);
+		CHECK(out.failure == ADMISSION_BAD_REQUEST && out.error[0]);
+		CHECK(out.body && out.body[0] != '{');
+		admission_outcome_clear(&out);
+	}
+	config_free(cfg);
+}
+
+TEST(webhook_bad_requests_with_uid)
+{
+	static const char *const requests[] = {
+		"\"operation\":\"CREATE\",\"object\":null",
+		"\"operation\":\"CREATE\"",
+		"\"operation\":\"CREATE\",\"object\":[1]",
+		"\"operation\":\"PATCH\",\"object\":{}",
+		"\"operation\":7,\"object\":{}",
+		"\"operation\":\"CREATE\",\"object\":{},\"namespace\":3",
+		"\"operation\":\"CREATE\",\"object\":{},\"dryRun\":\"yes\"",
+	};
+	struct config *cfg = config_new_default();
+
+	for (int allow = 1; allow >= 0; allow--) {
+		cfg->failure_allow = allow;
+		for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
+			struct admission_outcome out;
+			struct buf text;
+			json_t *review, *status;
+
+			buf_init(&text, 0);
+			buf_printf(&text, "{\"apiVersion\":\"admission.k8s.io/v1\","
+				   "\"kind\":\"AdmissionReview\",\"request\":"
+				   "{\"uid\":\"u-9\",%s}}", requests[i]);
+			review = run_review(cfg, text.data, &out);
+			CHECK(review != NULL && out.http_status == 200);
+			CHECK(out.failure == ADMISSION_BAD_REQUEST);
+			CHECK_STR(response_string(review, "uid"), "u-9");
+			CHECK(response_allowed(review) == allow);
+			CHECK(!response_string(review, "patch"));
+			status = json_object_get(json_object_get(review, "response"),
+						 "status");
+			if (allow)
+				CHECK(out.n_warnings == 1 && !status);
+			else
+				CHECK(json_integer_value(json_object_get(status, "code")) == 400);
+			json_decref(review);
+			admission_outcome_clear(&out);
+			buf_free(&text);
+		}
+	}
+	config_free(cfg);
+}
+
+TEST(webhook_too_deep_object)
+{
+	struct config *cfg = config_new_default();
+	struct admission_outcome out;
+	struct buf object;
+	char *text;
+	json_t *review;
+
+	buf_init(&object, 0);
+	buf_puts(&object, "{\"kind\":\"Pod\",\"x\":");
+	for (int i = 0; i < 300; i++)
+		buf_putc(&object, '[');
+	for (int i = 0; i < 300; i++)
+		buf_putc(&object, ']');
+	buf_putc(&object, '}');
+	text = review_text("v1", "CREATE", object.data, NULL);
+	review = run_review(cfg, text, &out);
+	CHECK(out.http_status == 200 && out.failure == ADMISSION_BAD_REQUEST);
+	CHECK(strstr(out.error, "deeper") != NULL);
+	CHECK(response_allowed(review));
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+	buf_free(&object);
+	config_free(cfg);
+}
+
+TEST(webhook_warnings_capped)
+{
+	struct config *cfg = config_new_default();
+	struct admission_outcome out;
+	struct buf pod;
+	json_t *review, *warnings, *item;
+	size_t i, total = 0;
+	char *text;
+
+	/* 200 containers, each with its own finding */
+	buf_init(&pod, 0);
+	buf_puts(&pod, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},"
+		 "\"spec\":{\"containers\":[");
+	for (int c = 0; c < 200; c++)
+		buf_printf(&pod, "%s{\"name\":\"gpu-%03d\","
+			   "\"resources\":{\"limits\":{\"alpha.kubernetes.io/nvidia-gpu\":1}}}",
+			   c ? "," : "", c);
+	buf_puts(&pod, "]}}");
+	text = review_text("v1", "CREATE", pod.data, NULL);
+	review = run_review(cfg, text, &out);
+	warnings = json_object_get(json_object_get(review, "response"), "warnings");
+	CHECK(json_array_size(warnings) > 10 && json_array_size(warnings) < 200);
+	json_array_foreach(warnings, i, item) {
+		size_t len = strlen(json_string_value(item));
+
+		CHECK(len <= ADMISSION_WARNING_MAX);
+		total += len;
+	}
+	CHECK(total <= ADMISSION_WARNINGS_TOTAL);
+	item = json_array_get(warnings, json_array_size(warnings) - 1);
+	CHECK(strstr(json_string_value(item), "more findings not shown") != NULL);
+	/* the patch is whole all the same */
+	CHECK(out.patched);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+	buf_free(&pod);
+	config_free(cfg);
+}
+
+/* Applies the JSON patch `patch` to `root`; 0 or -1. */
+static int apply_json_patch(json_t *root, json_t *patch)
+{
+	static const char *const kinds[] = { "add", "remove", "replace", "move" };
+	json_t *item;
+	size_t i;
+
+	json_array_foreach(patch, i, item) {
+		const char *name = json_string_value(json_object_get(item, "op"));
+		struct patch_op op = { 0 };
+		int k = 0;
+
+		while (k < 4 && (!name || strcmp(name, kinds[k])))
+			k++;
+		if (k == 4)
+			return -1;
+		op.kind = (enum patch_kind)k;
+		op.path = (char *)json_string_value(json_object_get(item, "path"));
+		op.from = (char *)json_string_value(json_object_get(item, "from"));
+		op.value = json_object_get(item, "value");
+		if (!op.path || patch_apply_op(root, &op) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Two rules writing into the same new mapping: the first adds the pod's
+ * affinity, the second adds a term inside it. The patch must still give
+ * the engine's object when applied on its own.
+ */
+TEST(webhook_patch_replays_on_the_original)
+{
+	static const char object[] =
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\","
+		"\"annotations\":{\"gpumend.io/gpu-models\":\"Tesla K80\"}},"
+		"\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\","
+		"\"resources\":{\"limits\":{\"aliyun.com/gpu-mem\":4}}}]}}";
+	struct config *cfg = config_new_default();
+	struct admission_outcome out;
+	char *text = review_text("v1", "CREATE", object, NULL);
+	json_t *review = run_review(cfg, text, &out), *patch, *original, *migrated;
+	struct rules_options opts = { .offline = 0 };
+	struct rules_result res;
+	struct rules_error err;
+
+	CHECK(out.failure == ADMISSION_OK);
+	patch = response_patch(review);
+	CHECK(json_is_array(patch));
+	original = json_loads(object, 0, NULL);
+	migrated = json_loads(object, 0, NULL);
+	rules_result_init(&res);
+	CHECK(rules_apply(cfg, &opts, migrated, &res, &err) == 0);
+	if (patch) {
+		CHECK(apply_json_patch(original, patch) == 0);
+		/* the record annotation aside */
+		json_object_del(json_object_get(json_object_get(original, "metadata"),
+						"annotations"),
+				"gpumend.io/mutations");
+		CHECK(json_equal(original, migrated));
+	}
+	rules_result_clear(&res);
+	json_decref(original);
+	json_decref(migrated);
+	json_decref(patch);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+	config_free(cfg);
+}
