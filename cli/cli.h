@@ -15,9 +15,11 @@
 struct input {
 	char *name;          /* as given, or "<stdin>"; owned */
 	char *path;          /* NULL for stdin; owned */
-	char *text;          /* owned, NUL-terminated */
+	char *text;          /* owned; mapped files are not NUL-terminated */
 	size_t len;
 	mode_t mode;
+	int mapped;          /* text is a read-only mapping of the file */
+	size_t released;     /* pages before this were given back */
 };
 
 /*
@@ -26,6 +28,13 @@ struct input {
  */
 int input_read(const char *path, size_t max_bytes, struct input *in);
 void input_free(struct input *in);
+
+/*
+ * Says that the bytes before `upto` will not be read again, so that the
+ * pages of a mapped file holding them can be given back (they would be
+ * read from the file again if they were).
+ */
+void input_release(struct input *in, size_t upto);
 
 /*
  * Calls `fn` for every file named by `paths` (a file, or a directory
@@ -45,6 +54,24 @@ int paths_walk(char **paths, int n, path_fn fn, void *arg, int *errors);
  */
 int file_write_atomic(const char *path, const char *data, size_t len,
 		      mode_t mode);
+
+/*
+ * The same in steps, for output written as it is produced: atomic_begin
+ * makes the temporary file, atomic_write appends, atomic_commit gives it
+ * the mode, fsyncs and renames it over the file, atomic_abort removes it.
+ * Each prints its error; a failed write or commit aborts.
+ */
+struct atomic_file {
+	const char *path;    /* as given, for messages */
+	char *real;          /* the file replaced (symlinks resolved) */
+	char *tmp;
+	int fd;
+	mode_t mode;
+};
+int atomic_begin(struct atomic_file *af, const char *path, mode_t mode);
+int atomic_write(struct atomic_file *af, const char *data, size_t len);
+int atomic_commit(struct atomic_file *af);
+void atomic_abort(struct atomic_file *af);
 
 /* One document as the rules saw it. */
 struct stream_doc {

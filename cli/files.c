@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +37,30 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 	if (S_ISDIR(st.st_mode)) {
 		msg_error("'%s' is a directory", path);
 		goto out_close;
+	}
+	if (!is_stdin && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (!max_bytes || (size_t)st.st_size <= max_bytes)) {
+		/* mapped, not read: a large stream is paged in as it is parsed
+		 * and released behind it (input_release) */
+		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ,
+				 MAP_PRIVATE, fd, 0);
+
+		if (map != MAP_FAILED) {
+			madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+			close(fd);
+			in->text = map;
+			in->len = (size_t)st.st_size;
+			in->mapped = 1;
+			in->name = strdup(path);
+			in->path = strdup(path);
+			in->mode = st.st_mode & 07777;
+			if (!in->name || !in->path) {
+				msg_error("out of memory");
+				input_free(in);
+				return -1;
+			}
+			return 0;
+		}
 	}
 	buf_init(&b, max_bytes);
 	if (S_ISREG(st.st_mode) && st.st_size > 0 &&
@@ -83,8 +108,26 @@ void input_free(struct input *in)
 		return;
 	free(in->name);
 	free(in->path);
-	free(in->text);
+	if (in->mapped)
+		munmap(in->text, in->len);
+	else
+		free(in->text);
 	memset(in, 0, sizeof(*in));
+}
+
+void input_release(struct input *in, size_t upto)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t end;
+
+	if (!in->mapped || page <= 0 || upto > in->len)
+		return;
+	end = upto - upto % (size_t)page;
+	if (end > in->released) {
+		madvise(in->text + in->released, end - in->released,
+			MADV_DONTNEED);
+		in->released = end;
+	}
 }
 
 static int has_manifest_suffix(const char *name)
@@ -242,63 +285,107 @@ int paths_walk(char **paths, int n, path_fn fn, void *arg, int *errors)
 	return rc;
 }
 
-int file_write_atomic(const char *path, const char *data, size_t len,
-		      mode_t mode)
+int atomic_begin(struct atomic_file *af, const char *path, mode_t mode)
 {
-	char real[PATH_MAX], *tmp, *slash, *dir;
-	int fd, dfd, saved;
+	char real[PATH_MAX];
 
+	memset(af, 0, sizeof(*af));
+	af->fd = -1;
 	/* through a symlink, the file it points to is replaced */
 	if (!realpath(path, real)) {
 		msg_error("cannot resolve '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	tmp = malloc(strlen(real) + 32);
-	dir = strdup(real);
-	if (!tmp || !dir) {
-		free(tmp);
-		free(dir);
+	af->path = path;
+	af->mode = mode;
+	af->real = strdup(real);
+	af->tmp = malloc(strlen(real) + 32);
+	if (!af->real || !af->tmp) {
 		msg_error("out of memory");
-		return -1;
+		goto out_free;
 	}
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	sprintf(tmp, "%s.gpumend-XXXXXX", real);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
+	sprintf(af->tmp, "%s.gpumend-XXXXXX", real);
+	af->fd = mkstemp(af->tmp);
+	if (af->fd < 0) {
 		msg_error("cannot write '%s': cannot create a temporary file: %s",
 			  path, strerror(errno));
 		goto out_free;
 	}
-	if (buf_write_all(fd, data, len) != 0 || fsync(fd) != 0 ||
-	    fchmod(fd, mode) != 0) {
-		saved = errno;
-		close(fd);
-		unlink(tmp);
-		msg_error("cannot write '%s': %s (the file is unchanged)", path,
-			  strerror(saved));
-		goto out_free;
+	return 0;
+out_free:
+	free(af->real);
+	free(af->tmp);
+	memset(af, 0, sizeof(*af));
+	af->fd = -1;
+	return -1;
+}
+
+int atomic_write(struct atomic_file *af, const char *data, size_t len)
+{
+	if (buf_write_all(af->fd, data, len) != 0) {
+		msg_error("cannot write '%s': %s (the file is unchanged)",
+			  af->path, strerror(errno));
+		atomic_abort(af);
+		return -1;
 	}
-	if (close(fd) != 0 || rename(tmp, real) != 0) {
-		saved = errno;
-		unlink(tmp);
-		msg_error("cannot write '%s': %s (the file is unchanged)", path,
-			  strerror(saved));
-		goto out_free;
+	return 0;
+}
+
+void atomic_abort(struct atomic_file *af)
+{
+	if (af->fd >= 0) {
+		close(af->fd);
+		unlink(af->tmp);
 	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(af->real);
+	free(af->tmp);
+	memset(af, 0, sizeof(*af));
+	af->fd = -1;
+}
+
+int atomic_commit(struct atomic_file *af)
+{
+	char *slash;
+	int dfd, saved;
+
+	if (fsync(af->fd) != 0 || fchmod(af->fd, af->mode) != 0) {
+		saved = errno;
+		msg_error("cannot write '%s': %s (the file is unchanged)",
+			  af->path, strerror(saved));
+		atomic_abort(af);
+		return -1;
+	}
+	if (close(af->fd) != 0 || rename(af->tmp, af->real) != 0) {
+		saved = errno;
+		unlink(af->tmp);
+		af->fd = -1;
+		msg_error("cannot write '%s': %s (the file is unchanged)",
+			  af->path, strerror(saved));
+		atomic_abort(af);
+		return -1;
+	}
+	af->fd = -1;
+	/* the rename itself is made durable through the directory */
+	slash = strrchr(af->real, '/');
+	if (slash == af->real)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	dfd = open(af->real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {
 		fsync(dfd);
 		close(dfd);
 	}
-	free(tmp);
-	free(dir);
+	atomic_abort(af);
 	return 0;
-out_free:
-	free(tmp);
-	free(dir);
-	return -1;
+}
+
+int file_write_atomic(const char *path, const char *data, size_t len,
+		      mode_t mode)
+{
+	struct atomic_file af;
+
+	if (atomic_begin(&af, path, mode) || atomic_write(&af, data, len))
+		return -1;
+	return atomic_commit(&af);
 }

@@ -23,16 +23,61 @@ struct migrate {
 	int files;
 };
 
+/*
+ * Output larger than this is written as it is produced (to the temporary
+ * file of -i, or to stdout) instead of being held whole: memory stays
+ * bounded by the largest document, not by the stream.
+ */
+#define STREAM_THRESHOLD (8u << 20)
+
 /* What one file's documents turn into. */
 struct file_run {
 	struct migrate *m;
 	struct input *in;
-	struct buf out;        /* the migrated text */
+	struct buf out;        /* the migrated text not yet written */
 	struct buf patches;    /* --json-patch: one patch per document */
 	size_t pos;            /* input copied up to here */
 	int errors;            /* findings of severity error */
-	int changed;
+	int changed;           /* a document changed */
+	int streaming;         /* part of the output is written already */
+	int failed;            /* writing failed */
+	struct atomic_file af; /* -i: the temporary file, once streaming */
 };
+
+/* Writes out what is held, once the output is too large to hold. */
+static int run_flush(struct file_run *run)
+{
+	struct migrate *m = run->m;
+
+	if (m->diff || m->json_patch)
+		return 0; /* these need the whole text */
+	if (m->check) {
+		/* only "would it change" matters (a document with operations
+		 * changes): nothing is written */
+		run->streaming = 1;
+		buf_reset(&run->out);
+		return 0;
+	}
+	if (!run->streaming) {
+		run->streaming = 1;
+		if (m->in_place && run->in->path) {
+			if (atomic_begin(&run->af, run->in->path, run->in->mode))
+				return -1;
+		} else if (m->n_inputs > 1 && run->in->path) {
+			printf("# Source: %s\n", run->in->name);
+		}
+	}
+	if (m->in_place && run->in->path) {
+		if (atomic_write(&run->af, run->out.data, run->out.len))
+			return -1;
+	} else if (fwrite(run->out.data, 1, run->out.len, stdout) !=
+		   run->out.len) {
+		msg_error("cannot write the output: short write");
+		return -1;
+	}
+	buf_reset(&run->out);
+	return 0;
+}
 
 static void print_finding(const char *file, struct source_doc *doc,
 			  const struct finding *f)
@@ -83,6 +128,9 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 		if (buf_append(&run->out, run->in->text + doc->start,
 			       doc->end - doc->start))
 			goto out_nomem;
+	} else if (run->errors) {
+		/* the file stays as it is: no need to edit this one */
+		run->changed = 1;
 	} else {
 		run->changed = 1;
 		if (text_patch_document(&run->out, run->in->text, run->in->len,
@@ -95,6 +143,12 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 			       doc->index + 1, why);
 	}
 	run->pos = doc->end;
+	input_release(run->in, doc->start);
+	if (run->out.len > STREAM_THRESHOLD && !run->errors &&
+	    run_flush(run)) {
+		run->failed = 1;
+		return -1;
+	}
 	return 0;
 out_nomem:
 	msg_error("out of memory");
@@ -145,8 +199,9 @@ static int migrate_path(void *arg, const char *path)
 		m->errors++;
 		goto out_free;
 	}
-	run.changed = run.out.len != in.len ||
-		      memcmp(run.out.data, in.text, in.len) != 0;
+	if (!run.streaming)
+		run.changed = run.out.len != in.len ||
+			      memcmp(run.out.data, in.text, in.len) != 0;
 	if (run.changed)
 		m->changed++;
 
@@ -182,19 +237,26 @@ static int migrate_path(void *arg, const char *path)
 	}
 	if (m->check && run.changed && !m->diff)
 		msg_note("would migrate '%s'", in.name);
-	if (m->in_place && !m->check) {
-		if (run.changed && in.path &&
-		    file_write_atomic(in.path, run.out.data, run.out.len,
-				      in.mode))
+	if (m->check || m->diff)
+		goto out_free;
+	if (run.streaming) {
+		/* the rest, then the temporary file replaces the original */
+		if (run_flush(&run) ||
+		    (m->in_place && in.path && run.changed &&
+		     atomic_commit(&run.af)))
 			m->errors++;
-		else if (!in.path)
-			fwrite(run.out.data, 1, run.out.len, stdout);
-	} else if (!m->check && !m->diff) {
+	} else if (m->in_place && in.path) {
+		if (run.changed && file_write_atomic(in.path, run.out.data,
+						     run.out.len, in.mode))
+			m->errors++;
+	} else {
 		if (m->n_inputs > 1 && in.path)
 			printf("# Source: %s\n", in.name);
-		fwrite(run.out.data, 1, run.out.len, stdout);
+		fwrite(run.out.data ? run.out.data : "", 1, run.out.len, stdout);
 	}
 out_free:
+	if (run.af.tmp)
+		atomic_abort(&run.af);
 	buf_free(&run.out);
 	buf_free(&run.patches);
 	input_free(&in);

@@ -214,7 +214,22 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 	op->path = path;
 	op->from = from;
 	op->value = value_new;
-	if (patch_apply_op(ctx->root, op) != 0) {
+	if (value_new) {
+		/* the document gets its own copy: later operations write into
+		 * it, and must not change what this operation recorded */
+		struct patch_op applied = *op;
+		int rc;
+
+		applied.value = json_deep_copy(value_new);
+		if (!applied.value)
+			goto out_fail;
+		rc = patch_apply_op(ctx->root, &applied);
+		json_decref(applied.value);
+		if (rc != 0) {
+			fail(ctx, path, "operation does not apply");
+			goto out_fail_quiet;
+		}
+	} else if (patch_apply_op(ctx->root, op) != 0) {
 		fail(ctx, path, "operation does not apply");
 		goto out_fail_quiet;
 	}

@@ -180,10 +180,11 @@ jq_true() {
 	jq -e "$@" >/dev/null 2>&1
 }
 
-# same_json A B: A and B hold the same JSON value.
+# same_json A B: A and B hold the same JSON value (the differences in
+# A.diff, A being in the scratch directory).
 same_json() {
-	jq -S . "$1" >"$1.sorted" && jq -S . "$2" >"$2.sorted" &&
-		diff -u "$2.sorted" "$1.sorted" >"$1.diff"
+	jq -S . "$1" >"$dir/a.sorted" && jq -S . "$2" >"$dir/b.sorted" &&
+		diff -u "$dir/b.sorted" "$dir/a.sorted" >"$1.diff"
 }
 
 # ------------------------------------------------------------------
