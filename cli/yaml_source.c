@@ -976,6 +976,7 @@ json_t *source_parse_one(const char *text, size_t len,
 		snprintf(err->message, sizeof(err->message), "out of memory");
 		return NULL;
 	}
+	p->want_tree = root != NULL;
 	rc = source_next_doc(p, &doc, err);
 	if (rc == 0) {
 		json = json_null();

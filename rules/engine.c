@@ -358,33 +358,68 @@ static int opted_out(const struct config *cfg, json_t *annotations,
 	return skip_rules && csv_has(skip_rules, rule_table[rule].name);
 }
 
+/*
+ * A pod spec found in the object. The spec and the mapping holding it are
+ * kept as json too: rules change what is inside them, never replace them,
+ * so they need not be looked up by pointer for every rule.
+ */
+struct pod_entry {
+	char *pointer;
+	char *metadata_pointer;   /* NULL unless the spec is a "spec" member */
+	json_t *spec;             /* borrowed */
+	json_t *holder;           /* the mapping holding spec and metadata */
+};
+
 struct pod_list {
-	char **pointers;
+	struct pod_entry *pods;
 	size_t n, cap;
 };
 
-static int pod_list_add(struct pod_list *list, const char *pointer)
+static int pod_list_add(struct pod_list *list, const char *pointer,
+			json_t *spec, json_t *holder)
 {
+	struct pod_entry *e;
+	const char *slash = strrchr(pointer, '/');
+
 	if (list->n == list->cap) {
 		size_t cap = list->cap ? list->cap * 2 : 4;
-		char **grown = realloc(list->pointers, cap * sizeof(*grown));
+		struct pod_entry *grown = realloc(list->pods,
+						  cap * sizeof(*grown));
 
 		if (!grown)
 			return -1;
-		list->pointers = grown;
+		list->pods = grown;
 		list->cap = cap;
 	}
-	if (!(list->pointers[list->n] = strdup(pointer)))
+	e = &list->pods[list->n];
+	memset(e, 0, sizeof(*e));
+	e->spec = spec;
+	e->holder = holder;
+	if (!(e->pointer = strdup(pointer)))
 		return -1;
+	/* the pod's metadata is the sibling of a member named "spec" */
+	if (holder && slash && strcmp(slash, "/spec") == 0) {
+		size_t plen = (size_t)(slash - pointer);
+
+		e->metadata_pointer = malloc(plen + sizeof("/metadata"));
+		if (!e->metadata_pointer) {
+			free(e->pointer);
+			return -1;
+		}
+		memcpy(e->metadata_pointer, pointer, plen);
+		strcpy(e->metadata_pointer + plen, "/metadata");
+	}
 	list->n++;
 	return 0;
 }
 
 static void pod_list_clear(struct pod_list *list)
 {
-	for (size_t i = 0; i < list->n; i++)
-		free(list->pointers[i]);
-	free(list->pointers);
+	for (size_t i = 0; i < list->n; i++) {
+		free(list->pods[i].pointer);
+		free(list->pods[i].metadata_pointer);
+	}
+	free(list->pods);
 	memset(list, 0, sizeof(*list));
 }
 
@@ -511,8 +546,9 @@ static int walk_push(struct walk_path *w, const char *token)
 	return 0;
 }
 
-static int collect_pod_specs(json_t *node, struct walk_path *w,
-			     struct pod_list *list, int depth)
+static int collect_pod_specs(json_t *node, json_t *holder,
+			     struct walk_path *w, struct pod_list *list,
+			     int depth)
 {
 	size_t saved = w->len;
 	const char *key;
@@ -524,12 +560,13 @@ static int collect_pod_specs(json_t *node, struct walk_path *w,
 		return 0;
 	if (json_is_object(node)) {
 		if (is_pod_spec(node))
-			return pod_list_add(list, w->text);
+			return pod_list_add(list, w->text, node, holder);
 		json_object_foreach(node, key, child) {
 			if (!json_is_object(child) && !json_is_array(child))
 				continue;
 			if (walk_push(w, key) == 0)
-				rc = collect_pod_specs(child, w, list, depth + 1);
+				rc = collect_pod_specs(child, node, w, list,
+						       depth + 1);
 			w->len = saved;
 			w->text[saved] = '\0';
 			if (rc)
@@ -543,7 +580,8 @@ static int collect_pod_specs(json_t *node, struct walk_path *w,
 				continue;
 			snprintf(index, sizeof(index), "%zu", i);
 			if (walk_push(w, index) == 0)
-				rc = collect_pod_specs(child, w, list, depth + 1);
+				rc = collect_pod_specs(child, NULL, w, list,
+						       depth + 1);
 			w->len = saved;
 			w->text[saved] = '\0';
 			if (rc)
@@ -570,7 +608,7 @@ static struct pod_list *object_pod_specs(struct rule_ctx *ctx)
 		return list;
 	strcpy(w.text, ctx->object_pointer);
 	w.len = strlen(w.text);
-	if (collect_pod_specs(ctx->object, &w, list, 0)) {
+	if (collect_pod_specs(ctx->object, NULL, &w, list, 0)) {
 		pod_list_clear(list);
 		return NULL;
 	}
@@ -581,47 +619,33 @@ static struct pod_list *object_pod_specs(struct rule_ctx *ctx)
 int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 {
 	struct pod_list *list = object_pod_specs(ctx);
-	int rc = 0;
 
 	if (!list) {
 		fail(ctx, ctx->object_pointer, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; rc == 0 && i < list->n; i++) {
-		const char *ptr = list->pointers[i];
-		const char *slash = strrchr(ptr, '/');
+	for (size_t i = 0; i < list->n; i++) {
+		struct pod_entry *e = &list->pods[i];
 		struct pod_spec pod = { 0 };
-		char *meta_pointer = NULL;
 
-		pod.spec = json_pointer_get(ctx->root, ptr);
-		if (!json_is_object(pod.spec))
-			continue;
-		pod.pointer = ptr;
-		/* the pod's metadata is the sibling of a member named "spec" */
-		if (slash && strcmp(slash, "/spec") == 0) {
-			size_t plen = (size_t)(slash - ptr);
-
-			meta_pointer = malloc(plen + sizeof("/metadata"));
-			if (!meta_pointer) {
-				fail(ctx, ptr, "out of memory");
-				rc = -1;
-				break;
-			}
-			memcpy(meta_pointer, ptr, plen);
-			strcpy(meta_pointer + plen, "/metadata");
-			pod.metadata_pointer = meta_pointer;
-			pod.metadata = json_pointer_get(ctx->root, meta_pointer);
+		pod.spec = e->spec;
+		pod.pointer = e->pointer;
+		pod.metadata_pointer = e->metadata_pointer;
+		if (e->metadata_pointer) {
+			/* a rule may have added the metadata since */
+			pod.metadata = json_object_get(e->holder, "metadata");
 			if (!json_is_object(pod.metadata))
 				pod.metadata = NULL;
 		}
-		if (!pod.metadata ||
-		    !opted_out(ctx->cfg, json_object_get(pod.metadata,
-							 "annotations"),
-			       ctx->rule))
-			rc = fn(ctx, &pod, arg);
-		free(meta_pointer);
+		if (pod.metadata &&
+		    opted_out(ctx->cfg, json_object_get(pod.metadata,
+							"annotations"),
+			      ctx->rule))
+			continue;
+		if (fn(ctx, &pod, arg))
+			return -1;
 	}
-	return rc ? -1 : 0;
+	return 0;
 }
 
 static const char *const container_lists[] = {

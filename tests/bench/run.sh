@@ -1,0 +1,18 @@
+#!/bin/sh
+# tests/bench/run.sh BUILD - `make bench`: the CLI and webhook benchmarks.
+# Prints a Markdown report and writes it to BUILD/bench.md.
+set -eu
+BUILD=${1:-build}
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT="$BUILD/bench.md"
+{
+	echo "## Benchmarks ($(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+	echo
+	echo "Command: \`make bench\`"
+	echo
+} >"$OUT"
+sh "$HERE/cli.sh" "$BUILD" "$OUT"
+if [ -f "$HERE/webhook.sh" ]; then
+	sh "$HERE/webhook.sh" "$BUILD" "$OUT"
+fi
+echo "report written to $OUT"
