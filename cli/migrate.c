@@ -133,10 +133,19 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 		run->changed = 1;
 	} else {
 		run->changed = 1;
+		why[0] = '\0';
 		if (text_patch_document(&run->out, run->in->text, run->in->len,
 					doc, res, doc->json, &limits,
-					&reemitted, why, sizeof(why)))
-			goto out_nomem;
+					&reemitted, why, sizeof(why))) {
+			if (!why[0])
+				goto out_nomem;
+			/* the file is left as it is */
+			msg_at(run->in->name, doc->line, 0, "error",
+			       "document %d: %s", doc->index + 1, why);
+			run->errors++;
+			run->pos = doc->end;
+			return 0;
+		}
 		if (reemitted)
 			msg_at(run->in->name, doc->line, 0, "note",
 			       "document %d written anew (its comments and layout are not kept): %s",

@@ -36,6 +36,8 @@ struct patcher {
 	int crlf;            /* the file uses CRLF line endings */
 	int json_doc;        /* the document is JSON */
 	int json_step;       /* JSON indentation step; 0 for one line */
+	int indent_tab;      /* the JSON document is indented with tabs */
+	int json_compact;    /* minified JSON: no blank after ',' and ':' */
 	int indentless;      /* sequences in mappings at the key's column */
 	int failed;
 	char why[200];
@@ -103,10 +105,6 @@ static struct source_node *walk_parent(struct patcher *pt, const char *path,
 			/* written as *alias: render the value out in full */
 			node->replaced = 1;
 			*inside = 1;
-			return NULL;
-		}
-		if (node->merged) {
-			fail(pt, "a change inside a mapping with a << merge key");
 			return NULL;
 		}
 		if (json_pointer_next(&p, token, sizeof(token))) {
@@ -345,10 +343,19 @@ static int add_edit(struct patcher *pt, size_t start, size_t end,
 		copy = malloc(len * 2 + 1);
 		if (!copy)
 			return fail(pt, "out of memory");
+		int line_head = 0;
+
 		for (size_t i = 0; i < len; i++) {
 			if (pt->crlf && text[i] == '\n' &&
 			    (i == 0 || text[i - 1] != '\r'))
 				copy[n++] = '\r';
+			/* rendered indentation is spaces: a unit each */
+			if (pt->indent_tab && line_head && text[i] == ' ') {
+				copy[n++] = '\t';
+				continue;
+			}
+			line_head = text[i] == '\n' ||
+				    (line_head && text[i] == ' ');
 			copy[n++] = text[i];
 		}
 		copy[n] = '\0';
@@ -373,6 +380,9 @@ static size_t line_start(struct patcher *pt, size_t off)
 /* Offset just past the line break that ends the line holding `off`. */
 static size_t line_end(struct patcher *pt, size_t off)
 {
+	/* a node that ends with its line break (a |+ block) ends there */
+	if (off > pt->doc->start && pt->text[off - 1] == '\n')
+		return off;
 	while (off < pt->len && pt->text[off] != '\n' && pt->text[off] != '\r')
 		off++;
 	if (off < pt->len && pt->text[off] == '\r')
@@ -388,6 +398,33 @@ static int only_blanks(struct patcher *pt, size_t from, size_t to)
 		if (pt->text[i] != ' ' && pt->text[i] != '\t')
 			return 0;
 	return 1;
+}
+
+/*
+ * The start of the comment lines directly above the line at `ls` that are
+ * indented like it: they describe what is on that line, and go with it.
+ */
+static size_t comments_above(struct patcher *pt, size_t ls)
+{
+	int indent = 0;
+	size_t at = ls;
+
+	while (ls + indent < pt->len && pt->text[ls + indent] == ' ')
+		indent++;
+	while (at > pt->doc->start) {
+		size_t prev = at - 1, i;
+
+		if (prev > pt->doc->start && pt->text[prev] == '\n' &&
+		    pt->text[prev - 1] == '\r')
+			prev--;
+		prev = line_start(pt, prev);
+		for (i = prev; i < at && pt->text[i] == ' '; i++)
+			;
+		if ((int)(i - prev) != indent || i >= at || pt->text[i] != '#')
+			break;
+		at = prev;
+	}
+	return at;
 }
 
 /* Where a block sequence item's "-" is. */
@@ -411,8 +448,18 @@ static size_t dash_of(struct patcher *pt, const struct source_child *c)
 static size_t child_start(struct patcher *pt, const struct source_node *parent,
 			  const struct source_child *c)
 {
-	if (parent->kind == SOURCE_MAPPING)
+	if (parent->kind == SOURCE_MAPPING) {
+		size_t off = c->key_start;
+
+		/* an explicit "? key" starts at its "?" */
+		while (off > pt->doc->start && (pt->text[off - 1] == ' ' ||
+						pt->text[off - 1] == '\t'))
+			off--;
+		if (off > pt->doc->start && pt->text[off - 1] == '?' &&
+		    !parent->flow)
+			return off - 1;
 		return c->key_start;
+	}
 	if (parent->flow)
 		return c->node->start;
 	return dash_of(pt, c);
@@ -485,29 +532,40 @@ static enum emit_context context_of(struct patcher *pt, int flow)
 	return flow ? EMIT_FLOW : EMIT_BLOCK;
 }
 
-/* Renders a value placed in a flow collection (or a JSON document). */
-static int render_flow_value(struct patcher *pt, struct buf *b, json_t *value,
-			     int style, size_t at)
-{
-	if (json_is_object(value) || json_is_array(value)) {
-		if (pt->json_doc && pt->json_step)
-			return emit_json_pretty(b, value,
-						column_of(pt, line_start(pt, at)) ==
-						0 ? column_of(pt, at) : column_of(pt, at),
-						pt->json_step);
-		return emit_flow(b, value, context_of(pt, 1));
-	}
-	return emit_scalar(b, value, style, context_of(pt, 1));
-}
-
-/* Indentation of the line holding `off` (leading blanks). */
+/* Indentation of the line holding `off`: its leading blanks (a tab counts
+ * one, as a JSON file indented with tabs is rendered with tabs). */
 static int indent_of_line(struct patcher *pt, size_t off)
 {
 	size_t s = line_start(pt, off), i = s;
 
-	while (i < pt->len && pt->text[i] == ' ')
+	while (i < pt->len && (pt->text[i] == ' ' || pt->text[i] == '\t'))
 		i++;
 	return (int)(i - s);
+}
+
+/* Renders a collection in flow style, or JSON as the document writes it. */
+static int render_flow_collection(struct patcher *pt, struct buf *b,
+				  json_t *value, int indent)
+{
+	if (pt->json_doc && pt->json_step)
+		return emit_json_pretty(b, value, indent, pt->json_step);
+	if (pt->json_compact) {
+		char *text = json_text_new(value, JSON_COMPACT);
+		int rc = text ? buf_puts(b, text) : -1;
+
+		free(text);
+		return rc;
+	}
+	return emit_flow(b, value, context_of(pt, 1));
+}
+
+/* Renders a value placed in a flow collection (or a JSON document). */
+static int render_flow_value(struct patcher *pt, struct buf *b, json_t *value,
+			     int style, size_t at)
+{
+	if (json_is_object(value) || json_is_array(value))
+		return render_flow_collection(pt, b, value, column_of(pt, at));
+	return emit_scalar(b, value, style, context_of(pt, 1));
 }
 
 /* A replaced node: rewrite its text from `value`. */
@@ -519,6 +577,9 @@ static int render_replaced(struct patcher *pt, struct source_node *parent,
 	size_t start, end;
 	int rc;
 
+	if (n->anchored)
+		/* its &anchor would go with the old text, and aliases with it */
+		return fail(pt, "a changed value carries an &anchor");
 	buf_init(&b, 0);
 	if (!parent || parent->flow || pt->json_doc) {
 		/* in place of the old value */
@@ -529,11 +590,8 @@ static int render_replaced(struct patcher *pt, struct source_node *parent,
 							     pt->json_step ? pt->json_step : 2)
 					  : emit_block(&b, value, 0, pt->indentless);
 		} else if (json_is_object(value) || json_is_array(value)) {
-			rc = pt->json_doc && pt->json_step ?
-				emit_json_pretty(&b, value,
-						 indent_of_line(pt, n->start),
-						 pt->json_step) :
-				emit_flow(&b, value, context_of(pt, 1));
+			rc = render_flow_collection(pt, &b, value,
+						    indent_of_line(pt, n->start));
 		} else {
 			rc = emit_scalar(&b, value, n->style, context_of(pt, 1));
 		}
@@ -640,7 +698,7 @@ static int render_flow_additions(struct patcher *pt, struct source_node *node,
 			v = json_object_get(value, c->key);
 			if (!v || emit_key(b, c->key, key_style,
 					   context_of(pt, 1)) ||
-			    buf_puts(b, ": "))
+			    buf_puts(b, pt->json_compact ? ":" : ": "))
 				return -1;
 		} else {
 			v = json_array_get(value, i);
@@ -678,7 +736,7 @@ static int gen_removals_block(struct patcher *pt, struct source_node *node)
 			return fail(pt, "no '-' before a list item");
 		}
 		if (only_blanks(pt, line_start(pt, s), s)) {
-			s = line_start(pt, s);
+			s = comments_above(pt, line_start(pt, s));
 			e = line_end(pt, child_end(node, c));
 		} else if (k + 1 < n) {
 			/* first member on a "- " line: up to the next one */
@@ -735,6 +793,7 @@ static int gen_additions(struct patcher *pt, struct source_node *node,
 	while (!rc && i < node->n_children) {
 		size_t run_end = i, at;
 		struct source_child *next = NULL;
+		int no_final_newline = 0;
 
 		if (!node->children[i].node->added) {
 			i++;
@@ -748,8 +807,8 @@ static int gen_additions(struct patcher *pt, struct source_node *node,
 		buf_reset(&b);
 		if (node->flow) {
 			struct source_child *last = orig[n - 1];
-			const char *sep = ", ";
-			size_t sep_len = 2;
+			const char *sep = pt->json_compact ? "," : ", ";
+			size_t sep_len = strlen(sep);
 
 			if (next) {
 				rc = -1; /* insertion before a flow item */
@@ -792,12 +851,19 @@ static int gen_additions(struct patcher *pt, struct source_node *node,
 			} else {
 				at = line_end(pt, child_end(node, orig[n - 1]));
 				if (at == pt->len && at > 0 &&
-				    pt->text[at - 1] != '\n')
+				    pt->text[at - 1] != '\n') {
+					/* the file has no final newline: the
+					 * added lines come before it, none after */
 					rc = buf_putc(&b, '\n');
+					no_final_newline = 1;
+				}
 			}
 			if (!rc)
 				rc = render_block_additions(pt, node, value, i,
 							    run_end, indent, &b);
+			if (!rc && no_final_newline && b.len &&
+			    b.data[b.len - 1] == '\n')
+				b.data[--b.len] = '\0';
 		}
 		if (!rc)
 			rc = add_edit(pt, at, at, b.data, b.len);
@@ -927,6 +993,13 @@ static void detect_style(struct patcher *pt)
 						indent_of_line(pt, root->start);
 				if (pt->json_step <= 0)
 					pt->json_step = 2;
+				pt->indent_tab = pt->text[line_start(pt, s)] == '\t';
+			} else if (root->kind == SOURCE_MAPPING &&
+				   root->children[i].key_end < pt->len &&
+				   pt->text[root->children[i].key_end] == ':' &&
+				   root->children[i].key_end + 1 < pt->len &&
+				   pt->text[root->children[i].key_end + 1] != ' ') {
+				pt->json_compact = 1;
 			}
 			break;
 		}
@@ -1037,8 +1110,16 @@ int text_patch_document(struct buf *out, const char *text, size_t len,
 	*reemitted = 1;
 	snprintf(why, why_len, "%s", pt.why);
 	pt.failed = 0;
-	if (reemit(&pt, out, migrated) || pt.failed)
+	if (reemit(&pt, out, migrated) || pt.failed ||
+	    !reads_back(out->data + mark, out->len - mark, migrated, limits)) {
+		/* never write what does not read back */
+		snprintf(why, why_len, "%s; the document cannot be written",
+			 pt.why[0] ? pt.why : "rendering failed");
+		out->len = mark;
+		if (out->data)
+			out->data[mark] = '\0';
 		rc = -1;
+	}
 out_free:
 	for (size_t i = 0; i < pt.n_edits; i++)
 		free(pt.edits[i].text);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 #include "source.h"
@@ -43,6 +44,29 @@ static int plain_safe(const char *s, size_t n, enum emit_context context)
 	}
 	if (n >= 3 && (!strncmp(s, "---", 3) || !strncmp(s, "...", 3)))
 		return 0;
+	/* a plain << is a merge key, not a string */
+	if (n == 2 && s[0] == '<' && s[1] == '<')
+		return 0;
+	/* line and paragraph separators and NEL break lines; a BOM too */
+	for (size_t i = 0; i + 1 < n; i++) {
+		const unsigned char *u = (const unsigned char *)s + i;
+
+		if ((u[0] == 0xC2 && u[1] == 0x85) ||
+		    (i + 2 < n && u[0] == 0xE2 && u[1] == 0x80 &&
+		     (u[2] == 0xA8 || u[2] == 0xA9)) ||
+		    (i + 2 < n && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF))
+			return 0;
+	}
+	/* .inf and .nan read as floats elsewhere (Kubernetes refuses them),
+	 * though gpumend keeps them as the strings JSON needs */
+	if (s[0] == '.' || ((s[0] == '+' || s[0] == '-') && n > 1 && s[1] == '.')) {
+		const char *t = s[0] == '.' ? s : s + 1;
+		size_t m = s[0] == '.' ? n : n - 1;
+
+		if (m == 4 && (!strncasecmp(t, ".inf", 4) ||
+			       !strncasecmp(t, ".nan", 4)))
+			return 0;
+	}
 	resolved = yaml_resolve_plain(s, n);
 	is_string = json_is_string(resolved);
 	json_decref(resolved);
@@ -223,9 +247,12 @@ int emit_flow(struct buf *out, json_t *value, enum emit_context context)
 		if (buf_putc(out, '{'))
 			return -1;
 		json_object_foreach(value, key, child) {
+			/* YAML flow keys are plain when they can be, like the
+			 * values next to them; JSON quotes them all */
 			if ((!first && buf_puts(out, ", ")) ||
-			    emit_key(out, key, YAML_DOUBLE_QUOTED_SCALAR_STYLE,
-				     inner) ||
+			    emit_key(out, key, inner == EMIT_JSON ?
+				     YAML_DOUBLE_QUOTED_SCALAR_STYLE :
+				     YAML_ANY_SCALAR_STYLE, inner) ||
 			    buf_puts(out, ": ") || emit_flow(out, child, inner))
 				return -1;
 			first = 0;

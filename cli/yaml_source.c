@@ -648,6 +648,12 @@ static size_t scalar_end(struct source_parser *p, size_t start, size_t end,
 {
 	if (style == YAML_LITERAL_SCALAR_STYLE ||
 	    style == YAML_FOLDED_SCALAR_STYLE) {
+		/* with "keep" chomping (|+, >+) the trailing breaks are part of
+		 * the value: the node ends where the next line starts */
+		for (size_t i = start; i < end && p->text[i] != '\n' &&
+				       p->text[i] != '\r' && p->text[i] != '#'; i++)
+			if (p->text[i] == '+')
+				return end;
 		while (end > start && (p->text[end - 1] == '\n' ||
 				       p->text[end - 1] == '\r' ||
 				       p->text[end - 1] == ' ' ||
