@@ -35,6 +35,8 @@
 #include "server.h"
 #include "tls.h"
 
+#include <gnutls/x509.h>
+
 /* Quiet time after a file event before reloading: cert and key settle. */
 #define RELOAD_DEBOUNCE_MS 200
 /* Period of the stat fallback of the file watch. */
@@ -58,6 +60,9 @@ static const char usage[] =
 	"  --connection-timeout SECS   idle connection timeout (default 30)\n"
 	"  --drain-timeout SECS        how long shutdown waits for requests (default 20)\n"
 	"  --threads N                 server threads (default: one per CPU)\n"
+	"  --client-ca FILE            require a client certificate signed by these\n"
+	"                              CAs (PEM) on /mutate (the API server's\n"
+	"                              AdmissionConfiguration kubeconfig presents it)\n"
 	"  -h, --help                  show this help\n"
 	"  --version                   show the version\n"
 	"\n"
@@ -80,6 +85,7 @@ struct options {
 	const char *connection_timeout;
 	const char *drain_timeout;
 	const char *threads;
+	const char *client_ca;
 };
 
 /* One option: its flag, its environment variable, where it goes. */
@@ -102,6 +108,7 @@ static const struct option_spec option_specs[] = {
 	{ "--drain-timeout", NULL, "GPUMEND_DRAIN_TIMEOUT",
 	  offsetof(struct options, drain_timeout) },
 	{ "--threads", NULL, "GPUMEND_THREADS", offsetof(struct options, threads) },
+	{ "--client-ca", NULL, "GPUMEND_CLIENT_CA", offsetof(struct options, client_ca) },
 };
 #define N_OPTIONS (sizeof(option_specs) / sizeof(option_specs[0]))
 
@@ -597,9 +604,72 @@ static int event_loop(struct state *st, int signal_fd)
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * Reads the client CA bundle: at least one PEM certificate, checked here so
+ * that a wrong file stops the start with a clear message.
+ */
+static char *read_client_ca(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	gnutls_x509_crt_t *list = NULL;
+	unsigned int n = 0;
+	gnutls_datum_t pem;
+	int rc;
+
+	if (!f) {
+		msg_error("cannot open client CA '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		size_t got;
+
+		if (len + 4096 + 1 > cap) {
+			char *grown;
+
+			cap = cap ? cap * 2 : 8192;
+			if (cap > (1u << 20) || !(grown = realloc(text, cap))) {
+				msg_error("client CA '%s' is too large", path);
+				goto out_fail;
+			}
+			text = grown;
+		}
+		got = fread(text + len, 1, cap - len - 1, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		msg_error("cannot read client CA '%s'", path);
+		goto out_fail;
+	}
+	fclose(f);
+	f = NULL;
+	text[len] = '\0';
+	pem.data = (unsigned char *)text;
+	pem.size = (unsigned)len;
+	rc = gnutls_x509_crt_list_import2(&list, &n, &pem, GNUTLS_X509_FMT_PEM, 0);
+	if (rc < 0 || n == 0) {
+		msg_error("client CA '%s' holds no PEM certificate: %s", path,
+			  rc < 0 ? gnutls_strerror(rc) : "empty");
+		goto out_fail;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		gnutls_x509_crt_deinit(list[i]);
+	gnutls_free(list);
+	return text;
+out_fail:
+	if (f)
+		fclose(f);
+	free(text);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
+	char *client_ca = NULL;
 	struct server_options sopts = { 0 };
 	struct state st = { .inotify_fd = -1 };
 	enum log_level level = LOG_LEVEL_INFO;
@@ -652,6 +722,10 @@ int main(int argc, char **argv)
 			return 2;
 		sopts.threads = (unsigned)number;
 	}
+
+	if (o.client_ca && !(client_ca = read_client_ca(o.client_ca)))
+		return 2;
+	sopts.client_ca_pem = client_ca;
 
 	metrics_reset();
 	/* every thread started from here inherits the blocked signals */
@@ -743,6 +817,7 @@ out_free_tls:
 	tls_store_free(st.tls);
 out_close:
 	free(st.config_text);
+	free(client_ca);
 	close(signal_fd);
 	return status;
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
 #include "admission.h"
@@ -457,6 +458,23 @@ static enum MHD_Result serve_review(struct server *srv,
 }
 
 /* The first call for a request: route it, answer what needs no body. */
+/* 1 when the client presented a certificate that the client CA signed. */
+static int client_verified(struct MHD_Connection *connection)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	gnutls_session_t session;
+	unsigned int status = 0, n = 0;
+
+	if (!info || !info->tls_session)
+		return 0;
+	session = (gnutls_session_t)info->tls_session;
+	if (!gnutls_certificate_get_peers(session, &n) || n == 0)
+		return 0;
+	return gnutls_certificate_verify_peers2(session, &status) ==
+		       GNUTLS_E_SUCCESS && status == 0;
+}
+
 static enum MHD_Result route(struct server *srv,
 			     struct MHD_Connection *connection,
 			     struct request *req, const char *url,
@@ -482,6 +500,10 @@ static enum MHD_Result route(struct server *srv,
 		return serve_metrics(srv, connection, req);
 	}
 
+	if (srv->opts.client_ca_pem && !client_verified(connection))
+		return reject(srv, connection, req, method, url, 403,
+			      "a client certificate signed by the client CA is required",
+			      NULL);
 	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
 		return reject(srv, connection, req, method, url, 405,
 			      "method not allowed", "POST");
@@ -646,9 +668,11 @@ struct server *server_start(const struct server_options *opts,
 	unsigned flags = MHD_USE_TLS | MHD_USE_EPOLL_INTERNAL_THREAD |
 			 MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	const union MHD_DaemonInfo *info;
-	struct MHD_OptionItem pool[2] = {
-		{ MHD_OPTION_END, 0, NULL }, { MHD_OPTION_END, 0, NULL }
+	struct MHD_OptionItem pool[3] = {
+		{ MHD_OPTION_END, 0, NULL }, { MHD_OPTION_END, 0, NULL },
+		{ MHD_OPTION_END, 0, NULL }
 	};
+	size_t n_pool = 0;
 
 	if (!srv) {
 		config_free(cfg_new);
@@ -677,8 +701,15 @@ struct server *server_start(const struct server_options *opts,
 			 MHD_USE_DUAL_STACK : MHD_USE_IPv6;
 	}
 	if (opts->threads > 1) {
-		pool[0].option = MHD_OPTION_THREAD_POOL_SIZE;
-		pool[0].value = (intptr_t)opts->threads;
+		pool[n_pool].option = MHD_OPTION_THREAD_POOL_SIZE;
+		pool[n_pool].value = (intptr_t)opts->threads;
+		n_pool++;
+	}
+	if (opts->client_ca_pem) {
+		/* handshakes then ask for a client certificate */
+		pool[n_pool].option = MHD_OPTION_HTTPS_MEM_TRUST;
+		pool[n_pool].ptr_value = (void *)opts->client_ca_pem;
+		n_pool++;
 	}
 	srv->daemon = MHD_start_daemon(
 		flags, 0, NULL, NULL, handle, srv,

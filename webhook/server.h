@@ -18,6 +18,10 @@ struct server_options {
 	size_t max_body;                  /* bytes; 413 beyond */
 	unsigned connection_timeout;      /* seconds of inactivity */
 	unsigned threads;                 /* size of the thread pool */
+	/* PEM CAs that sign the API server's client certificate: /mutate
+	 * then answers 403 without one (probes and /metrics are open);
+	 * NULL for no client authentication. Must outlive the server. */
+	const char *client_ca_pem;
 };
 
 struct server;

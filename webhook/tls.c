@@ -104,9 +104,13 @@ void tls_store_free(struct tls_store *store)
 	free(store);
 }
 
-/* Reads a whole file of at most TLS_FILE_MAX bytes into a new buffer. */
-static int read_file(const char *path, gnutls_datum_t *out, char *err,
-		     size_t errlen)
+/*
+ * Reads a whole file of at most TLS_FILE_MAX bytes into a new buffer. A
+ * `secret` file (the private key) that every user of the machine may read
+ * is refused: whoever else runs there could take the webhook's identity.
+ */
+static int read_file(const char *path, gnutls_datum_t *out, int secret,
+		     char *err, size_t errlen)
 {
 	struct stat st;
 	size_t len = 0, alloc = 4096;
@@ -124,6 +128,13 @@ static int read_file(const char *path, gnutls_datum_t *out, char *err,
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "cannot read '%s': not a regular file",
 			 path);
+		goto out_close;
+	}
+	if (secret && (st.st_mode & S_IROTH)) {
+		snprintf(err, errlen,
+			 "key file '%s' is readable by every user (mode %04o); "
+			 "make it 0600, or 0440 with a group (defaultMode in a "
+			 "Secret volume)", path, (unsigned)(st.st_mode & 07777));
 		goto out_close;
 	}
 	for (;;) {
@@ -326,9 +337,9 @@ int tls_store_reload(struct tls_store *store, char *err, size_t errlen)
 	char why[512];
 	int rc = -1;
 
-	if (read_file(store->cert_path, &cert, err, errlen) != 0)
+	if (read_file(store->cert_path, &cert, 0, err, errlen) != 0)
 		return -1;
-	if (read_file(store->key_path, &key, err, errlen) != 0)
+	if (read_file(store->key_path, &key, 1, err, errlen) != 0)
 		goto out_wipe;
 	if (pair_digest(&cert, &key, digest) != 0) {
 		snprintf(err, errlen, "cannot hash the certificate files");
