@@ -114,7 +114,7 @@ test: all $(BUILD)/test_unit
 # The whole suite again with AddressSanitizer and UBSan.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check:
-	@GPUMEND_SANITIZE=1 $(MAKE) --no-print-directory BUILD=build-asan \
+	@GPUMEND_SANITIZE=1 GPUMEND_SLOW=3 $(MAKE) --no-print-directory BUILD=build-asan \
 	  OPT="-O1 -g" EXTRA_CFLAGS="$(SAN)" test
 
 demo: all

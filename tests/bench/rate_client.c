@@ -11,9 +11,15 @@
  * time it was due, not from when it was sent, so a server that falls
  * behind is charged for the queue it causes (no coordinated omission).
  * Requests due in the first WARMUP seconds (default 1) are not counted.
+ * A server that cannot keep up is given one more second after the last
+ * request is due; the requests not answered by then are "missed", and
+ * count as slower than any answered one in the percentiles (which then
+ * read -1 when they fall among them).
  *
  * Prints one line:
- *   requests N errors N rate R p50_us X p99_us X p999_us X max_us X
+ *   requests N errors N missed N rate R p50_us X p99_us X p999_us X max_us X
+ * (rate: answered requests per second of the measured window; -1 for a
+ * latency that cannot be told).
  * The certificate is not verified: the server is ours, on 127.0.0.1.
  */
 #include <errno.h>
@@ -45,6 +51,7 @@ struct schedule {
 	double rate;                  /* requests per second */
 	long long start_ns;           /* CLOCK_MONOTONIC */
 	long long warmup_ns;
+	long long deadline_ns;        /* no request is sent after it */
 	long long total;              /* requests due in the whole run */
 	atomic_llong next;            /* the next request to take */
 	double *latency_us;           /* by request; < 0: not counted */
@@ -173,6 +180,8 @@ static void *client_run(void *arg)
 	while ((k = atomic_fetch_add(&sch->next, 1)) < sch->total) {
 		due = sch->start_ns + (long long)((double)k * 1e9 / sch->rate);
 		sleep_until(due);
+		if (now_ns() > sch->deadline_ns)
+			break;
 		if (!conn.ssl && connection_open(sch, &conn) != 0) {
 			atomic_fetch_add(&sch->errors, 1);
 			continue;
@@ -198,15 +207,19 @@ static int compare_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Nearest-rank percentile of `n` sorted values. */
-static double percentile(const double *sorted, size_t n, double p)
+/*
+ * Nearest-rank percentile of `n` sorted values followed by `missed` ones
+ * slower than all of them: -1 when it falls among those.
+ */
+static double percentile(const double *sorted, size_t n, size_t missed,
+			 double p)
 {
-	size_t rank = (size_t)(p / 100.0 * (double)n + 0.999999);
+	size_t rank = (size_t)(p / 100.0 * (double)(n + missed) + 0.999999);
 
 	if (rank < 1)
 		rank = 1;
 	if (rank > n)
-		rank = n;
+		return -1;
 	return sorted[rank - 1];
 }
 
@@ -252,7 +265,8 @@ int main(int argc, char **argv)
 	pthread_t *threads;
 	double seconds, warmup = 1, *sorted;
 	long connections;
-	size_t counted = 0;
+	size_t counted = 0, measured = 0, missed;
+	long errors;
 	int status = 1;
 
 	if (argc < 6 || argc > 7) {
@@ -295,6 +309,7 @@ int main(int argc, char **argv)
 		sch.latency_us[k] = -1;
 	/* the connections open during this head start */
 	sch.start_ns = now_ns() + 200000000LL;
+	sch.deadline_ns = sch.start_ns + (long long)((seconds + 1) * 1e9);
 	for (long i = 0; i < connections; i++) {
 		if (pthread_create(&threads[i], NULL, client_run, &sch) != 0) {
 			fprintf(stderr, "rate_client: cannot start a thread\n");
@@ -307,22 +322,25 @@ int main(int argc, char **argv)
 		pthread_join(threads[i], NULL);
 
 	sorted = sch.latency_us;
-	for (long long k = 0; k < sch.total; k++)
+	for (long long k = 0; k < sch.total; k++) {
+		if ((double)k / sch.rate >= warmup)
+			measured++;
 		if (sch.latency_us[k] >= 0)
 			sorted[counted++] = sch.latency_us[k];
-	qsort(sorted, counted, sizeof(double), compare_double);
-	if (counted) {
-		printf("requests %zu errors %ld rate %.0f p50_us %.0f p99_us %.0f "
-		       "p999_us %.0f max_us %.0f\n", counted,
-		       atomic_load(&sch.errors),
-		       (double)counted / (seconds - warmup),
-		       percentile(sorted, counted, 50),
-		       percentile(sorted, counted, 99),
-		       percentile(sorted, counted, 99.9), sorted[counted - 1]);
-		status = 0;
-	} else {
-		printf("requests 0 errors %ld\n", atomic_load(&sch.errors));
 	}
+	qsort(sorted, counted, sizeof(double), compare_double);
+	/* failed requests are errors; the others not answered, missed */
+	errors = atomic_load(&sch.errors);
+	missed = measured - counted > (size_t)errors ?
+		 measured - counted - (size_t)errors : 0;
+	printf("requests %zu errors %ld missed %zu rate %.0f p50_us %.0f "
+	       "p99_us %.0f p999_us %.0f max_us %.0f\n", counted, errors,
+	       missed, (double)counted / (seconds - warmup),
+	       percentile(sorted, counted, missed, 50),
+	       percentile(sorted, counted, missed, 99),
+	       percentile(sorted, counted, missed, 99.9),
+	       missed || !counted ? -1 : sorted[counted - 1]);
+	status = 0;
 out_free:
 	free(threads);
 	free(sch.latency_us);
