@@ -21,6 +21,7 @@ struct chunk {
 static struct chunk *chunks; /* the newest first */
 static int active;
 
+#if !defined(__SANITIZE_ADDRESS__)
 static void *arena_malloc(size_t size)
 {
 	struct chunk *c = chunks;
@@ -47,6 +48,7 @@ static void arena_free(void *ptr)
 {
 	(void)ptr; /* freed with the region */
 }
+#endif
 
 int json_arena_enable(void)
 {
