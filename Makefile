@@ -123,6 +123,19 @@ demo: all
 bench: all
 	@sh tests/bench/run.sh $(BUILD)
 
+# libFuzzer targets (tests/fuzz/run.sh): each of FUZZ_TARGETS (default all)
+# runs FUZZ_SECONDS (default 300); fuzz-smoke runs each for a minute, as CI
+# does. Built with clang and sanitizers in build-fuzz.
+fuzz:
+	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300) MAKE="$(MAKE)" \
+	  FUZZ_SRCS="$(RULES_SRCS) $(COMMON_SRCS) $(CLI_SRCS) $(WEBHOOK_SRCS)" \
+	  sh tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+fuzz-smoke:
+	@FUZZ_SECONDS=60 MAKE="$(MAKE)" \
+	  FUZZ_SRCS="$(RULES_SRCS) $(COMMON_SRCS) $(CLI_SRCS) $(WEBHOOK_SRCS)" \
+	  sh tests/fuzz/run.sh $(FUZZ_TARGETS)
+
 # End to end behind a real kube-apiserver and kube-scheduler on 127.0.0.1,
 # built once from Debian's kubernetes source and cached in ~/.cache/gpumend.
 .PHONY: e2e

@@ -248,8 +248,16 @@ add_node() {
 			message: "fake node of the gpumend e2e suite",
 			lastHeartbeatTime: (now | todate),
 			lastTransitionTime: (now | todate)}]}}')
-	k patch node "$_name" --subresource=status --type=merge -p "$_status" >/dev/null &&
+	api PATCH "/api/v1/nodes/$_name/status" application/merge-patch+json "$_status" >/dev/null &&
 	node_untaint "$_name"
+}
+
+# api METHOD PATH CONTENT-TYPE BODY: a request as the admin, by curl (the
+# status subresource needs no recent kubectl); the answer on stdout.
+api() {
+	curl -sSf --max-time 30 --cacert "$E2E_DIR/pki/ca.crt" \
+		--cert "$E2E_DIR/pki/admin.crt" --key "$E2E_DIR/pki/admin.key" \
+		-X "$1" -H "Content-Type: $3" --data-binary "$4" "$api_url$2"
 }
 
 node_untaint() {

@@ -66,8 +66,12 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 	apt-get update -qq >&2 || die "apt-get update failed"
 fi
+# Debian's Go (1.19 on Debian 12), whatever else is on PATH
+installed() {
+	dpkg-query -W -f '${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
+}
 pkgs=""
-command -v go >/dev/null 2>&1 || pkgs="$pkgs golang-go"
+installed golang-go || pkgs="$pkgs golang-go"
 command -v rsync >/dev/null 2>&1 || pkgs="$pkgs rsync"
 command -v dpkg-source >/dev/null 2>&1 || pkgs="$pkgs dpkg-dev"
 command -v make >/dev/null 2>&1 || pkgs="$pkgs make"
@@ -75,9 +79,9 @@ command -v make >/dev/null 2>&1 || pkgs="$pkgs make"
 	pkgs="$pkgs golang-github-modern-go-reflect2-dev"
 if [ -n "$pkgs" ]; then
 	say "installing$pkgs"
-	apt-get install -y -qq $pkgs >/dev/null ||
-		{ apt-get update -qq >&2 && apt-get install -y -qq $pkgs >/dev/null; } ||
-		die "apt-get install$pkgs failed"
+	apt-get install -y -qq $pkgs >"$GPUMEND_CACHE/apt.log" 2>&1 ||
+		{ apt-get update -qq >&2 && apt-get install -y -qq $pkgs >"$GPUMEND_CACHE/apt.log" 2>&1; } ||
+		die "apt-get install$pkgs failed (see $GPUMEND_CACHE/apt.log)"
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpumend-k8s-build.XXXXXX") || die "mktemp failed"
@@ -124,7 +128,8 @@ cp /usr/share/gocode/src/github.com/modern-go/reflect2/*.go "$r2/" ||
 start=$(date +%s)
 for what in kube-apiserver kube-scheduler; do
 	say "make WHAT=cmd/$what"
-	(cd src && env -u GOFLAGS -u GO111MODULE -u GOPATH CGO_ENABLED=0 \
+	(cd src && env -u GOFLAGS -u GO111MODULE -u GOPATH -u GOROOT CGO_ENABLED=0 \
+		PATH="/usr/lib/go/bin:$PATH" \
 		make WHAT="cmd/$what" >>"../build.log" 2>&1) ||
 		fail_build "make WHAT=cmd/$what failed"
 done
@@ -134,7 +139,7 @@ dest="$GPUMEND_CACHE/kubernetes-$version"
 rm -rf "$dest.tmp"
 mkdir -p "$dest.tmp" &&
 	cp src/_output/bin/kube-apiserver src/_output/bin/kube-scheduler "$dest.tmp/" &&
-	echo "kubernetes $version from Debian source $deb_version, reflect2 $(dpkg-query -W -f '${Version}' golang-github-modern-go-reflect2-dev 2>/dev/null), $(go version)" \
+	echo "kubernetes $version from Debian source $deb_version, reflect2 $(dpkg-query -W -f '${Version}' golang-github-modern-go-reflect2-dev 2>/dev/null), $(/usr/lib/go/bin/go version)" \
 		>"$dest.tmp/complete" ||
 	fail_build "cannot write $dest.tmp"
 rm -rf "$dest"

@@ -328,7 +328,7 @@ fi
 n1=$(k get pod -n e2e affinity-1 -o jsonpath='{.spec.nodeName}' 2>/dev/null)
 n2=$(k get pod -n e2e affinity-2 -o jsonpath='{.spec.nodeName}' 2>/dev/null)
 check "affinity annotation: two pods land on the K80 node ($n1, $n2)" \
-	[ "$n1" = gpu-k80 ] && [ "$n2" = gpu-k80 ]
+	[ "$n1/$n2" = gpu-k80/gpu-k80 ]
 if poll 60 unschedulable e2e affinity-3 && ! scheduled e2e affinity-3 &&
 	echo "$why" | grep -q "1 Insufficient nvidia.com/gpu" &&
 	echo "$why" | grep -q "3 node(s) didn't match"; then
