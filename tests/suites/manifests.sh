@@ -90,12 +90,12 @@ check "webhook: excludes namespaces labelled gpumend.io/webhook=disabled" sh -c 
 	"awk '/namespaceSelector:/,/sideEffects:/' '$mwc' | tr -d ' \n' |
 	 grep -qF 'key:gpumend.io/webhookoperator:NotInvalues:-disabled'"
 for resource in pods replicationcontrollers podtemplates deployments \
-	replicasets statefulsets daemonsets jobs cronjobs; do
+	replicasets statefulsets daemonsets jobs cronjobs tfjobs rayjobs; do
 	check "webhook: rules cover $resource" grep -q "^ *- $resource\$" "$mwc"
 done
 check "webhook: rules on CREATE and UPDATE only" sh -c \
-	"[ \$(grep -c '^ *- CREATE\$' '$mwc') -eq 3 ] &&
-	 [ \$(grep -c '^ *- UPDATE\$' '$mwc') -eq 3 ] &&
+	"[ \$(grep -c '^ *- CREATE\$' '$mwc') -eq 6 ] &&
+	 [ \$(grep -c '^ *- UPDATE\$' '$mwc') -eq 6 ] &&
 	 ! grep -qE '^ *- (DELETE|CONNECT|\"\\*\")\$' '$mwc'"
 check "webhook: rules for the core, apps and batch groups" sh -c \
 	"grep -A1 'apiGroups:' '$mwc' | tr -d ' \n' |
