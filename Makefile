@@ -123,6 +123,12 @@ demo: all
 bench: all
 	@sh tests/bench/run.sh $(BUILD)
 
+# Ten minutes (SOAK_SECONDS) of TLS load on the webhook at half its peak:
+# no error, RSS growth under 1 MiB. Report in $(BUILD)/soak.md.
+.PHONY: soak
+soak: all
+	@sh tests/soak.sh $(BUILD)
+
 # libFuzzer targets (tests/fuzz/run.sh): each of FUZZ_TARGETS (default all)
 # runs FUZZ_SECONDS (default 300); fuzz-smoke runs each for a minute, as CI
 # does. Built with clang and sanitizers in build-fuzz.

@@ -75,6 +75,7 @@ out_nomem:
 struct lint_file {
 	struct lint *l;
 	const char *name;
+	struct input *in;
 };
 
 static int lint_doc(void *arg, struct stream_doc *sd)
@@ -91,6 +92,8 @@ static int lint_doc(void *arg, struct stream_doc *sd)
 			     f->message, f->pointer))
 			return -1;
 	}
+	/* a long stream's pages need not stay in memory behind the parser */
+	input_release(lf->in, sd->doc->start);
 	return 0;
 }
 
@@ -98,7 +101,7 @@ static int lint_path(void *arg, const char *path)
 {
 	struct lint *l = arg;
 	struct input in;
-	struct lint_file lf = { l, NULL };
+	struct lint_file lf = { l, NULL, NULL };
 	struct source_error err;
 	/* lint reports; it never rewrites, so the rules say what is wrong
 	 * rather than what they changed */
@@ -111,6 +114,7 @@ static int lint_path(void *arg, const char *path)
 				"cannot read the file", NULL);
 	}
 	lf.name = in.name;
+	lf.in = &in;
 	if (stream_each(in.text, in.len, l->cfg, &opts, lint_doc, &lf,
 			&err) != 0) {
 		if (l->oom) {

@@ -50,7 +50,7 @@ lint=$(best "$BUILD/gpumend" lint --fail-on error "$corpus")
 mbps() { echo "scale=1; $bytes / 1000000 / $1" | bc; }
 ratio() { echo "scale=2; $1 / $2" | bc; }
 
-stream="$work/stream.yaml"
+stream="$work/stream-${SIZE_MB}x${STREAM_COPIES}.yaml"
 if [ ! -s "$stream" ]; then
 	: >"$stream"
 	i=0
