@@ -22,6 +22,9 @@ struct input {
 	size_t released;     /* pages before this were given back */
 };
 
+/* The most read from standard input, a pipe or a device. */
+#define INPUT_STREAM_MAX ((size_t)64 << 20)
+
 /*
  * Reads `path` ("-" for standard input). On failure prints the error and
  * returns -1. Files over `max_bytes` (0: no cap) are refused.

@@ -62,6 +62,10 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 			return 0;
 		}
 	}
+	/* a pipe or a device is read into memory: it gets a cap (files are
+	 * mapped instead, and can be of any size) */
+	if (!max_bytes)
+		max_bytes = INPUT_STREAM_MAX;
 	buf_init(&b, max_bytes);
 	if (S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    buf_grow(&b, (size_t)st.st_size) != 0) {
@@ -78,8 +82,8 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 			goto out_close;
 		}
 		if (buf_append(&b, chunk, (size_t)got) != 0) {
-			msg_error("'%s' is too large (more than %zu bytes)", path,
-				  max_bytes);
+			msg_error("'%s' is larger than %zu MiB, the most read from a pipe or device; give a large stream as a file",
+				  path, max_bytes >> 20);
 			buf_free(&b);
 			goto out_close;
 		}

@@ -64,7 +64,35 @@ struct source_parser {
 	size_t alias_nodes;
 	size_t doc_start;
 	size_t doc_start_index;     /* libyaml's character index of it */
+	size_t read_pos, read_end;  /* what libyaml has been given of text */
+	int over_cap;               /* a document outgrew max_document_bytes */
 };
+
+/*
+ * Feeds libyaml from the text, refusing to go further once the current
+ * document is larger than the cap: libyaml holds a scalar whole before it
+ * reports it, so without this a 100 MB scalar would be read into memory
+ * before its size could be checked.
+ */
+static int read_handler(void *data, unsigned char *buffer, size_t size,
+			size_t *size_read)
+{
+	struct source_parser *p = data;
+	size_t n = p->read_end - p->read_pos;
+
+	if (p->limits.max_document_bytes && p->read_pos > p->doc_start &&
+	    p->read_pos - p->doc_start >
+		    p->limits.max_document_bytes + ((size_t)64 << 10)) {
+		p->over_cap = 1;
+		return 0;
+	}
+	if (n > size)
+		n = size;
+	memcpy(buffer, p->text + p->read_pos, n);
+	p->read_pos += n;
+	*size_read = n;
+	return 1;
+}
 
 /* ------------------------------------------------------------------ */
 /* Positions                                                           */
@@ -394,7 +422,9 @@ struct source_parser *source_parser_new(const char *text, size_t len,
 	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
 		p->base_off = 3;
 	p->cur_off = p->cur_line_off = p->base_off;
-	yaml_parser_set_input_string(&p->yaml, (const unsigned char *)text, len);
+	p->read_pos = 0;
+	p->read_end = len;
+	yaml_parser_set_input(&p->yaml, read_handler, p);
 	return p;
 }
 
@@ -854,7 +884,13 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			else
 				set_error(err, mark, "%s", p->yaml.problem ?
 					  p->yaml.problem : "syntax error");
-			if (p->yaml.error == YAML_READER_ERROR) {
+			if (p->over_cap) {
+				err->line = 0;
+				err->column = 0;
+				snprintf(err->message, sizeof(err->message),
+					 "a document is larger than %zu bytes (limits.maxDocumentBytes)",
+					 p->limits.max_document_bytes);
+			} else if (p->yaml.error == YAML_READER_ERROR) {
 				/* reader errors count bytes, not lines */
 				err->line = 0;
 				err->column = 0;
@@ -875,6 +911,16 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			return 0;
 		case YAML_DOCUMENT_START_EVENT:
 			doc->start = p->doc_start = offset_of(p, ev.start_mark);
+			/* an indented first line belongs to the document: its
+			 * span starts at the line's start */
+			while (doc->start > p->base_off &&
+			       (p->text[doc->start - 1] == ' ' ||
+				p->text[doc->start - 1] == '\t'))
+				doc->start--;
+			if (doc->start > p->base_off &&
+			    p->text[doc->start - 1] != '\n' &&
+			    p->text[doc->start - 1] != '\r')
+				doc->start = p->doc_start;
 			p->doc_start_index = ev.start_mark.index;
 			doc->line = (int)ev.start_mark.line + 1 + p->line_base;
 			doc->index = p->index++;
@@ -948,9 +994,9 @@ int source_doc_tree(const char *text, size_t len, struct source_doc *doc,
 	p->line_base = doc->line - 1;
 	yaml_parser_delete(&p->yaml);
 	yaml_parser_initialize(&p->yaml);
-	yaml_parser_set_input_string(&p->yaml,
-				     (const unsigned char *)text + p->base_off,
-				     doc->end - p->base_off);
+	p->read_pos = p->doc_start = p->base_off;
+	p->read_end = doc->end;
+	yaml_parser_set_input(&p->yaml, read_handler, p);
 	rc = source_next_doc(p, &again, err);
 	if (rc > 0) {
 		source_node_free(doc->root);

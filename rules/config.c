@@ -1248,6 +1248,39 @@ static int config_apply_all(struct config *cfg, json_t *doc,
 	return 0;
 }
 
+/*
+ * The resources gpumend writes must not be ones it rewrites, or a second
+ * run would change its own result (the rules must be idempotent).
+ */
+static int config_coherent(const struct config *cfg, struct rules_error *err)
+{
+	const struct {
+		const char *name, *pointer;
+	} targets[] = {
+		{ cfg->gpu_resource, "/resources/gpu" },
+		{ cfg->shared_gpu_resource, "/resources/sharedGPU" },
+		{ cfg->gpu_memory_resource, "/resources/gpuMemory" },
+	};
+
+	for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
+		const char *name = targets[t].name;
+		int legacy = strcmp(name, cfg->legacy_gpu_resource) == 0 ||
+			     string_list_has(&cfg->count_resources, name);
+
+		for (size_t i = 0; i < cfg->n_memory_resources; i++)
+			legacy |= strcmp(name, cfg->memory_resources[i].name) == 0;
+		if (legacy)
+			return config_fail(err, NULL, targets[t].pointer,
+					   "'%s' is a legacy resource gpumend rewrites; it cannot be a target",
+					   name);
+	}
+	if (strcmp(cfg->gpu_product_label, cfg->legacy_gpu_name_label) == 0)
+		return config_fail(err, NULL, "/labels/gpuProduct",
+				   "'%s' is the legacy label gpumend rewrites; it cannot be a target",
+				   cfg->gpu_product_label);
+	return 0;
+}
+
 int config_apply(struct config *cfg, json_t *doc, struct rules_error *err)
 {
 	struct config *next, swap;
@@ -1261,7 +1294,7 @@ int config_apply(struct config *cfg, json_t *doc, struct rules_error *err)
 		return config_fail(err, NULL, "", "the config must be a mapping");
 	if (!(next = config_dup(cfg)))
 		return config_fail_oom(err, "");
-	if (config_apply_all(next, doc, err)) {
+	if (config_apply_all(next, doc, err) || config_coherent(next, err)) {
 		config_free(next);
 		return -1;
 	}

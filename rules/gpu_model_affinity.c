@@ -80,6 +80,20 @@ out:
 	return rc;
 }
 
+/* The most GPU models one pod may ask for. */
+#define MAX_MODELS 256
+
+/* 1 when the comma-separated list has more than MAX_MODELS entries. */
+static int too_many_models(const char *text)
+{
+	int n = 1;
+
+	for (; text && *text; text++)
+		if (*text == ',' && ++n > MAX_MODELS)
+			return 1;
+	return 0;
+}
+
 /* The models of a comma-separated list, as a new array (maybe empty). */
 static json_t *models_from_text(const char *text)
 {
@@ -167,6 +181,14 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
 				 "annotation '%s' must be a string of GPU model names",
 				 cfg->models_annotation);
+		goto out;
+	}
+	if (src.annotation && too_many_models(json_string_value(src.annotation))) {
+		/* a node affinity term of thousands of values is no placement,
+		 * and deduplicating them would cost quadratic time */
+		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+				 "annotation '%s' names more than %d GPU models",
+				 cfg->models_annotation, MAX_MODELS);
 		goto out;
 	}
 	values = src.annotation

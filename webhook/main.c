@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -560,6 +561,9 @@ static int event_loop(struct state *st, int signal_fd)
 		if (reload_at >= 0 && reload_at < deadline)
 			deadline = reload_at;
 		timeout = deadline > now ? (int)(deadline - now) : 0;
+		/* wake at least every half second to sweep slow requests */
+		if (timeout > 500)
+			timeout = 500;
 		if (poll(fds, st->inotify_fd >= 0 ? 2 : 1, timeout) < 0 &&
 		    errno != EINTR) {
 			log_error_event(LOG_LEVEL_ERROR, "poll failed", "%s",
@@ -584,6 +588,7 @@ static int event_loop(struct state *st, int signal_fd)
 				}
 			}
 		}
+		server_sweep(st->server);
 		if (st->inotify_fd >= 0 && (fds[1].revents & POLLIN) &&
 		    watch_read(st))
 			reload_at = now_ms() + RELOAD_DEBOUNCE_MS;
@@ -681,6 +686,11 @@ int main(int argc, char **argv)
 	long left = 0;
 
 	msg_set_program("gpumend-webhook");
+	/* request bodies and large documents come and go: above 128 KiB they
+	 * are mapped and unmapped rather than left in the heap, and fewer
+	 * arenas leave less memory stranded between bursts */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	mallopt(M_ARENA_MAX, 2);
 	rc = options_parse(argc, argv, &o);
 	if (rc)
 		return rc > 0 ? 0 : 2;

@@ -27,6 +27,7 @@ enum metrics_path {
 enum metrics_error {
 	METRICS_ERROR_BAD_REQUEST,   /* unreadable review, wrong types */
 	METRICS_ERROR_INTERNAL,      /* engine failure, out of memory */
+	METRICS_ERROR_TIMEOUT,       /* request too slow: connection closed */
 	METRICS_ERROR_COUNT
 };
 

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,24 @@ struct server {
 	atomic_size_t body_bytes;       /* reserved for request bodies */
 	size_t body_budget;
 	MHD_socket quiesced_socket;
+
+	/* connections and when their current request began (see server_sweep) */
+	pthread_mutex_t conns_lock;
+	struct conn_watch *conns;
+	atomic_int trim_wanted;         /* requests completed since the sweep */
+};
+
+/*
+ * A connection, watched so that a request trickling in (slowloris: one
+ * header byte at a time keeps libmicrohttpd's idle timeout from firing)
+ * still has to arrive whole within the connection timeout.
+ */
+struct conn_watch {
+	struct MHD_Connection *connection;
+	MHD_socket fd;
+	struct timespec since;   /* connected, or last request completed */
+	int shut;
+	struct conn_watch *next;
 };
 
 /* One HTTP request, from its headers to its completion. */
@@ -65,6 +84,9 @@ struct request {
 	int rejected;                   /* connection dropped */
 	int logged;                     /* its log line is written */
 };
+
+static void watch_update(struct server *srv, struct MHD_Connection *connection,
+			 int closed);
 
 static double elapsed_ms(const struct timespec *since)
 {
@@ -318,6 +340,29 @@ static int is_json(const char *content_type)
  * The announced Content-Length: 0 and *length set, 1 when absent, -1 when
  * it is not a number (or does not fit).
  */
+/* Counts the headers named `name` (case-insensitively, as MHD stores). */
+struct header_count {
+	const char *name;
+	int n;
+	const char *first;
+	int differ;
+};
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind,
+				   const char *key, const char *value)
+{
+	struct header_count *hc = cls;
+
+	(void)kind;
+	if (key && strcasecmp(key, hc->name) == 0) {
+		if (hc->n++ == 0)
+			hc->first = value;
+		else if (!value || !hc->first || strcmp(value, hc->first) != 0)
+			hc->differ = 1;
+	}
+	return MHD_YES;
+}
+
 static int content_length(struct MHD_Connection *connection, size_t *length)
 {
 	const char *text = MHD_lookup_connection_value(
@@ -511,6 +556,24 @@ static enum MHD_Result route(struct server *srv,
 						 MHD_HTTP_HEADER_CONTENT_TYPE)))
 		return reject(srv, connection, req, method, url, 415,
 			      "Content-Type must be application/json", NULL);
+	{
+		/* RFC 9112 6.1, 6.3: a body whose length is ambiguous is refused */
+		struct header_count cl = { MHD_HTTP_HEADER_CONTENT_LENGTH, 0,
+					   NULL, 0 };
+		const char *te = MHD_lookup_connection_value(
+			connection, MHD_HEADER_KIND,
+			MHD_HTTP_HEADER_TRANSFER_ENCODING);
+
+		MHD_get_connection_values(connection, MHD_HEADER_KIND,
+					  count_header, &cl);
+		if (cl.differ)
+			return reject(srv, connection, req, method, url, 400,
+				      "conflicting Content-Length headers", NULL);
+		if (te && strcasecmp(te, "chunked") != 0)
+			return reject(srv, connection, req, method, url, 501,
+				      "only the chunked transfer coding is supported",
+				      NULL);
+	}
 	has_length = content_length(connection, &length);
 	if (has_length < 0 || (has_length == 0 && length > srv->opts.max_body))
 		return reject(srv, connection, req, method, url, 413,
@@ -560,6 +623,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 
 		*upload_data_size = 0;
 		req->received += n;
+		/* the connection timeout counts idle time only: a body that
+		 * trickles in (slow POST) must still arrive within it */
+		if (srv->opts.connection_timeout &&
+		    elapsed_ms(&req->start) > 1000.0 * srv->opts.connection_timeout) {
+			req->rejected = 1;
+			metrics_count_request(req->path, 408);
+			log_rejected(connection, req, method, url, 408,
+				     "request body too slow (connection closed)");
+			return MHD_NO;
+		}
 		if (req->too_large) {
 			/*
 			 * libmicrohttpd cannot answer in the middle of a body:
@@ -602,9 +675,11 @@ static void request_completed(void *cls, struct MHD_Connection *connection,
 {
 	struct server *srv = cls;
 	struct request *req = *req_cls;
+	int trim;
 
 	if (!req)
 		return;
+	watch_update(srv, connection, 0);
 	if (!req->logged && log_enabled(LOG_LEVEL_DEBUG)) {
 		/* probes and scrapes: only worth a line when debugging */
 		char remote[64];
@@ -618,13 +693,86 @@ static void request_completed(void *cls, struct MHD_Connection *connection,
 				    "termination", (int)toe, "remote", remote,
 				    "duration_ms", elapsed_ms(&req->start)));
 	}
+	/* a large body leaves its pages with the allocator: give them back */
+	trim = req->body.alloc > ((size_t)1 << 20) ||
+	       req->received > ((size_t)1 << 20);
 	buf_free(&req->body);
 	if (req->reserved)
 		atomic_fetch_sub(&srv->body_bytes, req->reserved);
 	free(req);
+	if (trim)
+		malloc_trim(0);
+	else
+		atomic_store(&srv->trim_wanted, 1);
 	*req_cls = NULL;
 	metrics_add_in_flight(-1);
 	atomic_fetch_sub(&srv->in_flight, 1);
+}
+
+static void watch_add(struct server *srv, struct MHD_Connection *connection)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct conn_watch *w;
+
+	if (!info || !(w = calloc(1, sizeof(*w))))
+		return; /* unwatched: the idle timeout still applies */
+	w->connection = connection;
+	w->fd = info->connect_fd;
+	clock_gettime(CLOCK_MONOTONIC, &w->since);
+	pthread_mutex_lock(&srv->conns_lock);
+	w->next = srv->conns;
+	srv->conns = w;
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+/* Restarts the clock of a connection (its request is done), or forgets
+ * it (closed). */
+static void watch_update(struct server *srv, struct MHD_Connection *connection,
+			 int closed)
+{
+	struct conn_watch **at;
+
+	pthread_mutex_lock(&srv->conns_lock);
+	for (at = &srv->conns; *at; at = &(*at)->next) {
+		struct conn_watch *w = *at;
+
+		if (w->connection != connection)
+			continue;
+		if (closed) {
+			*at = w->next;
+			free(w);
+		} else {
+			clock_gettime(CLOCK_MONOTONIC, &w->since);
+		}
+		break;
+	}
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+void server_sweep(struct server *srv)
+{
+	double limit = 1000.0 * srv->opts.connection_timeout;
+
+	if (!srv)
+		return;
+	/* after requests, give what they left with the allocator back to the
+	 * system (a burst of large reviews would otherwise stay resident) */
+	if (atomic_exchange(&srv->trim_wanted, 0))
+		malloc_trim(0);
+	if (!srv->opts.connection_timeout)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	for (struct conn_watch *w = srv->conns; w; w = w->next) {
+		if (w->shut || elapsed_ms(&w->since) <= limit)
+			continue;
+		/* libmicrohttpd sees the connection end and closes it; the fd
+		 * stays open until it does, and it tells us before */
+		shutdown(w->fd, SHUT_RDWR);
+		w->shut = 1;
+		metrics_count_error(METRICS_ERROR_TIMEOUT);
+	}
+	pthread_mutex_unlock(&srv->conns_lock);
 }
 
 static void notify_connection(void *cls, struct MHD_Connection *connection,
@@ -633,10 +781,11 @@ static void notify_connection(void *cls, struct MHD_Connection *connection,
 {
 	struct server *srv = cls;
 
-	(void)connection;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		*socket_context = tls_conn_new(srv->tls);
+		watch_add(srv, connection);
 	} else {
+		watch_update(srv, connection, 1);
 		tls_conn_free(*socket_context);
 		*socket_context = NULL;
 	}
@@ -683,6 +832,12 @@ struct server *server_start(const struct server_options *opts,
 	srv->opts = *opts;
 	srv->quiesced_socket = MHD_INVALID_SOCKET;
 	srv->body_budget = opts->max_body * SERVER_BODY_BUDGET_FACTOR;
+	if (pthread_mutex_init(&srv->conns_lock, NULL) != 0) {
+		config_free(cfg_new);
+		free(srv);
+		snprintf(err, errlen, "cannot create a lock");
+		return NULL;
+	}
 	if (pthread_mutex_init(&srv->config_lock, NULL) != 0) {
 		config_free(cfg_new);
 		free(srv);
@@ -786,5 +941,12 @@ void server_stop(struct server *server)
 		close(server->quiesced_socket);
 	config_ref_put(server->config);
 	pthread_mutex_destroy(&server->config_lock);
+	while (server->conns) {
+		struct conn_watch *w = server->conns;
+
+		server->conns = w->next;
+		free(w);
+	}
+	pthread_mutex_destroy(&server->conns_lock);
 	free(server);
 }

@@ -35,6 +35,14 @@ struct server *server_start(const struct server_options *opts,
 			    struct tls_store *tls, struct config *cfg_new,
 			    char *err, size_t errlen);
 
+/*
+ * Closes connections whose request has not arrived whole within the
+ * connection timeout of their start or of their previous request (the
+ * timeout of libmicrohttpd counts idle time only). Call it about once a
+ * second.
+ */
+void server_sweep(struct server *server);
+
 /* The port the server listens on (the one chosen when 0 was asked for). */
 unsigned server_port(const struct server *server);
 

@@ -1,0 +1,587 @@
+#!/bin/sh
+# tests/suites/faults.sh - gpumend-webhook when things go wrong around it,
+# while requests keep coming:
+#   - TLS policy: TLS 1.0/1.1, CBC, RC4, 3DES, NULL, export and non-forward-
+#     secret suites refused (openssl s_client); TLS 1.2 and 1.3 work;
+#   - certificate files deleted, truncated, replaced with garbage, a key
+#     that does not match, a directory, an oversized or world-readable file:
+#     each refused and logged, the pair in use still served (its
+#     fingerprint, by openssl s_client), 0 failed requests; a good pair
+#     coming back is served again;
+#   - the config replaced with invalid ones: the config in use stays in
+#     force (seen in what the webhook does), then a good one takes over;
+#   - SIGTERM under load (wrk, and slow uploads in flight): the requests in
+#     flight complete, new connections are refused, no answer is an error,
+#     exit 0 within the bound; a stalled upload is abandoned after the
+#     drain timeout;
+#   - once the server has --client-ca: client certificates required on
+#     /mutate (not on the probes), and a world-readable key refused at
+#     start-up and on reload.
+# Time bounds scale with $GPUMEND_SLOW.
+. "$(dirname "$0")/../lib.sh"
+
+# not dir=$(scratch): see tests/lib.sh
+scratch >/dev/null
+dir=$_scratch
+data="$TESTS_DIR/webhook"
+hostile="$TESTS_DIR/hostile"
+
+SLOW=${GPUMEND_SLOW:-1}
+case "$SLOW" in '' | *[!0-9]* | 0) SLOW=1 ;; esac
+
+for tool in curl openssl jq; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		fail "faults: '$tool' not found"
+		finish faults
+		exit 1
+	fi
+done
+
+server_pids=""
+bg_pids=""
+cleanup() {
+	for p in $bg_pids $server_pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$_scratch_root"
+}
+trap cleanup EXIT
+
+# ------------------------------------------------------------------
+# Helpers
+
+ms() {
+	echo $(($1 * SLOW))
+}
+
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# make_pair DIR: a CA and a serving certificate for 127.0.0.1 in DIR.
+make_pair() {
+	"$GPUMEND" certs --service gpumend --namespace gpumend --out "$1" \
+		--ip 127.0.0.1 >/dev/null 2>"$dir/certs.err"
+}
+
+# fingerprint FILE: SHA-256 fingerprint of a PEM certificate.
+fingerprint() {
+	openssl x509 -in "$1" -noout -fingerprint -sha256 | sed 's/.*=//'
+}
+
+# served PORT: the fingerprint of the certificate the server presents.
+served() {
+	echo | openssl s_client -connect "127.0.0.1:$1" 2>/dev/null |
+		openssl x509 -noout -fingerprint -sha256 2>/dev/null | sed 's/.*=//'
+}
+
+# start NAME ARGS...: starts the webhook, its log in $dir/NAME.log; sets
+# $pid, $port, $url. Fails when it does not start.
+start() {
+	_name=$1
+	shift
+	: >"$dir/$_name.log"
+	"$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 "$@" 2>"$dir/$_name.log" &
+	pid=$!
+	server_pids="$server_pids $pid"
+	port=""
+	_i=0
+	while [ $_i -lt 200 ] && [ -z "$port" ] && kill -0 "$pid" 2>/dev/null; do
+		port=$(sed -n 's/.*"msg":"started".*"listen":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' \
+			"$dir/$_name.log")
+		[ -z "$port" ] && sleep 0.05
+		_i=$((_i + 1))
+	done
+	url="https://127.0.0.1:$port"
+	[ -n "$port" ]
+}
+
+# count NAME PATTERN: lines of the log matching PATTERN.
+count() {
+	grep -c -- "$2" "$dir/$1.log" 2>/dev/null
+}
+
+# wait_count NAME PATTERN N: waits (up to 8 s, scaled) for N such lines.
+wait_count() {
+	_end=$(($(now_ms) + $(ms 8000)))
+	while [ "$(now_ms)" -lt "$_end" ]; do
+		[ "$(count "$1" "$2")" -ge "$3" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# post URL FILE OUT [CURL-ARGS...]: POSTs FILE to URL/mutate, verifying the
+# server against $dir/bundle.crt; prints the status (000: no answer).
+post() {
+	_u=$1 _in=$2 _out=$3
+	shift 3
+	curl -sS --cacert "$dir/bundle.crt" -H 'Content-Type: application/json' \
+		--data-binary "@$_in" -o "$_out" -w '%{http_code}' --max-time 20 \
+		"$@" "$_u/mutate" 2>/dev/null
+}
+
+# review UID OBJECT-FILE: an AdmissionReview v1 CREATE of the object.
+review() {
+	jq -c --arg uid "$1" '{apiVersion: "admission.k8s.io/v1",
+		kind: "AdmissionReview", request: {uid: $uid,
+		kind: {group: "", version: "v1", kind: "Pod"},
+		resource: {group: "", version: "v1", resource: "pods"},
+		namespace: "ml", operation: "CREATE", object: .}}' "$2"
+}
+
+# loop_start NAME: requests in a loop, one new TLS connection each (every
+# one a handshake with the pair in use), codes in $dir/NAME.codes, until
+# $dir/NAME.stop exists.
+loop_start() {
+	: >"$dir/$1.codes"
+	rm -f "$dir/$1.stop"
+	(
+		while [ ! -f "$dir/$1.stop" ]; do
+			echo "$(post "$url" "$dir/good.json" /dev/null)" >>"$dir/$1.codes"
+		done
+	) &
+	bg_pids="$bg_pids $!"
+	eval "loop_pid_$1=\$!"
+}
+
+# loop_stop NAME WHAT: stops the loop; one test: every request answered 200.
+loop_stop() {
+	touch "$dir/$1.stop"
+	eval "wait \$loop_pid_$1"
+	_total=$(grep -c . "$dir/$1.codes")
+	_bad=$(grep -vc '^200$' "$dir/$1.codes")
+	check "$2: $_total requests, $_bad failed" [ "$_total" -gt 10 -a "$_bad" = 0 ]
+	[ "$_bad" = 0 ] || sort "$dir/$1.codes" | uniq -c | sed 's/^/    /'
+}
+
+# ------------------------------------------------------------------
+# Certificates, the mount, the config, the server
+
+if ! make_pair "$dir/a" || ! make_pair "$dir/b"; then
+	fail "cannot make certificates: $(cat "$dir/certs.err")"
+	finish faults
+	exit 1
+fi
+cat "$dir/a/ca.crt" "$dir/b/ca.crt" >"$dir/bundle.crt"
+fp_a=$(fingerprint "$dir/a/tls.crt")
+fp_b=$(fingerprint "$dir/b/tls.crt")
+
+# a Secret volume as the kubelet lays it out: files behind ..data
+mount_dir="$dir/mount"
+mkdir -p "$mount_dir/..v1"
+cp -p "$dir/a/tls.crt" "$dir/a/tls.key" "$mount_dir/..v1/"
+ln -s ..v1 "$mount_dir/..data"
+ln -s ..data/tls.crt "$mount_dir/tls.crt"
+ln -s ..data/tls.key "$mount_dir/tls.key"
+v=1
+# swap CERT KEY: a new ..vN holding copies of CERT and KEY as tls.crt and
+# tls.key, swapped in as the kubelet does it.
+swap() {
+	v=$((v + 1))
+	mkdir "$mount_dir/..v$v"
+	cp -Rp "$1" "$mount_dir/..v$v/tls.crt"
+	cp -Rp "$2" "$mount_dir/..v$v/tls.key"
+	ln -s "..v$v" "$mount_dir/..data_tmp"
+	mv -T "$mount_dir/..data_tmp" "$mount_dir/..data"
+}
+
+mkdir -p "$dir/conf"
+printf 'rules:\n  gpu-visibility:\n    mode: mutate\n' >"$dir/conf/config.yaml"
+review good "$data/legacy-pod.json" >"$dir/good.json"
+
+if start main --tls-cert "$mount_dir/tls.crt" --tls-key "$mount_dir/tls.key" \
+	-c "$dir/conf/config.yaml" --drain-timeout 10; then
+	pass "the webhook started (a kubelet-style certificate mount, a config file)"
+else
+	fail "the webhook does not start"
+	sed 's/^/    /' "$dir/main.log"
+	finish faults
+	exit 1
+fi
+main_pid=$pid
+main_port=$port
+main_url=$url
+
+# ------------------------------------------------------------------
+# TLS policy
+
+# handshake NAME WANT ARGS...: openssl s_client with ARGS; WANT ok or
+# refused.
+handshake() {
+	_name=$1 _want=$2
+	shift 2
+	if echo | openssl s_client -connect "127.0.0.1:$main_port" "$@" \
+		>"$dir/hs.out" 2>&1 && grep -q '^New, .*Cipher is [A-Z]' "$dir/hs.out"; then
+		_got=ok
+	else
+		_got=refused
+	fi
+	check "TLS: $_name: $_want" [ "$_got" = "$_want" ]
+}
+handshake "TLS 1.0" refused -tls1 -cipher 'DEFAULT@SECLEVEL=0'
+handshake "TLS 1.1" refused -tls1_1 -cipher 'DEFAULT@SECLEVEL=0'
+handshake "RC4, 3DES, NULL and export suites over TLS 1.2" refused -tls1_2 \
+	-cipher 'RC4:3DES:NULL:EXPORT:@SECLEVEL=0'
+handshake "CBC suites over TLS 1.2" refused -tls1_2 \
+	-cipher 'ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:ECDHE-ECDSA-AES128-SHA256:ECDHE-ECDSA-AES256-SHA384'
+handshake "suites without forward secrecy (static RSA, PSK)" refused -tls1_2 \
+	-cipher 'AES128-GCM-SHA256:AES256-GCM-SHA384:PSK:@SECLEVEL=0'
+handshake "anonymous suites (no certificate)" refused -tls1_2 -cipher 'aNULL:@SECLEVEL=0'
+handshake "TLS 1.2 with an AEAD suite" ok -tls1_2 -CAfile "$dir/bundle.crt" -verify_return_error
+handshake "TLS 1.3" ok -tls1_3 -CAfile "$dir/bundle.crt" -verify_return_error
+echo | openssl s_client -connect "127.0.0.1:$main_port" -tls1_2 >"$dir/hs.out" 2>&1
+cipher=$(sed -n 's/^New, .*Cipher is //p' "$dir/hs.out" | head -n 1)
+case "$cipher" in
+*GCM* | *CHACHA20*) pass "TLS 1.2 negotiates an AEAD suite with forward secrecy ($cipher)" ;;
+*) fail "TLS 1.2 negotiates '$cipher'" ;;
+esac
+# client-initiated renegotiation: refused or harmless, never a crash
+{ sleep 0.3; echo R; sleep 0.5; } | openssl s_client -connect "127.0.0.1:$main_port" \
+	-tls1_2 >/dev/null 2>&1
+code=$(curl -sS --cacert "$dir/bundle.crt" -o /dev/null -w '%{http_code}' "$main_url/healthz")
+check "TLS: a client asking to renegotiate leaves the server serving" \
+	sh -c "[ '$code' = 200 ] && kill -0 $main_pid"
+
+# ------------------------------------------------------------------
+# Certificate faults while requests flow
+
+check "certificate: the first pair is served" [ "$(served "$main_port")" = "$fp_a" ]
+loop_start certs
+sleep 0.3
+
+# mark: before a change of the files. fault NAME: after it, the server
+# refused the new files and logged it, and keeps serving the pair in use.
+mark() {
+	marked=$(count main '"msg":"certificate reload refused')
+}
+fault() {
+	check "certificate $1: refused and logged" \
+		wait_count main '"msg":"certificate reload refused' $((marked + 1))
+	check "certificate $1: the pair in use is still served" \
+		[ "$(served "$main_port")" = "$fp_a" ]
+}
+
+mark
+rm "$mount_dir/..v1/tls.crt" "$mount_dir/..v1/tls.key"
+fault "and key deleted"
+cp -p "$dir/a/tls.crt" "$dir/a/tls.key" "$mount_dir/..v1/"
+sleep 0.5
+head -c 300 "$dir/b/tls.crt" >"$dir/half.crt"
+mark
+swap "$dir/half.crt" "$dir/b/tls.key"
+fault "truncated"
+head -c 1200 /dev/urandom >"$dir/garbage.crt"
+head -c 300 /dev/urandom >"$dir/garbage.key"
+chmod 600 "$dir/garbage.key"
+mark
+swap "$dir/garbage.crt" "$dir/garbage.key"
+fault "and key replaced with random bytes"
+mark
+swap "$dir/b/tls.crt" "$dir/garbage.key"
+fault "with a key of random bytes"
+: >"$dir/empty.crt"
+: >"$dir/empty.key"
+chmod 600 "$dir/empty.key"
+mark
+swap "$dir/empty.crt" "$dir/empty.key"
+fault "and key emptied"
+mark
+swap "$dir/b/tls.crt" "$dir/a/tls.key"
+fault "with the key of another certificate"
+{ cat "$dir/b/tls.crt"; head -c 2000000 /dev/zero | tr '\0' 'A'; } >"$dir/huge.crt"
+mark
+swap "$dir/huge.crt" "$dir/b/tls.key"
+fault "of 2 MB"
+mkdir -p "$dir/cert-dir/tls.crt"
+mark
+swap "$dir/cert-dir/tls.crt" "$dir/b/tls.key"
+fault "replaced by a directory"
+sed 's/^-----BEGIN CERTIFICATE-----$/-----BEGIN CERTIFICATE-----\nMIIB/' "$dir/b/tls.crt" \
+	>"$dir/corrupt.crt"
+mark
+swap "$dir/corrupt.crt" "$dir/b/tls.key"
+fault "with a corrupt base64 body"
+mark
+ln -sfn ..nowhere "$mount_dir/..data_tmp"
+mv -T "$mount_dir/..data_tmp" "$mount_dir/..data"
+fault "mount pointing nowhere"
+
+swap "$dir/b/tls.crt" "$dir/b/tls.key"
+check "certificate: a good pair again: reloaded" \
+	wait_count main '"msg":"certificate reloaded"' 1
+check "certificate: the good pair is served" [ "$(served "$main_port")" = "$fp_b" ]
+sleep 0.3
+loop_stop certs "certificate faults: requests all through them (new handshakes each)"
+check "certificate faults: no other error logged" \
+	sh -c "! grep '\"level\":\"error\"' '$dir/main.log' | grep -v 'certificate reload refused' | grep -q ."
+
+# ------------------------------------------------------------------
+# Config faults: gpu-visibility in mutate mode adds NVIDIA_VISIBLE_DEVICES
+# to the exporter container of the legacy pod; in warn mode it does not
+
+# visibility: "mutate" when the answer's patch sets NVIDIA_VISIBLE_DEVICES,
+# else "warn".
+visibility() {
+	post "$main_url" "$dir/good.json" "$dir/vis.json" >/dev/null
+	if jq -r '.response.patch // empty' "$dir/vis.json" | base64 -d 2>/dev/null |
+		grep -q NVIDIA_VISIBLE_DEVICES; then
+		echo mutate
+	else
+		echo warn
+	fi
+}
+check "config: in force (gpu-visibility mutates)" [ "$(visibility)" = mutate ]
+loop_start config
+# cfault NAME: the config file was just broken (by replace, or after
+# cmark): refused and logged, the config in use still in force.
+cmark() {
+	cmarked=$(count main '"msg":"config reload refused')
+}
+cfault() {
+	check "config $1: refused and logged" \
+		wait_count main '"msg":"config reload refused' $((cmarked + 1))
+	check "config $1: the config in use stays in force" [ "$(visibility)" = mutate ]
+}
+# replace TEXT-FILE: the config file replaced by a rename, as editors do
+replace() {
+	cmark
+	cp "$1" "$dir/conf/config.new"
+	mv "$dir/conf/config.new" "$dir/conf/config.yaml"
+}
+printf 'rules:\n  gpu-visibility:\n    mode: [mutate\n' >"$dir/c1"
+replace "$dir/c1"
+cfault "with broken YAML"
+printf 'rules:\n  gpu-visibility:\n    mode: loud\n' >"$dir/c2"
+replace "$dir/c2"
+cfault "with a bad mode"
+printf 'rulez:\n  gpu-visibility:\n    mode: warn\n' >"$dir/c3"
+replace "$dir/c3"
+cfault "with an unknown key"
+head -c 3000 /dev/urandom >"$dir/c4"
+replace "$dir/c4"
+cfault "with random bytes"
+{ printf 'rules:\n  gpu-visibility:\n    mode: warn\n# '; head -c 5000000 /dev/zero | tr '\0' x; echo; } >"$dir/c5"
+replace "$dir/c5"
+cfault "of 5 MB"
+printf 'a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\nrules: *f\n' >"$dir/c6"
+replace "$dir/c6"
+cfault "with an alias bomb"
+cmark
+rm "$dir/conf/config.yaml"
+cfault "deleted"
+cmark
+mkdir "$dir/conf/config.yaml"
+cfault "replaced by a directory"
+rmdir "$dir/conf/config.yaml"
+kill -HUP "$main_pid"
+sleep 0.5
+check "config: SIGHUP while the file is missing: the config in use stays in force" \
+	[ "$(visibility)" = mutate ]
+printf 'rules:\n  gpu-visibility:\n    mode: warn\n' >"$dir/c7"
+replace "$dir/c7"
+check "config: a good config again: reloaded" wait_count main '"msg":"config reloaded"' 1
+check "config: the new config is in force (gpu-visibility only warns)" [ "$(visibility)" = warn ]
+loop_stop config "config faults: requests all through them"
+kill -0 "$main_pid" 2>/dev/null && pass "the server survived every fault" ||
+	fail "the server died"
+
+# ------------------------------------------------------------------
+# SIGTERM under load
+
+review slow "$data/legacy-pod.json" >"$dir/slow.json"
+head -c 150000 /dev/zero | tr '\0' ' ' >>"$dir/slow.json"
+have_wrk=0
+command -v wrk >/dev/null 2>&1 && have_wrk=1
+if [ "$have_wrk" = 1 ]; then
+	GPUMEND_BODY="$dir/good.json" wrk -t 2 -c 16 -d "$(ms 4)s" --timeout 5s \
+		-s "$hostile/post.lua" "$main_url" >"$dir/wrk.out" 2>&1 &
+	wrk_pid=$!
+	bg_pids="$bg_pids $wrk_pid"
+fi
+# three slow uploads (about 2 s each at 75 KB/s), and a loop of quick ones
+i=1
+while [ $i -le 3 ]; do
+	curl -sS --cacert "$dir/bundle.crt" -H 'Content-Type: application/json' \
+		--limit-rate 75k --data-binary @"$dir/slow.json" -o "$dir/slow$i.out" \
+		-w '%{http_code}' --max-time 30 "$main_url/mutate" >"$dir/slow$i.code" 2>/dev/null &
+	eval "slow_pid_$i=\$!"
+	i=$((i + 1))
+done
+loop_start term
+sleep 1
+t_term=$(now_ms)
+kill -TERM "$main_pid"
+check "SIGTERM: draining logged" wait_count main '"msg":"draining"' 1
+code=$(curl -sS --cacert "$dir/bundle.crt" --max-time 2 -o /dev/null -w '%{http_code}' \
+	"$main_url/healthz" 2>/dev/null)
+check "SIGTERM: a new connection is refused ($code)" [ "$code" = 000 ]
+wait "$main_pid"
+status=$?
+t_exit=$(($(now_ms) - t_term))
+server_pids=""
+check "SIGTERM: exit 0 ($status) in $t_exit ms, once the uploads in flight are done (at most $(ms 5000) ms)" \
+	[ "$status" = 0 -a "$t_exit" -le "$(ms 5000)" ]
+i=1
+while [ $i -le 3 ]; do
+	eval "wait \$slow_pid_$i"
+	check "SIGTERM: slow upload $i in flight completes with a whole answer" \
+		sh -c "[ \"\$(cat '$dir/slow$i.code')\" = 200 ] &&
+		jq -e '.response.uid == \"slow\" and .response.allowed' '$dir/slow$i.out' >/dev/null 2>&1"
+	i=$((i + 1))
+done
+touch "$dir/term.stop"
+eval "wait \$loop_pid_term"
+answered=$(grep -c '^200$' "$dir/term.codes")
+errors=$(grep -v '^200$' "$dir/term.codes" | grep -vc '^000$')
+check "SIGTERM: the request loop got $answered answers, all 200, then refusals (no error status)" \
+	[ "$answered" -gt 0 -a "$errors" = 0 ]
+if [ "$have_wrk" = 1 ]; then
+	wait "$wrk_pid"
+	statuses=$(grep '^statuses' "$dir/wrk.out")
+	check "SIGTERM: wrk (16 kept-alive connections) got only 200s: $statuses" \
+		awk '/^statuses/ { n = NF; for (i = 2; i <= NF; i++) if ($i !~ /^200=/) bad = 1 }
+			END { exit !(n >= 2 && !bad) }' "$dir/wrk.out"
+else
+	echo "# skipped: wrk under SIGTERM (wrk not installed)"
+fi
+check "SIGTERM: stopped logged" grep -q '"msg":"stopped"' "$dir/main.log"
+
+# a stalled upload: the drain timeout bounds the wait
+if command -v cc >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1 &&
+   cc -O2 -o "$dir/tls_client" "$hostile/tls_client.c" \
+	$(pkg-config --cflags --libs openssl) 2>/dev/null; then
+	start stall --tls-cert "$dir/a/tls.crt" --tls-key "$dir/a/tls.key" \
+		--drain-timeout 2 --connection-timeout 60
+	printf 'POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"a":' \
+		>"$dir/stall"
+	"$dir/tls_client" send "$port" "$dir/stall" --timeout-ms 10000 >/dev/null &
+	bg_pids="$bg_pids $!"
+	sleep 0.5
+	t_term=$(now_ms)
+	kill -TERM "$pid"
+	wait "$pid"
+	status=$?
+	t_exit=$(($(now_ms) - t_term))
+	server_pids=""
+	check "SIGTERM with an upload stalled: exit 0 ($status) after the 2 s drain timeout ($t_exit ms)" \
+		[ "$status" = 0 -a "$t_exit" -ge 1800 -a "$t_exit" -le "$(ms 4000)" ]
+	check "SIGTERM with an upload stalled: the abandoned request logged" \
+		grep -q 'abandoned' "$dir/stall.log"
+else
+	echo "# skipped: SIGTERM with a stalled upload (no C compiler for tests/hostile/tls_client.c)"
+fi
+
+# ------------------------------------------------------------------
+# Client certificates and key permissions (once the server has them)
+
+if ! "$GPUMEND_WEBHOOK" --help 2>/dev/null | grep -q -- '--client-ca'; then
+	echo "# skipped: --client-ca and the key permission checks (not in this gpumend-webhook yet)"
+	finish faults
+	exit $?
+fi
+
+# a client CA, a client certificate it signed, and one signed by another
+mkclient() {
+	_d="$dir/$1"
+	mkdir -p "$_d"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj "/CN=$1-ca" -keyout "$_d/ca.key" -out "$_d/ca.crt" >/dev/null 2>&1 &&
+	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-subj "/CN=kube-apiserver" -keyout "$_d/client.key" -out "$_d/client.csr" \
+		>/dev/null 2>&1 &&
+	printf 'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature\n' >"$_d/ext" &&
+	openssl x509 -req -in "$_d/client.csr" -CA "$_d/ca.crt" -CAkey "$_d/ca.key" \
+		-CAcreateserial -days 2 -extfile "$_d/ext" -out "$_d/client.crt" >/dev/null 2>&1
+}
+if ! mkclient client || ! mkclient rogue; then
+	fail "cannot make client certificates with openssl"
+	finish faults
+	exit 1
+fi
+if start mtls --tls-cert "$dir/a/tls.crt" --tls-key "$dir/a/tls.key" \
+	--client-ca "$dir/client/ca.crt"; then
+	pass "--client-ca: the webhook started"
+	code=$(post "$url" "$dir/good.json" "$dir/mtls.out" \
+		--cert "$dir/client/client.crt" --key "$dir/client/client.key")
+	check "--client-ca: a client certificate of that CA: 200 ($code)" \
+		sh -c "[ '$code' = 200 ] && jq -e '.response.uid == \"good\"' '$dir/mtls.out' >/dev/null"
+	code=$(post "$url" "$dir/good.json" "$dir/mtls.out")
+	check "--client-ca: no client certificate: refused ($code: 403 or no TLS)" \
+		sh -c "[ '$code' = 403 ] || [ '$code' = 000 ]"
+	code=$(post "$url" "$dir/good.json" "$dir/mtls.out" \
+		--cert "$dir/rogue/client.crt" --key "$dir/rogue/client.key")
+	check "--client-ca: a certificate of another CA: refused ($code)" \
+		sh -c "[ '$code' = 403 ] || [ '$code' = 000 ]"
+	code=$(post "$url" "$dir/good.json" "$dir/mtls.out" \
+		--cert "$dir/a/tls.crt" --key "$dir/a/tls.key")
+	check "--client-ca: the server's own certificate (another CA, server auth): refused ($code)" \
+		sh -c "[ '$code' = 403 ] || [ '$code' = 000 ]"
+	code=$(curl -sS --cacert "$dir/bundle.crt" -o /dev/null -w '%{http_code}' \
+		"$url/healthz" 2>/dev/null)
+	check "--client-ca: /healthz needs no client certificate (kubelet probes): $code" \
+		[ "$code" = 200 ]
+	kill -TERM "$pid"
+	wait "$pid"
+	server_pids=""
+else
+	fail "--client-ca: the webhook does not start"
+	sed 's/^/    /' "$dir/mtls.log"
+fi
+"$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 --tls-cert "$dir/a/tls.crt" \
+	--tls-key "$dir/a/tls.key" --client-ca "$dir/garbage.crt" >/dev/null 2>"$dir/err"
+status=$?
+check "--client-ca of random bytes: refused at start-up, saying why (exit $status)" \
+	sh -c "[ $status != 0 ] && grep -qi 'client CA' '$dir/err'"
+
+# key permissions
+cp -p "$dir/a/tls.key" "$dir/open.key"
+chmod 644 "$dir/open.key"
+t0=$(now_ms)
+"$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 --tls-cert "$dir/a/tls.crt" \
+	--tls-key "$dir/open.key" >/dev/null 2>"$dir/err" &
+p=$!
+i=0
+while kill -0 "$p" 2>/dev/null && [ $i -lt 60 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -KILL "$p" 2>/dev/null
+wait "$p"
+status=$?
+check "a world-readable key (0644): refused at start-up (exit $status), saying why" \
+	sh -c "{ [ $status = 1 ] || [ $status = 2 ]; } && grep -q 'readable' '$dir/err'"
+chmod 640 "$dir/open.key"
+if start perm --tls-cert "$dir/a/tls.crt" --tls-key "$dir/open.key"; then
+	pass "a key readable by its group only (0640, a Secret's defaultMode 0440 style): accepted"
+	kill -TERM "$pid"
+	wait "$pid"
+	server_pids=""
+else
+	fail "a key readable by its group only (0640): refused"
+	sed 's/^/    /' "$dir/perm.log"
+fi
+# on reload: a world-readable key is refused and the pair in use kept
+mkdir -p "$dir/pm/..v1"
+cp -p "$dir/a/tls.crt" "$dir/a/tls.key" "$dir/pm/..v1/"
+ln -s ..v1 "$dir/pm/..data"
+ln -s ..data/tls.crt "$dir/pm/tls.crt"
+ln -s ..data/tls.key "$dir/pm/tls.key"
+if start reperm --tls-cert "$dir/pm/tls.crt" --tls-key "$dir/pm/tls.key"; then
+	mkdir "$dir/pm/..v2"
+	cp -p "$dir/b/tls.crt" "$dir/b/tls.key" "$dir/pm/..v2/"
+	chmod 644 "$dir/pm/..v2/tls.key"
+	ln -s ..v2 "$dir/pm/..data_tmp"
+	mv -T "$dir/pm/..data_tmp" "$dir/pm/..data"
+	check "a world-readable key on reload: refused and logged" \
+		wait_count reperm 'certificate reload refused.*readable' 1
+	check "a world-readable key on reload: the pair in use is still served" \
+		[ "$(served "$port")" = "$fp_a" ]
+	kill -TERM "$pid"
+	wait "$pid"
+	server_pids=""
+else
+	fail "the webhook does not start on a kubelet-style mount"
+fi
+
+finish faults

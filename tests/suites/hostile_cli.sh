@@ -1,0 +1,463 @@
+#!/bin/sh
+# tests/suites/hostile_cli.sh - the gpumend CLI fed hostile files: billion
+# laughs and other alias bombs, deep nesting, a 100 MB scalar, invalid
+# UTF-8, byte order marks, tabs, NUL and other control bytes, an endless
+# stdin; directories with unreadable files and symbolic link loops (as a
+# user the permissions apply to: root reads everything); read-only files
+# and a full disk under -i.
+#
+# Each hostile file goes through `migrate` (stdout), `migrate -i` and
+# `lint`: a clear error naming the file, exit 2, within a time bound, and
+# with -i the file byte for byte as it was, with no temporary file left
+# beside it. Time bounds scale with $GPUMEND_SLOW.
+. "$(dirname "$0")/../lib.sh"
+
+# not dir=$(scratch): see tests/lib.sh
+scratch >/dev/null
+dir=$_scratch
+G=$GPUMEND
+
+SLOW=${GPUMEND_SLOW:-1}
+case "$SLOW" in '' | *[!0-9]* | 0) SLOW=1 ;; esac
+
+# ------------------------------------------------------------------
+# Helpers
+
+ms() {
+	echo $(($1 * SLOW))
+}
+
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# run [-v KB] COMMAND...: runs COMMAND in $case_dir (stdout in $dir/out,
+# stderr in $dir/err), killed after 60 s; sets $rc, $elapsed_ms and
+# $peak_kb (its VmHWM, polled). -v: an address space limit (ulimit -v), a
+# guard for commands that may eat all memory (under the sanitizers,
+# ASAN_OPTIONS hard_rss_limit_mb instead: ulimit -v breaks their shadow
+# memory).
+run() {
+	_vlimit=""
+	if [ "$1" = -v ]; then
+		_vlimit=$2
+		shift 2
+	fi
+	_t0=$(now_ms)
+	(
+		cd "$case_dir" || exit 97
+		if [ -n "$_vlimit" ]; then
+			if [ -n "${GPUMEND_SANITIZE:-}" ]; then
+				ASAN_OPTIONS="${ASAN_OPTIONS:-}:hard_rss_limit_mb=$((_vlimit / 1024))"
+				export ASAN_OPTIONS
+			else
+				ulimit -v "$_vlimit"
+			fi
+		fi
+		exec "$@"
+	) >"$dir/out" 2>"$dir/err" </dev/null &
+	_pid=$!
+	peak_kb=0
+	while :; do
+		_st=$(awk '$1 == "State:" { s = $2 } $1 == "VmHWM:" { h = $2 }
+			END { print s, h + 0 }' "/proc/$_pid/status" 2>/dev/null)
+		case "$_st" in "" | Z*) break ;; esac
+		[ "${_st#* }" -gt "$peak_kb" ] && peak_kb=${_st#* }
+		if [ $(($(now_ms) - _t0)) -gt 60000 ]; then
+			kill -KILL "$_pid" 2>/dev/null
+			break
+		fi
+		sleep 0.02
+	done
+	wait "$_pid"
+	rc=$?
+	elapsed_ms=$(($(now_ms) - _t0))
+}
+
+# setup NAME: a fresh directory for a case, $case_dir, holding in.yaml,
+# a copy of $dir/input (and $dir/NAME.orig, the copy to compare with).
+# (Not fed through a pipe: a function at the end of a pipeline runs in a
+# subshell, where pass and fail would count for nothing.)
+setup() {
+	case_dir="$dir/$1"
+	rm -rf "$case_dir"
+	mkdir -p "$case_dir"
+	cp "$dir/input" "$case_dir/in.yaml"
+	cp "$dir/input" "$dir/$1.orig"
+}
+
+# judge NAME WANT-RC PATTERN BOUND-MS [UNCHANGED-FILE]: the last run
+# exited WANT-RC within BOUND-MS (scaled), its stderr matches PATTERN
+# (grep -E; "-" for anything), and UNCHANGED-FILE (in $case_dir) is byte for byte as it was,
+# with no other file beside it.
+judge() {
+	_name=$1 _want=$2 _pattern=$3 _bound=$(ms "$4") _keep=${5:-}
+	_why=""
+	if [ "$rc" != "$_want" ]; then
+		_why="exit $rc, wanted $_want"
+	elif [ "$_pattern" != - ] && ! grep -qE -- "$_pattern" "$dir/err"; then
+		_why="stderr does not match '$_pattern'"
+	elif [ "$elapsed_ms" -gt "$_bound" ]; then
+		_why="took $elapsed_ms ms, over the bound of $_bound ms"
+	elif [ -n "$_keep" ] && ! cmp -s "$case_dir/$_keep" "$dir/$(basename "$case_dir").orig"; then
+		_why="'$_keep' changed"
+	elif [ -n "$_keep" ] && [ "$(ls -A "$case_dir")" != "$_keep" ]; then
+		_why="files left beside it: $(ls -A "$case_dir" | tr '\n' ' ')"
+	fi
+	if [ -z "$_why" ]; then
+		pass "$_name: exit $rc in $elapsed_ms ms"
+	else
+		fail "$_name: $_why"
+		head -c 600 "$dir/err" | sed 's/^/    /'
+	fi
+}
+
+# hostile NAME PATTERN BOUND-MS: $dir/input is a hostile file; migrate, migrate
+# -i and lint each refuse it (exit 2, stderr matching PATTERN, within
+# BOUND-MS) and leave it whole.
+hostile() {
+	_hname=$1 _hpat=$2 _hbound=$3
+	_hid=$(echo "$_hname" | tr -c 'A-Za-z0-9\n' '_' | cut -c 1-40)
+	setup "$_hid"
+	run "$G" migrate in.yaml
+	[ -s "$dir/out" ] && rc="$rc, with output"
+	judge "$_hname: migrate" 2 "$_hpat" "$_hbound" in.yaml
+	run "$G" migrate -i in.yaml
+	judge "$_hname: migrate -i" 2 "$_hpat" "$_hbound" in.yaml
+	run "$G" lint in.yaml
+	judge "$_hname: lint" 2 "$_hpat" "$_hbound" in.yaml
+}
+
+# repeat N CHAR: CHAR N times.
+repeat() {
+	head -c "$1" /dev/zero | tr '\0' "$2"
+}
+
+# A pod that migrate changes (the legacy GPU resource).
+legacy_pod() {
+	printf 'kind: Pod\nmetadata:\n  name: %s\nspec:\n  containers:\n  - name: c\n    image: busybox\n    resources:\n      limits:\n        alpha.kubernetes.io/nvidia-gpu: 1\n' "${1:-p}"
+}
+
+E='^in\.yaml(:[0-9]+:[0-9]+)?: error: '
+
+# ------------------------------------------------------------------
+# Alias bombs
+
+{
+	printf 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+	for x in b c d e f g h i; do
+		p=$(printf '%s' "$x" | tr 'b-i' 'a-h')
+		printf '%s: &%s [*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s]\n' "$x" "$x" "$p" "$p" "$p" "$p" "$p" "$p" "$p" "$p" "$p"
+	done
+} >"$dir/input"
+hostile "billion laughs (9^9 nodes)" "${E}.*aliases expand" 2000
+{
+	printf 'a: &a [%s x]\n' "$(repeat 999 'x' | sed 's/x/x, /g')"
+	printf 'b: [%s*a]\n' "$(repeat 999 'a' | sed 's/a/*a, /g')"
+} >"$dir/input"
+hostile "quadratic laughs (1,000 aliases of a 1,000-item list)" "${E}.*aliases expand" 2000
+{
+	printf 'base: &b\n  k0: v\n'
+	i=1
+	while [ $i -le 17 ]; do
+		printf 'm%d: &m%d\n  <<: [*%s, *%s]\n  k%d: v\n' $i $i \
+			"$([ $i = 1 ] && echo b || echo "m$((i - 1))")" \
+			"$([ $i = 1 ] && echo b || echo "m$((i - 1))")" $i
+		i=$((i + 1))
+	done
+} >"$dir/input"
+setup merge_laughs
+run "$G" lint in.yaml
+judge "merge keys doubled over 17 levels (no blow-up: merged keys are kept once)" 0 - 2000
+
+# ------------------------------------------------------------------
+# Nesting
+
+{ repeat 100000 '['; repeat 100000 ']'; } >"$dir/input"
+hostile "100,000 nested flow sequences" "${E}.*nesting deeper" 2000
+{ repeat 100000 '{' | sed 's/{/{a: /g'; printf 1; repeat 100000 '}'; } >"$dir/input"
+hostile "100,000 nested flow mappings" "${E}.*nesting deeper" 2000
+awk 'BEGIN { for (i = 0; i < 10000; i++) printf "%*sa:\n", i, "" }' >"$dir/input"
+hostile "10,000 nested block mappings" "${E}.*nesting deeper" 2000
+awk 'BEGIN { for (i = 0; i < 10000; i++) printf "%*s-\n", i * 2, "" }' >"$dir/input"
+hostile "10,000 nested block sequences" "${E}.*nesting deeper" 2000
+{ printf 'kind: Pod\nmetadata:\n  annotations:\n    x: |\n'; repeat 100000 '[' | sed 's/^/      /'; echo; } >"$dir/input"
+setup deep_in_block_scalar
+run "$G" migrate -i in.yaml
+judge "100,000 brackets inside a block scalar are text: migrate -i" 0 - 2000 in.yaml
+
+# ------------------------------------------------------------------
+# Size
+
+{ printf 'kind: Pod\nmetadata:\n  name: '; repeat 100000000 a; echo; } >"$dir/input"
+setup big_plain
+for mode in migrate "migrate -i" lint; do
+	# shellcheck disable=SC2086
+	run "$G" $mode in.yaml
+	judge "a 100 MB plain scalar: $mode" 2 "${E}.*larger than" 10000 in.yaml
+	if [ "$peak_kb" -le 65536 ]; then
+		pass "a 100 MB plain scalar: $mode: peak RSS $peak_kb kB (at most 64 MiB)"
+	else
+		fail "a 100 MB plain scalar: $mode: peak RSS $peak_kb kB, over 64 MiB (the document cap is 8 MiB)"
+	fi
+done
+{ printf 'kind: Pod\nmetadata:\n  name: "'; repeat 100000000 a; printf '"\n'; } >"$dir/input"
+hostile "a 100 MB quoted scalar" "${E}.*larger than" 10000
+{ printf 'kind: Pod\nmetadata:\n  name: '; repeat 10000000 a; echo; printf -- '---\n'; legacy_pod; } >"$dir/input"
+hostile "a 10 MB scalar before a good document" "${E}.*larger than" 5000
+
+# stdin that never ends: refused within bounded memory
+case_dir=$dir
+# (run gives the command /dev/null: the endless input through a wrapper)
+run -v 1048576 sh -c "exec '$G' migrate - </dev/zero"
+judge "stdin from /dev/zero: migrate -" 2 "error: .*('-'|<stdin>)" 10000
+if [ "$peak_kb" -le 262144 ]; then
+	pass "stdin from /dev/zero: peak RSS $peak_kb kB (at most 256 MiB)"
+else
+	fail "stdin from /dev/zero: peak RSS $peak_kb kB, over 256 MiB: stdin is read whole, without a cap"
+fi
+if grep -q 'more than 0 bytes' "$dir/err"; then
+	fail "stdin from /dev/zero: the message names no limit: $(head -n 1 "$dir/err")"
+else
+	pass "stdin from /dev/zero: the message makes sense: $(head -n 1 "$dir/err")"
+fi
+run -v 1048576 "$G" lint /dev/zero
+judge "lint /dev/zero (a character device)" 2 "error: " 10000
+[ "$peak_kb" -le 262144 ] &&
+	pass "lint /dev/zero: peak RSS $peak_kb kB (at most 256 MiB)" ||
+	fail "lint /dev/zero: peak RSS $peak_kb kB, over 256 MiB"
+
+# ------------------------------------------------------------------
+# Bytes: UTF-8, BOM, tabs, NUL, control characters
+
+bad_bytes() {
+	# bad_bytes NAME BYTES: a legacy pod whose name holds BYTES (sed \xHH)
+	legacy_pod xMARKy | LC_ALL=C sed "s/MARK/$2/" >"$dir/input"
+	hostile "$1" "^in\.yaml(:[0-9]+:[0-9]+)?: error: " 2000
+}
+bad_bytes "invalid UTF-8 (0xFF) in a value" '\xff'
+bad_bytes "an overlong UTF-8 sequence (0xC0 0xAF)" '\xc0\xaf'
+bad_bytes "a UTF-8 encoded surrogate (0xED 0xA0 0x80)" '\xed\xa0\x80'
+bad_bytes "a code point past U+10FFFF (0xF4 0x90 0x80 0x80)" '\xf4\x90\x80\x80'
+bad_bytes "a truncated UTF-8 sequence (0xE2 0x82)" '\xe2\x82'
+bad_bytes "a NUL byte in a value" '\x00'
+bad_bytes "an escape sequence in a value (ESC ]0;...BEL)" '\x1b]0;title\x07'
+bad_bytes "DEL and C1 controls in a value" '\x7f\xc2\x85'
+{ printf '# caf\351\n'; legacy_pod; } >"$dir/input"
+hostile "Latin-1 in a comment" "${E}" 2000
+{ legacy_pod; printf '\377'; } >"$dir/input"
+hostile "invalid UTF-8 at the very end" "${E}" 2000
+{ legacy_pod; printf '\000\000\000\000'; } >"$dir/input"
+hostile "NUL bytes after a good document" "${E}" 2000
+{ printf '\000'; legacy_pod; } >"$dir/input"
+hostile "a NUL byte first" "${E}" 2000
+# an escaped NUL is valid YAML: migrated, the escape kept as written
+legacy_pod q | sed 's/  name: q/  name: "q\\0"/' >"$dir/input"
+setup escaped_nul
+run "$G" migrate -i in.yaml
+if [ "$rc" = 0 ] && grep -qF 'name: "q\0"' "$case_dir/in.yaml" &&
+   grep -q 'nvidia.com/gpu' "$case_dir/in.yaml"; then
+	pass "an escaped NUL in a double-quoted value: migrated, kept as written"
+else
+	fail "an escaped NUL in a double-quoted value: exit $rc"
+	sed 's/^/    /' "$dir/err"
+fi
+{ printf 'kind: Pod\nspec:\n\tcontainers: []\n'; } >"$dir/input"
+hostile "tab indentation" "^in\.yaml:3:1: error: " 2000
+{ legacy_pod; printf '  \t  extra: x\n'; } >"$dir/input"
+hostile "a tab among the indentation spaces" "${E}" 2000
+{ printf 'kind: Pod\n\357\273\277spec: {}\n'; } >"$dir/input"
+hostile "a byte order mark inside a document" "${E}" 2000
+{ printf '\377\376'; legacy_pod | sed 's/$/\r/' | iconv -f UTF-8 -t UTF-16LE 2>/dev/null; } >"$dir/input"
+hostile "UTF-16 (not what Kubernetes reads)" "${E}" 2000
+
+# valid after all: a BOM and tabs inside values are kept
+{ printf '\357\273\277'; legacy_pod; } >"$dir/input"
+setup bom
+run "$G" migrate -i in.yaml
+if [ "$rc" = 0 ] && [ "$(head -c 3 "$case_dir/in.yaml" | od -An -tx1 | tr -d ' ')" = efbbbf ] &&
+   grep -q 'nvidia.com/gpu: 1' "$case_dir/in.yaml"; then
+	pass "a byte order mark first: migrated, the BOM kept (exit 0 in $elapsed_ms ms)"
+else
+	fail "a byte order mark first: exit $rc, or the BOM lost"
+fi
+{ legacy_pod; printf '    command: ["sh", "-c", "echo a\tb"]\n'; } >"$dir/input"
+setup tab_in_value
+run "$G" migrate -i in.yaml
+if [ "$rc" = 0 ] && grep -q "$(printf 'a\tb')" "$case_dir/in.yaml"; then
+	pass "a tab inside a value: migrated, the tab kept"
+else
+	fail "a tab inside a value: exit $rc"
+fi
+
+# ------------------------------------------------------------------
+# Directories: unreadable files, symbolic link loops, odd entries
+#
+# As root, permissions do not stop reads: the unreadable cases run as
+# nobody (65534) through setpriv or runuser.
+
+as_user=""
+if [ "$(id -u)" != 0 ]; then
+	as_user=" "
+elif command -v setpriv >/dev/null 2>&1; then
+	as_user="setpriv --reuid=65534 --regid=65534 --clear-groups --"
+elif command -v runuser >/dev/null 2>&1; then
+	as_user="runuser -u nobody --"
+fi
+
+case_dir="$dir/tree"
+mkdir -p "$case_dir/sub" "$case_dir/closed"
+legacy_pod a >"$case_dir/a.yaml"
+legacy_pod b >"$case_dir/sub/b.yaml"
+legacy_pod c >"$case_dir/c.yaml"
+legacy_pod d >"$case_dir/closed/d.yaml"
+ln -s loop2.yaml "$case_dir/loop1.yaml"
+ln -s loop1.yaml "$case_dir/loop2.yaml"
+ln -s self.yaml "$case_dir/self.yaml"
+ln -s missing.yaml "$case_dir/dangling.yaml"
+ln -s .. "$case_dir/sub/up"
+ln -s . "$case_dir/sub/here"
+mkfifo "$case_dir/fifo.yaml" 2>/dev/null
+cp -R "$case_dir" "$dir/tree.orig"
+
+if [ -z "$as_user" ]; then
+	echo "# skipped: unreadable files (root, and neither setpriv nor runuser to drop it)"
+else
+	chmod 000 "$case_dir/c.yaml" "$case_dir/closed"
+	chmod 777 "$case_dir" "$case_dir/sub"
+	chmod 644 "$case_dir/a.yaml" "$case_dir/sub/b.yaml"
+	chmod 711 "$_scratch_root" "$dir"
+	# sanitizer logs where that user can write them
+	if [ -n "${GPUMEND_SANITIZE:-}" ]; then
+		mkdir -p "$dir/san"
+		chmod 777 "$dir/san"
+	fi
+	run_as() {
+		if [ -n "${GPUMEND_SANITIZE:-}" ]; then
+			run env ASAN_OPTIONS="log_path=$dir/san/asan:detect_leaks=1" \
+				UBSAN_OPTIONS="log_path=$dir/san/ubsan:print_stacktrace=1" \
+				$as_user "$@"
+		else
+			# shellcheck disable=SC2086
+			run $as_user "$@"
+		fi
+	}
+	run_as "$G" lint .
+	judge "lint of a tree with an unreadable file and directory, link loops (as $(id -un 65534 2>/dev/null || echo 65534))" \
+		2 "cannot open '(\./)?c\.yaml'" 10000
+	grep -q "loop1.yaml" "$dir/err" && grep -q "self.yaml" "$dir/err" &&
+		grep -q "closed" "$dir/err" && grep -q "dangling.yaml" "$dir/err" &&
+		pass "lint: each unreadable entry named (loops, the closed directory, the dangling link)" ||
+		{ fail "lint: not every unreadable entry named"; sed 's/^/    /' "$dir/err"; }
+	grep -q "a.yaml:.*legacy-gpu-resource" "$dir/out" && grep -q "b.yaml:.*legacy-gpu-resource" "$dir/out" &&
+		pass "lint: the readable files are still linted" ||
+		fail "lint: the readable files are not all linted"
+	[ "$(grep -c 'b.yaml:' "$dir/out")" = 1 ] &&
+		pass "lint: the file reached again through sub/up and sub/here is read once" ||
+		fail "lint: sub/b.yaml reported $(grep -c 'b.yaml:' "$dir/out") times"
+	run_as "$G" migrate -i .
+	judge "migrate -i of that tree" 2 "cannot open '(\./)?c\.yaml'" 10000
+	grep -q 'nvidia.com/gpu' "$case_dir/a.yaml" && grep -q 'nvidia.com/gpu' "$case_dir/sub/b.yaml" &&
+		pass "migrate -i: the readable files are migrated" ||
+		fail "migrate -i: the readable files are not migrated"
+	chmod 644 "$case_dir/c.yaml"
+	chmod 755 "$case_dir/closed"
+	cmp -s "$case_dir/c.yaml" "$dir/tree.orig/c.yaml" && cmp -s "$case_dir/closed/d.yaml" "$dir/tree.orig/closed/d.yaml" &&
+		pass "migrate -i: the unreadable file and directory untouched" ||
+		fail "migrate -i: an unreadable file was changed"
+	left=$(find "$case_dir" -name '.*' ! -name '.' | head -n 3)
+	[ -z "$left" ] && pass "migrate -i: no temporary file left in the tree" ||
+		fail "migrate -i: temporary files left: $left"
+	if [ -n "${GPUMEND_SANITIZE:-}" ] && [ -n "$(ls "$dir/san")" ]; then
+		fail "sanitizer reports from the runs as nobody:"
+		cat "$dir/san"/*
+	fi
+fi
+# the loops alone, as whoever runs the suite
+run "$G" lint loop1.yaml self.yaml dangling.yaml
+judge "lint of symbolic link loops and a dangling link, named on the command line" 2 \
+	"loop1\.yaml.*(symbolic links|loop)" 5000
+# links to the directory itself and to its parent, nothing else odd
+mkdir -p "$dir/cycle/sub"
+legacy_pod a >"$dir/cycle/a.yaml"
+legacy_pod b >"$dir/cycle/sub/b.yaml"
+ln -s .. "$dir/cycle/sub/up"
+ln -s . "$dir/cycle/sub/here"
+case_dir="$dir/cycle"
+run "$G" migrate --check .
+judge "a tree that links to itself and to its parent: walked once" 1 "would migrate" 5000
+[ "$(grep -c "would migrate" "$dir/err")" = 2 ] &&
+	pass "a tree that links to itself and to its parent: each file once" ||
+	fail "a tree that links to itself and to its parent: $(grep -c "would migrate" "$dir/err") files for 2"
+
+# ------------------------------------------------------------------
+# Read-only files and a full disk under -i
+
+legacy_pod >"$dir/input"
+setup readonly
+chmod 444 "$case_dir/in.yaml"
+run "$G" migrate -i in.yaml
+judge "migrate -i of a read-only file (mode 444)" 2 "read-only" 2000 in.yaml
+if [ -n "$as_user" ] && [ "$(id -u)" = 0 ]; then
+	legacy_pod >"$dir/input"
+	setup not_writable
+	chmod 755 "$case_dir"
+	chmod 644 "$case_dir/in.yaml"
+	run_as "$G" migrate -i in.yaml
+	judge "migrate -i of a file the user cannot write, in a directory it cannot write" 2 \
+		"in\.yaml" 2000 in.yaml
+fi
+
+# a small tmpfs in a private mount namespace: the mount cannot outlive us
+full_disk=""
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 &&
+   unshare -m sh -c "mount -t tmpfs -o size=64k tmpfs '$dir' 2>/dev/null" 2>/dev/null; then
+	full_disk=1
+fi
+if [ -z "$full_disk" ]; then
+	echo "# skipped: a full disk during -i (needs root and 'unshare -m' + 'mount -t tmpfs')"
+else
+	{
+		legacy_pod
+		printf '  annotations:\n'
+		i=0
+		while [ $i -lt 1400 ]; do
+			printf '    note-%d: "%s"\n' $i xxxxxxxxxxxxxxxxxxxx
+			i=$((i + 1))
+		done
+	} >"$dir/full.yaml"
+	legacy_pod small >"$dir/small.yaml"
+	# disk: 64 KiB; full.yaml ~45 KiB: its temporary copy cannot fit
+	cat >"$dir/full.sh" <<EOF
+mount -t tmpfs -o size=64k tmpfs "$dir/mnt" || exit 98
+cp "$dir/small.yaml" "$dir/full.yaml" "$dir/mnt/" || exit 98
+cd "$dir/mnt" || exit 98
+"$G" migrate -i small.yaml full.yaml 2>"$dir/full.err"
+echo \$? >"$dir/full.rc"
+cp small.yaml "$dir/small.after"
+cp full.yaml "$dir/full.after"
+ls -A >"$dir/full.ls"
+EOF
+	mkdir -p "$dir/mnt"
+	case_dir=$dir
+	run unshare -m sh "$dir/full.sh"
+	rc=$(cat "$dir/full.rc" 2>/dev/null)
+	cp "$dir/full.err" "$dir/err" 2>/dev/null
+	if [ "$rc" = 2 ] && grep -q "No space left on device" "$dir/err"; then
+		pass "full disk during -i: exit 2, saying so: $(head -n 1 "$dir/err")"
+	else
+		fail "full disk during -i: exit ${rc:-?}"
+		sed 's/^/    /' "$dir/err" 2>/dev/null
+	fi
+	cmp -s "$dir/full.after" "$dir/full.yaml" &&
+		pass "full disk during -i: the file that did not fit is byte for byte as it was" ||
+		fail "full disk during -i: the file that did not fit changed"
+	grep -q 'nvidia.com/gpu' "$dir/small.after" &&
+		pass "full disk during -i: the file that fitted is migrated" ||
+		fail "full disk during -i: the file that fitted is not migrated"
+	[ "$(tr '\n' ' ' <"$dir/full.ls")" = "full.yaml small.yaml " ] &&
+		pass "full disk during -i: no temporary file left" ||
+		fail "full disk during -i: left on the disk: $(tr '\n' ' ' <"$dir/full.ls")"
+fi
+
+finish hostile_cli
