@@ -1249,6 +1249,39 @@ static int config_apply_all(struct config *cfg, json_t *doc,
 }
 
 /*
+ * A stale-annotation prefix that matches an annotation gpumend writes or
+ * reads would make the sharing rule remove gpumend's own bookkeeping on
+ * the next run.
+ */
+static int stale_prefixes_coherent(const struct config *cfg,
+				   struct rules_error *err)
+{
+	const char *const own[] = {
+		cfg->memory_request_annotation, cfg->models_annotation,
+		cfg->skip_annotation, cfg->skip_rules_annotation,
+		cfg->mutations_annotation,
+	};
+	const struct string_list *prefixes = &cfg->stale_annotation_prefixes;
+
+	for (size_t i = 0; i < prefixes->n; i++) {
+		size_t len = strlen(prefixes->items[i]);
+
+		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++) {
+			char at[64];
+
+			if (!own[k] || strncmp(own[k], prefixes->items[i], len))
+				continue;
+			snprintf(at, sizeof(at),
+				 "/sharing/staleAnnotationPrefixes/%zu", i);
+			return config_fail(err, NULL, at,
+					   "prefix '%s' matches gpumend's own annotation '%s'",
+					   prefixes->items[i], own[k]);
+		}
+	}
+	return 0;
+}
+
+/*
  * The resources gpumend writes must not be ones it rewrites, or a second
  * run would change its own result (the rules must be idempotent).
  */
@@ -1278,7 +1311,7 @@ static int config_coherent(const struct config *cfg, struct rules_error *err)
 		return config_fail(err, NULL, "/labels/gpuProduct",
 				   "'%s' is the legacy label gpumend rewrites; it cannot be a target",
 				   cfg->gpu_product_label);
-	return 0;
+	return stale_prefixes_coherent(cfg, err);
 }
 
 int config_apply(struct config *cfg, json_t *doc, struct rules_error *err)

@@ -139,6 +139,41 @@ int rule_mutates(const struct rule_ctx *ctx)
 	       rule_table[ctx->rule].can_mutate && !ctx->opts->report_only;
 }
 
+/*
+ * Messages quote values from the object: a newline or other control byte
+ * in them would break one-finding-per-line reports and HTTP Warning
+ * headers, so they are written as \n, \t, \r or \xNN. Takes `message`.
+ */
+static char *escape_controls(char *message)
+{
+	size_t extra = 0, o = 0;
+	char *out;
+
+	for (const unsigned char *c = (unsigned char *)message; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			extra += 3;
+	if (!extra)
+		return message;
+	out = malloc(strlen(message) + extra + 1);
+	if (out) {
+		for (const unsigned char *c = (unsigned char *)message; *c; c++) {
+			const char *named = *c == '\n' ? "\\n" :
+					    *c == '\t' ? "\\t" :
+					    *c == '\r' ? "\\r" : NULL;
+
+			if (*c >= 0x20 && *c != 0x7f)
+				out[o++] = (char)*c;
+			else if (named)
+				o += (size_t)sprintf(out + o, "%s", named);
+			else
+				o += (size_t)sprintf(out + o, "\\x%02x", *c);
+		}
+		out[o] = '\0';
+	}
+	free(message);
+	return out;
+}
+
 int rule_report(struct rule_ctx *ctx, enum severity severity,
 		const char *pointer, int fixed, const char *fmt, ...)
 {
@@ -166,6 +201,8 @@ int rule_report(struct rule_ctx *ctx, enum severity severity,
 	va_start(ap, fmt);
 	vsnprintf(message, (size_t)len + 1, fmt, ap);
 	va_end(ap);
+	if (!(message = escape_controls(message)))
+		goto out_nomem;
 
 	f = &res->findings[res->n_findings];
 	f->rule = ctx->rule;

@@ -367,6 +367,12 @@ static void admission_answer_check(const struct config *cfg, json_t *review,
 		    len > ADMISSION_WARNING_MAX)
 			fuzz_fail("warning %zu is empty, not a string or too long (%zu)",
 				  i, len);
+		/* warnings travel as HTTP Warning headers: no control bytes */
+		for (const char *c = json_string_value(member); *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				fuzz_fail("warning %zu holds the control byte 0x%02x: '%s'",
+					  i, (unsigned char)*c,
+					  json_string_value(member));
 		for (size_t k = 0; k < i; k++)
 			if (json_equal(json_array_get(warnings, k), member))
 				fuzz_fail("warning %zu is given twice", i);

@@ -318,6 +318,25 @@ TEST(config_lists_and_maps_replace_wholesale)
 	config_free(cfg);
 }
 
+/* A stale prefix matching gpumend's own annotations is refused. */
+TEST(config_stale_prefix_not_own_annotation)
+{
+	struct config *cfg = config_new_default();
+	struct rules_error err;
+
+	CHECK(apply_text(cfg, "{\"sharing\": {\"staleAnnotationPrefixes\":"
+			 " [\"ALIYUN_\", \"gpumend.io/gpu-m\"]}}", &err,
+			 failures) == -1);
+	CHECK_STR(err.pointer, "/sharing/staleAnnotationPrefixes/1");
+	CHECK_STR(err.message,
+		  "prefix 'gpumend.io/gpu-m' matches gpumend's own annotation 'gpumend.io/gpu-memory-request'");
+	CHECK(apply_text(cfg, "{\"sharing\": {\"staleAnnotationPrefixes\": [\"\"]}}",
+			 &err, failures) == -1);
+	CHECK(apply_text(cfg, "{\"sharing\": {\"staleAnnotationPrefixes\": [\"gpumend.io/old-\"]}}",
+			 &err, failures) == 0);
+	config_free(cfg);
+}
+
 TEST(config_empty_file_and_sections)
 {
 	struct config *cfg = config_new_default();

@@ -606,3 +606,20 @@ TEST(rules_pod_feature_gate_forms)
 	rules_result_clear(&res);
 	config_free(cfg);
 }
+
+/* A value quoted in a message cannot break the message over lines. */
+TEST(rules_pod_message_control_bytes_escaped)
+{
+	struct rules_result res;
+	const struct finding *f;
+	json_t *out = test_run_squoted_any_length(
+		"{'kind': 'Pod', 'spec': {'containers': ["
+		"{'name': 'a\\nb\\u0001', 'image': 'nvidia/cuda:0\\t0'}]}}",
+		NULL, NULL, &res, failures);
+
+	f = test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/0/image");
+	CHECK_STR(f ? f->message : NULL,
+		  "container 'a\\nb\\x01' requests no GPU yet image 'nvidia/cuda:0\\t0' sees them all; set NVIDIA_VISIBLE_DEVICES=void");
+	json_decref(out);
+	rules_result_clear(&res);
+}
