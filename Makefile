@@ -35,6 +35,7 @@ RULES_SRCS += rules/gpu_sharing.c
 RULES_SRCS += rules/obsolete_cuda_hostpath.c
 RULES_SRCS += rules/gpu_visibility.c
 RULES_SRCS += rules/removed_gpu_feature_gate.c
+RULES_SRCS += rules/triggers.c
 
 # Shared by both front ends: buffers, messages, YAML source and config files,
 # admission reviews, certificates.
@@ -44,6 +45,7 @@ COMMON_SRCS += cli/yaml_source.c
 COMMON_SRCS += cli/yaml_emit.c
 COMMON_SRCS += cli/config_file.c
 COMMON_SRCS += webhook/admission.c
+COMMON_SRCS += webhook/json_scan.c
 COMMON_SRCS += certs/certs.c
 
 # The CLI.

@@ -1,5 +1,5 @@
 /*
- * arena.c - the region allocator behind jansson in the CLI.
+ * arena.c - the region allocator behind jansson (see arena.h).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -9,6 +9,12 @@
 #include "arena.h"
 
 #define CHUNK_SIZE (1u << 20)
+/*
+ * A scope starts with a small chunk and doubles: one review's values fit
+ * in the first, which malloc reuses from one scope to the next, and no
+ * chunk is kept between scopes (threads may end without notice).
+ */
+#define SCOPE_CHUNK_SIZE (1u << 16)
 #define ALIGN 16
 
 struct chunk {
@@ -18,11 +24,14 @@ struct chunk {
 	_Alignas(ALIGN) unsigned char data[];
 };
 
-static struct chunk *chunks; /* the newest first */
-static int active;
+enum arena_mode { ARENA_OFF, ARENA_ALWAYS, ARENA_SCOPED };
+
+static enum arena_mode mode;
+static _Thread_local struct chunk *chunks; /* the newest first */
+static _Thread_local int in_scope;
 
 #if !defined(__SANITIZE_ADDRESS__)
-static void *arena_malloc(size_t size)
+static void *region_malloc(size_t size)
 {
 	struct chunk *c = chunks;
 	size_t need = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
@@ -30,8 +39,12 @@ static void *arena_malloc(size_t size)
 	if (need < size)
 		return NULL;
 	if (!c || c->size - c->used < need) {
-		size_t bytes = need > CHUNK_SIZE ? need : CHUNK_SIZE;
+		size_t bytes = mode != ARENA_SCOPED ? CHUNK_SIZE :
+			       !c ? SCOPE_CHUNK_SIZE :
+			       c->size < CHUNK_SIZE ? c->size * 2 : CHUNK_SIZE;
 
+		if (need > bytes)
+			bytes = need;
 		c = malloc(sizeof(*c) + bytes);
 		if (!c)
 			return NULL;
@@ -44,9 +57,25 @@ static void *arena_malloc(size_t size)
 	return c->data + c->used - need;
 }
 
-static void arena_free(void *ptr)
+static void region_free(void *ptr)
 {
 	(void)ptr; /* freed with the region */
+}
+
+static void *scoped_malloc(size_t size)
+{
+	return in_scope ? region_malloc(size) : malloc(size);
+}
+
+/* Memory of this thread's region is freed with it; the rest is malloc's. */
+static void scoped_free(void *ptr)
+{
+	const unsigned char *p = ptr;
+
+	for (const struct chunk *c = chunks; c; c = c->next)
+		if (p >= c->data && p < c->data + c->size)
+			return;
+	free(ptr);
 }
 #endif
 
@@ -55,15 +84,44 @@ int json_arena_enable(void)
 #if defined(__SANITIZE_ADDRESS__)
 	return 0;
 #else
-	json_set_alloc_funcs(arena_malloc, arena_free);
-	active = 1;
+	json_set_alloc_funcs(region_malloc, region_free);
+	mode = ARENA_ALWAYS;
 	return 1;
 #endif
 }
 
+int json_arena_scoped(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return 0;
+#else
+	json_set_alloc_funcs(scoped_malloc, scoped_free);
+	mode = ARENA_SCOPED;
+	return 1;
+#endif
+}
+
+void json_arena_begin(void)
+{
+	in_scope = mode == ARENA_SCOPED;
+}
+
+void json_arena_end(void)
+{
+	if (!in_scope)
+		return;
+	in_scope = 0;
+	while (chunks) {
+		struct chunk *next = chunks->next;
+
+		free(chunks);
+		chunks = next;
+	}
+}
+
 int json_arena_active(void)
 {
-	return active;
+	return mode == ARENA_ALWAYS;
 }
 
 void json_arena_reset(void)

@@ -117,6 +117,7 @@ void rules_result_clear(struct rules_result *result)
 	}
 	free(result->ops);
 	free(result->findings);
+	json_decref(result->original);
 	rules_result_init(result);
 }
 
@@ -235,6 +236,10 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 	struct patch_op *op;
 
 	if (!path || (kind == PATCH_MOVE && !from))
+		goto out_fail;
+	/* copied only when something changes: most objects need nothing */
+	if (ctx->opts->keep_original && !res->original &&
+	    !(res->original = json_deep_copy(ctx->root)))
 		goto out_fail;
 	if (res->n_ops == res->cap_ops) {
 		size_t cap = res->cap_ops ? res->cap_ops * 2 : 8;

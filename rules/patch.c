@@ -287,12 +287,118 @@ static int dump_append(const char *buffer, size_t size, void *data)
 	return 0;
 }
 
+/*
+ * Appends `text` to the sink as a JSON string the way jansson writes it
+ * without JSON_ENSURE_ASCII or JSON_ESCAPE_SLASH: only '"', '\\' and the
+ * control bytes are escaped, these with their short names or \\u00XX.
+ */
+static int compact_string(struct dump_sink *sink, const char *text,
+			  size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t run = 0;
+
+	if (dump_append("\"", 1, sink))
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		char esc[6] = { '\\', 0 };
+		size_t n = 2;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		if (i > run && dump_append(text + run, i - run, sink))
+			return -1;
+		run = i + 1;
+		switch (c) {
+		case '"': esc[1] = '"'; break;
+		case '\\': esc[1] = '\\'; break;
+		case '\b': esc[1] = 'b'; break;
+		case '\f': esc[1] = 'f'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		default:
+			memcpy(esc + 1, "u00", 3);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			n = 6;
+		}
+		if (dump_append(esc, n, sink))
+			return -1;
+	}
+	if (len > run && dump_append(text + run, len - run, sink))
+		return -1;
+	return dump_append("\"", 1, sink);
+}
+
+/*
+ * jansson's JSON_COMPACT output, written without its per-byte callbacks:
+ * the webhook writes every answer and log line this way. Reals, rare in
+ * Kubernetes objects, are left to jansson's own formatting (`flags`).
+ */
+static int compact_value(struct dump_sink *sink, const json_t *value,
+			 size_t flags)
+{
+	char number[32];
+	const char *key;
+	json_t *child;
+	size_t i;
+	int first = 1, len;
+
+	switch (json_typeof(value)) {
+	case JSON_OBJECT:
+		if (dump_append("{", 1, sink))
+			return -1;
+		json_object_foreach((json_t *)value, key, child) {
+			if ((!first && dump_append(",", 1, sink)) ||
+			    compact_string(sink, key, strlen(key)) ||
+			    dump_append(":", 1, sink) ||
+			    compact_value(sink, child, flags))
+				return -1;
+			first = 0;
+		}
+		return dump_append("}", 1, sink);
+	case JSON_ARRAY:
+		if (dump_append("[", 1, sink))
+			return -1;
+		json_array_foreach(value, i, child)
+			if ((i && dump_append(",", 1, sink)) ||
+			    compact_value(sink, child, flags))
+				return -1;
+		return dump_append("]", 1, sink);
+	case JSON_STRING:
+		return compact_string(sink, json_string_value(value),
+				      json_string_length(value));
+	case JSON_INTEGER:
+		len = snprintf(number, sizeof(number), "%" JSON_INTEGER_FORMAT,
+			       json_integer_value(value));
+		return dump_append(number, (size_t)len, sink);
+	case JSON_TRUE:
+		return dump_append("true", 4, sink);
+	case JSON_FALSE:
+		return dump_append("false", 5, sink);
+	case JSON_NULL:
+		return dump_append("null", 4, sink);
+	default:
+		return json_dump_callback(value, dump_append, sink,
+					  flags | JSON_ENCODE_ANY);
+	}
+}
+
 char *json_text_new(const json_t *value, size_t flags)
 {
 	struct dump_sink sink = { NULL, 0, 0, 0 };
 
-	if (json_dump_callback(value, dump_append, &sink,
-			       flags | JSON_ENCODE_ANY) != 0 || sink.failed) {
+	/* compact output, with any real precision: the fast writer */
+	if ((flags & ~(size_t)JSON_REAL_PRECISION(31)) == JSON_COMPACT) {
+		if (compact_value(&sink, value, flags) != 0 || sink.failed) {
+			free(sink.data);
+			return NULL;
+		}
+	} else if (json_dump_callback(value, dump_append, &sink,
+				      flags | JSON_ENCODE_ANY) != 0 ||
+		   sink.failed) {
 		free(sink.data);
 		return NULL;
 	}

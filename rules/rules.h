@@ -211,12 +211,18 @@ struct rules_result {
 	size_t n_findings, cap_findings;
 	int denied;        /* a rule in deny mode found something */
 	int errors;        /* findings of severity error that were not fixed */
+	/*
+	 * With rules_options.keep_original: a copy of the object as it was
+	 * before the first operation changed it; NULL when none did.
+	 */
+	json_t *original;
 };
 
 struct rules_options {
 	int offline;            /* 1 in the CLI: offline-only rules run too */
 	int report_only;        /* 1 for UPDATE: report, never mutate */
 	const char *namespace_name; /* request namespace when the object has none */
+	int keep_original;      /* 1: fill rules_result.original */
 };
 
 void rules_result_init(struct rules_result *result);
@@ -236,6 +242,25 @@ void rules_result_clear(struct rules_result *result);
 int rules_apply(const struct config *cfg, const struct rules_options *opts,
 		json_t *object, struct rules_result *result,
 		struct rules_error *err);
+
+/*
+ * The trigger strings of the rules enabled in `cfg` (mode other than off,
+ * offline-only rules included): for every object on which rules_apply()
+ * with `cfg` could report a finding or emit an operation, whatever the
+ * options, at least one of them is a substring (bytewise, case-sensitive)
+ * of some key or string value of the object, as decoded from JSON. An
+ * object holding none of them can be let through without running the
+ * rules. Strings that contain another trigger are left out.
+ *
+ * `out` is overwritten; on return 0 it holds new strings, to release with
+ * string_list_clear(). Returns 1 with `out` empty when no finite set
+ * exists (a rule could fire on an object holding no fixed text, such as a
+ * visibility image pattern "*"), or -1 with `out` empty when out of memory.
+ */
+int rules_triggers(const struct config *cfg, struct string_list *out);
+
+/* Frees the strings of `list` and its array, leaving it empty. */
+void string_list_clear(struct string_list *list);
 
 /*
  * Returns a new JSON array: the result's operations as an RFC 6902 patch.

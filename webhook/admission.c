@@ -57,6 +57,38 @@ void admission_outcome_clear(struct admission_outcome *out)
 	admission_outcome_init(out);
 }
 
+/* Two strings, either possibly NULL, are the same. */
+static int same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+const char *admission_outcome_diff(const struct admission_outcome *a,
+				   const struct admission_outcome *b)
+{
+	if (a->http_status != b->http_status)
+		return "http_status";
+	if (a->body_len != b->body_len ||
+	    (a->body_len && memcmp(a->body, b->body, a->body_len)))
+		return "body";
+	if (!same_text(a->uid, b->uid) ||
+	    !same_text(a->api_version, b->api_version) ||
+	    !same_text(a->operation, b->operation) ||
+	    !same_text(a->kind, b->kind) ||
+	    !same_text(a->namespace_name, b->namespace_name) ||
+	    !same_text(a->name, b->name) || a->dry_run != b->dry_run)
+		return "what the review was about";
+	if (a->allowed != b->allowed || a->patched != b->patched ||
+	    a->mutated_rules != b->mutated_rules ||
+	    a->n_warnings != b->n_warnings)
+		return "the answer";
+	if (memcmp(a->findings, b->findings, sizeof(a->findings)))
+		return "findings";
+	if (a->failure != b->failure || strcmp(a->error, b->error))
+		return "failure";
+	return NULL;
+}
+
 char *admission_base64(const unsigned char *data, size_t len)
 {
 	static const char alphabet[] =
@@ -571,30 +603,24 @@ static int replay_op(json_t *root, const struct patch_op *op)
 }
 
 /*
- * Replays `result`'s operations and `extra` on a fresh parse of the
- * request's object and compares with `expected`: the guarantee that the
- * patch sent applies and gives what the engine computed. 0 when it holds.
+ * Replays `result`'s operations and `extra` on the object as it came
+ * (result->original, copied before the first operation) and compares
+ * with `expected`: the guarantee that the patch sent applies and gives
+ * what the engine computed. 0 when it holds.
  */
-static int patch_replay_check(const char *body, size_t len,
-			      const struct rules_result *result,
+static int patch_replay_check(const struct rules_result *result,
 			      const struct patch_op *extra, json_t *expected)
 {
-	json_t *review = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
-	json_t *object = json_object_get(json_object_get(review, "request"),
-					 "object");
-	int rc = -1;
+	json_t *object = result->original;
 
 	if (!json_is_object(object))
-		goto out_free;
+		return -1;
 	for (size_t i = 0; i < result->n_ops; i++)
 		if (replay_op(object, &result->ops[i]) != 0)
-			goto out_free;
+			return -1;
 	if (extra->path && replay_op(object, extra) != 0)
-		goto out_free;
-	rc = json_equal(object, expected) ? 0 : -1;
-out_free:
-	json_decref(review);
-	return rc;
+		return -1;
+	return json_equal(object, expected) ? 0 : -1;
 }
 
 /*
@@ -675,8 +701,8 @@ static int deny_message(const struct config *cfg,
  * Runs the rules over the request's object (CREATE or UPDATE) and fills
  * the answer. `object` is rewritten in place.
  */
-static int review_object(const struct config *cfg, const char *body,
-			 size_t len, enum operation op, const char *ns,
+static int review_object(const struct config *cfg, enum operation op,
+			 const char *ns,
 			 json_t *object, struct answer *a,
 			 struct admission_outcome *out)
 {
@@ -684,6 +710,7 @@ static int review_object(const struct config *cfg, const char *body,
 		.offline = 0,
 		.report_only = op != OP_CREATE,
 		.namespace_name = ns,
+		.keep_original = op == OP_CREATE,
 	};
 	struct rules_result res;
 	struct rules_error err;
@@ -733,7 +760,7 @@ static int review_object(const struct config *cfg, const char *body,
 				    cfg->mutations_annotation);
 		goto out_clear;
 	}
-	if (patch_replay_check(body, len, &res, &extra, object) != 0) {
+	if (patch_replay_check(&res, &extra, object) != 0) {
 		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
 				    "internal error: the patch does not reproduce the migrated object");
 		goto out_clear;
@@ -768,11 +795,14 @@ static int optional_string(json_t *parent, const char *key, const char **value)
 
 /*
  * The part after the uid was read: every problem from here on is answered
- * with a well-formed AdmissionReview.
+ * with a well-formed AdmissionReview. `skeleton`: the request is the
+ * prefilter's skeleton and no rule has anything to do; `shallow`: the
+ * object is known to nest within cfg->max_depth.
  */
-static int review_request(const struct config *cfg, const char *body,
-			  size_t len, json_t *request, const char *api_version,
-			  const char *uid, struct admission_outcome *out)
+static int review_request(const struct config *cfg, json_t *request,
+			  const char *api_version, const char *uid,
+			  int skeleton, int shallow,
+			  struct admission_outcome *out)
 {
 	struct answer a = { .allowed = 1 };
 	json_t *object = json_object_get(request, "object");
@@ -837,13 +867,18 @@ static int review_request(const struct config *cfg, const char *body,
 				    "not an object");
 		goto out_write;
 	}
-	if (too_deep(object, cfg->max_depth)) {
+	if (!shallow && too_deep(object, cfg->max_depth)) {
 		rc = answer_failure(cfg, &a, out, ADMISSION_BAD_REQUEST,
 				    "'request.object' nests deeper than %d levels",
 				    cfg->max_depth);
 		goto out_write;
 	}
-	rc = review_object(cfg, body, len, (enum operation)op, ns, object,
+	/* the prefilter found no trigger: no rule has anything to do */
+	if (skeleton) {
+		rc = 0;
+		goto out_write;
+	}
+	rc = review_object(cfg, (enum operation)op, ns, object,
 			   &a, out);
 out_write:
 	if (rc == 0)
@@ -856,12 +891,26 @@ out_clear:
 int admission_review(const struct config *cfg, const char *body, size_t len,
 		     struct admission_outcome *out)
 {
+	return admission_review_filtered(cfg, NULL, body, len, out);
+}
+
+int admission_review_filtered(const struct config *cfg,
+			      const struct json_scan_filter *filter,
+			      const char *body, size_t len,
+			      struct admission_outcome *out)
+{
 	json_error_t jerr;
 	json_t *review, *request;
 	const char *api_version, *kind, *uid;
-	int rc = -1;
+	int rc = -1, skeleton = 0, depth = 0, shallow;
 
-	review = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (filter &&
+	    (review = json_scan_review(filter, body, len, cfg->max_depth)))
+		skeleton = 1;
+	else if (!(review = json_scan_read(body, len, &depth)))
+		review = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	/* the object is two levels down: within the limit when all is */
+	shallow = skeleton || (depth > 0 && depth - 2 <= cfg->max_depth);
 	if (!review)
 		return answer_plain(out, "malformed JSON at line %d, column %d: %s",
 				    jerr.line, jerr.column, jerr.text);
@@ -899,7 +948,8 @@ int admission_review(const struct config *cfg, const char *body, size_t len,
 	}
 	if (dup_field(&out->uid, uid))
 		goto out_free;
-	rc = review_request(cfg, body, len, request, api_version, uid, out);
+	rc = review_request(cfg, request, api_version, uid, skeleton,
+			    shallow, out);
 out_free:
 	json_decref(review);
 	if (rc) {

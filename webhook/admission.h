@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 
+#include "json_scan.h"
 #include "rules.h"
 
 /* Request body cap of the webhook (and of `gpumend review`) by default. */
@@ -87,6 +88,24 @@ void admission_outcome_clear(struct admission_outcome *out);
  */
 int admission_review(const struct config *cfg, const char *body, size_t len,
 		     struct admission_outcome *out);
+
+/*
+ * admission_review() with the prefilter: a body in which `filter` finds
+ * no trigger is answered from a skeleton of it, without the rules (see
+ * json_scan.h); the answer is the one admission_review() gives, byte for
+ * byte. `filter` NULL: admission_review().
+ */
+int admission_review_filtered(const struct config *cfg,
+			      const struct json_scan_filter *filter,
+			      const char *body, size_t len,
+			      struct admission_outcome *out);
+
+/*
+ * NULL when two outcomes are the same in every member, else the name of
+ * the first that differs: what the prefilter's tests compare.
+ */
+const char *admission_outcome_diff(const struct admission_outcome *a,
+				   const struct admission_outcome *b);
 
 /*
  * Encodes `len` bytes of `data` as standard base64 with padding. Returns a

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "admission.h"
+#include "arena.h"
 #include "buf.h"
 #include "config_file.h"
 #include "log.h"
@@ -691,6 +692,8 @@ int main(int argc, char **argv)
 	 * arenas leave less memory stranded between bursts */
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	mallopt(M_ARENA_MAX, 2);
+	/* each review's json values live in its thread's region */
+	json_arena_scoped();
 	rc = options_parse(argc, argv, &o);
 	if (rc)
 		return rc > 0 ? 0 : 2;

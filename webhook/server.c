@@ -19,6 +19,7 @@
 #include <microhttpd.h>
 
 #include "admission.h"
+#include "arena.h"
 #include "buf.h"
 #include "log.h"
 #include "metrics.h"
@@ -35,6 +36,7 @@
 struct config_ref {
 	atomic_int refs;
 	struct config *cfg;
+	struct json_scan_filter *filter;  /* its prefilter */
 };
 
 struct server {
@@ -115,7 +117,8 @@ static struct config_ref *config_ref_new(struct config *cfg_new)
 {
 	struct config_ref *ref = malloc(sizeof(*ref));
 
-	if (!ref) {
+	if (!ref || !(ref->filter = json_scan_filter_new(cfg_new))) {
+		free(ref);
 		config_free(cfg_new);
 		return NULL;
 	}
@@ -127,6 +130,7 @@ static struct config_ref *config_ref_new(struct config *cfg_new)
 static void config_ref_put(struct config_ref *ref)
 {
 	if (ref && atomic_fetch_sub(&ref->refs, 1) == 1) {
+		json_scan_filter_free(ref->filter);
 		config_free(ref->cfg);
 		free(ref);
 	}
@@ -473,8 +477,11 @@ static enum MHD_Result serve_review(struct server *srv,
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	config = config_acquire(srv);
 	admission_outcome_init(&out);
-	rc = admission_review(config->cfg, req->body.data ? req->body.data : "",
-			      req->body.len, &out);
+	json_arena_begin();
+	rc = admission_review_filtered(config->cfg, config->filter,
+				       req->body.data ? req->body.data : "",
+				       req->body.len, &out);
+	json_arena_end();
 	config_ref_put(config);
 	/* the body is no longer needed: give its memory back now */
 	buf_free(&req->body);

@@ -421,6 +421,31 @@ static void admission_answer_check(const struct config *cfg, json_t *review,
 	json_decref(answer);
 }
 
+/*
+ * The webhook's prefilter must give the outcome of the full review, byte
+ * for byte: when it answers from a skeleton, the rules had nothing to say.
+ */
+static void prefilter_check(const struct config *cfg, const char *body,
+			    size_t len, const struct admission_outcome *full)
+{
+	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct admission_outcome fast;
+	const char *diff;
+
+	if (!filter)
+		fuzz_fail("out of memory");
+	admission_outcome_init(&fast);
+	if (admission_review_filtered(cfg, filter, body, len, &fast) != 0)
+		fuzz_fail("admission_review_filtered failed (out of memory?)");
+	diff = admission_outcome_diff(full, &fast);
+	if (diff)
+		fuzz_fail("the prefilter changed the outcome's %s: '%.*s' instead of '%.*s'",
+			  diff, (int)fast.body_len, fast.body,
+			  (int)full->body_len, full->body);
+	admission_outcome_clear(&fast);
+	json_scan_filter_free(filter);
+}
+
 void fuzz_check_admission(const struct config *cfg, const char *body,
 			  size_t len)
 {
@@ -432,6 +457,7 @@ void fuzz_check_admission(const struct config *cfg, const char *body,
 	admission_outcome_init(&out);
 	if (admission_review(cfg, body, len, &out) != 0)
 		fuzz_fail("admission_review failed (out of memory?)");
+	prefilter_check(cfg, body, len, &out);
 	if (!out.body || !out.body_len || strlen(out.body) != out.body_len ||
 	    out.body[out.body_len - 1] != '\n')
 		fuzz_fail("the body is empty or does not end with a newline");

@@ -332,3 +332,45 @@ TEST(core_config_rule_mode_short_form)
 	json_decref(doc);
 	config_free(cfg);
 }
+
+/* json_text_new's compact writer gives jansson's own output, byte for byte. */
+TEST(core_compact_text_is_janssons)
+{
+	char all_controls[0x21];
+	json_t *values[8];
+	size_t n = 0;
+
+	for (int c = 1; c <= 0x20; c++)
+		all_controls[c - 1] = (char)c;
+	all_controls[0x20] = '\0';
+	values[n++] = json_pack("{s:s, s:s, s:s, s:[i, I, I, f, b, b, n], s:{}, s:[]}",
+				"controls", all_controls,
+				"quotes", "a\"b\\c/d\x7f",
+				"utf8", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+				"numbers", 0, (json_int_t)-9223372036854775807LL - 1,
+				(json_int_t)9223372036854775807LL, 0.1, 1, 0,
+				"empty-object", "empty-array");
+	values[n++] = json_stringn("nul\0inside", 10);
+	values[n++] = json_string("");
+	values[n++] = json_real(1e300);
+	values[n++] = json_pack("[[[{s:[{}]}]]]", "\t");
+	for (size_t i = 0; i < n; i++) {
+		char *mine, *theirs;
+
+		CHECK(values[i] != NULL);
+		if (!values[i])
+			continue;
+		mine = json_text_new(values[i], JSON_COMPACT);
+		theirs = json_dumps(values[i], JSON_COMPACT | JSON_ENCODE_ANY);
+		CHECK_STR(mine, theirs);
+		free(mine);
+		free(theirs);
+		mine = json_text_new(values[i], JSON_COMPACT | JSON_REAL_PRECISION(6));
+		theirs = json_dumps(values[i], JSON_COMPACT | JSON_ENCODE_ANY |
+						       JSON_REAL_PRECISION(6));
+		CHECK_STR(mine, theirs);
+		free(mine);
+		free(theirs);
+		json_decref(values[i]);
+	}
+}

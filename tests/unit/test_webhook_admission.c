@@ -43,15 +43,39 @@ static char *legacy_pod(const char *metadata_extra)
 	return buf_detach(&b, NULL);
 }
 
-/* Reviews `text` and returns the parsed response body (NULL if not JSON). */
-static json_t *run_review(const struct config *cfg, const char *text,
-			  struct admission_outcome *out)
+/*
+ * Reviews `text` and returns the parsed response body (NULL if not JSON).
+ * Every review is also done through the prefilter, which must give the
+ * same outcome.
+ */
+static json_t *run_review_checked(const struct config *cfg, const char *text,
+				  struct admission_outcome *out, int *failures)
 {
+	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct admission_outcome fast;
+	const char *diff;
+
 	admission_outcome_init(out);
-	if (admission_review(cfg, text, strlen(text), out) != 0)
+	admission_outcome_init(&fast);
+	CHECK(filter != NULL);
+	if (admission_review(cfg, text, strlen(text), out) != 0 ||
+	    admission_review_filtered(cfg, filter, text, strlen(text),
+				      &fast) != 0) {
+		json_scan_filter_free(filter);
+		admission_outcome_clear(&fast);
 		return NULL;
+	}
+	diff = admission_outcome_diff(out, &fast);
+	if (diff)
+		fprintf(stderr, "  the prefilter changed %s: %.*s\n", diff,
+			(int)fast.body_len, fast.body);
+	CHECK(diff == NULL);
+	json_scan_filter_free(filter);
+	admission_outcome_clear(&fast);
 	return json_loadb(out->body, out->body_len, 0, NULL);
 }
+
+#define run_review(cfg, text, out) run_review_checked(cfg, text, out, failures)
 
 static int b64_value(char c)
 {

@@ -8,6 +8,84 @@
 #include "harness.h"
 #include "util.h"
 
+/* 1 when some trigger is a substring of a key or string value in `node`. */
+static int holds_trigger(const struct string_list *triggers, json_t *node,
+			 int depth)
+{
+	const char *key;
+	json_t *child;
+	size_t i;
+
+	if (depth > 512)
+		return 0;
+	if (json_is_string(node)) {
+		for (i = 0; i < triggers->n; i++)
+			if (strstr(json_string_value(node), triggers->items[i]))
+				return 1;
+		return 0;
+	}
+	if (json_is_array(node)) {
+		json_array_foreach(node, i, child)
+			if (holds_trigger(triggers, child, depth + 1))
+				return 1;
+		return 0;
+	}
+	json_object_foreach(node, key, child) {
+		for (i = 0; i < triggers->n; i++)
+			if (strstr(key, triggers->items[i]))
+				return 1;
+		if (holds_trigger(triggers, child, depth + 1))
+			return 1;
+	}
+	return 0;
+}
+
+int test_triggers_cover(const struct config *cfg, json_t *input)
+{
+	struct string_list triggers = { NULL, 0 };
+	int rc = rules_triggers(cfg, &triggers);
+
+	if (rc == 0)
+		rc = holds_trigger(&triggers, input, 0);
+	else if (rc < 0)
+		rc = -1;
+	string_list_clear(&triggers);
+	return rc;
+}
+
+/*
+ * The prefilter's promise: when the rules report or change anything on
+ * `input`, it holds a trigger. Counts a failure and names what fired when
+ * it does not.
+ */
+static void check_triggers(const struct config *cfg, json_t *input,
+			   const struct rules_result *res, const char *when,
+			   int *failures)
+{
+	int covered;
+
+	if (res->n_findings == 0 && res->n_ops == 0)
+		return;
+	covered = test_triggers_cover(cfg, input);
+	if (covered == 1)
+		return;
+	(*failures)++;
+	if (covered < 0) {
+		fprintf(stderr, "  rules_triggers failed (out of memory)\n");
+		return;
+	}
+	fprintf(stderr, "  %s: no trigger in an input the rules act on\n",
+		when);
+	for (size_t i = 0; i < res->n_findings; i++)
+		fprintf(stderr, "    %s: %s\n",
+			rule_info_get(res->findings[i].rule)->name,
+			res->findings[i].message);
+	for (size_t i = 0; i < res->n_ops; i++)
+		fprintf(stderr, "    %s: op at %s\n",
+			rule_info_get(res->ops[i].rule)->name,
+			res->ops[i].path);
+}
+
 json_t *test_migrate(const char *json_text, const struct config *cfg,
 		     const struct rules_options *opts,
 		     struct rules_result *res, int *failures)
@@ -18,6 +96,7 @@ json_t *test_migrate(const char *json_text, const struct config *cfg,
 	struct rules_result again;
 	json_error_t jerr;
 	json_t *obj, *replay, *second;
+	int rc;
 
 	if (!cfg)
 		cfg = own = config_new_default();
@@ -39,8 +118,11 @@ json_t *test_migrate(const char *json_text, const struct config *cfg,
 		config_free(own);
 		return NULL;
 	}
-	/* the patch replayed on the input gives the same object */
+	/* the input as it was, since the rules rewrote `obj` */
 	replay = json_loads(json_text, 0, NULL);
+	if (replay)
+		check_triggers(cfg, replay, res, "first run", failures);
+	/* the patch replayed on the input gives the same object */
 	for (size_t i = 0; replay && i < res->n_ops; i++) {
 		if (patch_apply_op(replay, &res->ops[i]) != 0) {
 			fprintf(stderr, "  op %zu (%s) does not apply\n", i,
@@ -57,8 +139,11 @@ json_t *test_migrate(const char *json_text, const struct config *cfg,
 	/* idempotence */
 	second = json_deep_copy(obj);
 	rules_result_init(&again);
-	if (rules_apply(cfg, opts, second, &again, &err) != 0 ||
-	    again.n_ops != 0) {
+	rc = rules_apply(cfg, opts, second, &again, &err);
+	if (rc == 0)
+		/* `obj` is what the second run was given */
+		check_triggers(cfg, obj, &again, "second run", failures);
+	if (rc != 0 || again.n_ops != 0) {
 		char *dump = json_dumps(second, JSON_COMPACT);
 
 		fprintf(stderr, "  second run is not a no-op (%zu ops): %s\n",

@@ -20,6 +20,16 @@ json_t *test_migrate(const char *json_text, const struct config *cfg,
 		     struct rules_result *res, int *failures);
 
 /*
+ * 1 when rules_triggers(cfg) has no finite set or one of its triggers is
+ * a substring of some key or string value of `input` (walked through
+ * every mapping and sequence); 0 when none is; -1 when out of memory.
+ * test_migrate() checks, with it, that every input the rules report on or
+ * change holds a trigger (the webhook's prefilter relies on it), and so
+ * does its second, idempotence run on the migrated object.
+ */
+int test_triggers_cover(const struct config *cfg, json_t *input);
+
+/*
  * A new config (free with config_free()) with every rule off except `rule`,
  * which is in `mode`; NULL when out of memory.
  */

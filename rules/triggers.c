@@ -1,0 +1,503 @@
+/*
+ * triggers.c - the literal strings without which no rule can fire.
+ *
+ * For every enabled rule this file names strings of which at least one is
+ * a substring of some key or string value of any object on which the rule
+ * reports a finding or emits an operation. It suffices to reason about
+ * each rule alone, on the object as it was given: operations are the only
+ * way a rule changes the object, so the first rule that reports or emits
+ * anything sees the input untouched, and its trigger is in the input.
+ *
+ * Every rule compares the names it looks for byte for byte (strcmp,
+ * json_object_get, fnmatch(3) with flags 0): none folds case, and none
+ * normalises a key or a value before deciding whether it is one it
+ * handles (gpu_name_normalize() and quantity parsing only rewrite what was
+ * already found), so exact substrings survive.
+ *
+ * The strings below that are not configuration (API versions, the
+ * affinity annotation, NVIDIA_VISIBLE_DEVICES, the gate names) repeat the
+ * rule files' own: the unit tests check every object they run the rules on
+ * against this set, so a rule that learns a new literal without this file
+ * learning it fails them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules_private.h"
+
+/* The set being built. */
+struct trigger_set {
+	struct string_list *out;
+	size_t cap;
+	int unbounded;          /* some rule fires without any literal */
+};
+
+/*
+ * Adds a copy of `text`. An empty or missing string cannot be searched
+ * for: the rule it stands for may fire on anything, so the set becomes
+ * unbounded. Returns 0, or -1 when out of memory.
+ */
+static int trigger_add(struct trigger_set *set, const char *text)
+{
+	struct string_list *out = set->out;
+	char *copy;
+
+	if (!text || !*text) {
+		set->unbounded = 1;
+		return 0;
+	}
+	if (out->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 32;
+		char **grown = realloc(out->items, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		out->items = grown;
+		set->cap = cap;
+	}
+	if (!(copy = strdup(text)))
+		return -1;
+	out->items[out->n++] = copy;
+	return 0;
+}
+
+static int trigger_add_list(struct trigger_set *set,
+			    const struct string_list *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (trigger_add(set, list->items[i]))
+			return -1;
+	return 0;
+}
+
+void string_list_clear(struct string_list *list)
+{
+	if (!list)
+		return;
+	for (size_t i = 0; i < list->n; i++)
+		free(list->items[i]);
+	free(list->items);
+	list->items = NULL;
+	list->n = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* fnmatch(3) patterns                                                 */
+
+/*
+ * The index of the ']' that closes the bracket expression opening at
+ * pattern[open], or -1 when it is not closed. Errs towards a later end:
+ * a backslash escapes the next byte (as fnmatch does without
+ * FNM_NOESCAPE), "[:", "[." and "[=" run to their ":]", ".]", "=]", and a
+ * ']' right after the opening (or after '!' or '^') belongs to the set.
+ * Taking too much of the pattern as a set only loses literal bytes, which
+ * is safe; taking too little would not be.
+ */
+static long bracket_end(const char *pattern, size_t open)
+{
+	size_t k = open + 1;
+
+	if (pattern[k] == '!' || pattern[k] == '^')
+		k++;
+	if (pattern[k] == ']')
+		k++;
+	while (pattern[k]) {
+		if (pattern[k] == '\\') {
+			if (!pattern[k + 1])
+				return -1;
+			k += 2;
+		} else if (pattern[k] == '[' && (pattern[k + 1] == ':' ||
+						 pattern[k + 1] == '.' ||
+						 pattern[k + 1] == '=')) {
+			char close[3] = { pattern[k + 1], ']', '\0' };
+			const char *end = strstr(pattern + k + 2, close);
+
+			if (!end)
+				return -1;
+			k = (size_t)(end - pattern) + 2;
+		} else if (pattern[k] == ']') {
+			return (long)k;
+		} else {
+			k++;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Returns a new string: the longest run of bytes that every string the
+ * fnmatch(3) pattern matches (flags 0) contains as they are, "" when the
+ * pattern has none (it is all wildcards and sets), or NULL when out of
+ * memory. '*', '?' and bracket expressions end a run; a backslash makes
+ * the next byte literal; an unclosed '[' or a trailing backslash ends the
+ * search, as if the rest were wildcards.
+ */
+static char *pattern_literal_new(const char *pattern)
+{
+	size_t len = strlen(pattern), run = 0, best = 0, i = 0;
+	char *current = malloc(len + 1), *literal = calloc(len + 1, 1);
+
+	if (!current || !literal)
+		goto out_nomem;
+	for (;;) {
+		char c = pattern[i];
+		long end = -1;
+
+		if (c == '\\' && pattern[i + 1]) {
+			current[run++] = pattern[i + 1];
+			i += 2;
+			continue;
+		}
+		if (c && c != '*' && c != '?' && c != '[' && c != '\\') {
+			current[run++] = c;
+			i++;
+			continue;
+		}
+		/* the run ends here: at a wildcard, a set or the end */
+		if (run > best) {
+			memcpy(literal, current, run);
+			literal[run] = '\0';
+			best = run;
+		}
+		run = 0;
+		if (c == '[')
+			end = bracket_end(pattern, i);
+		if (!c || c == '\\' || (c == '[' && end < 0))
+			break;
+		i = c == '[' ? (size_t)end + 1 : i + 1;
+	}
+	free(current);
+	return literal;
+out_nomem:
+	free(current);
+	free(literal);
+	return NULL;
+}
+
+/*
+ * Adds the literal of every pattern of `patterns` to `set`. Returns 1,
+ * adding nothing, when some pattern has no literal (the patterns may
+ * match a string holding no fixed text); 0; -1 when out of memory.
+ */
+static int trigger_add_patterns(struct trigger_set *set,
+				const struct string_list *patterns)
+{
+	size_t first = set->out->n;
+
+	for (size_t i = 0; i < patterns->n; i++) {
+		char *literal = pattern_literal_new(patterns->items[i]);
+		int rc;
+
+		if (!literal)
+			return -1;
+		if (!*literal) {
+			free(literal);
+			goto out_unbounded;
+		}
+		rc = trigger_add(set, literal);
+		free(literal);
+		if (rc)
+			return -1;
+	}
+	return 0;
+out_unbounded:
+	while (set->out->n > first)
+		free(set->out->items[--set->out->n]);
+	return 1;
+}
+
+/* The length of the shortest literal of `patterns`; 0 when one has none,
+ * -1 when out of memory. */
+static long patterns_shortest_literal(const struct string_list *patterns)
+{
+	long shortest = -1;
+
+	for (size_t i = 0; i < patterns->n; i++) {
+		char *literal = pattern_literal_new(patterns->items[i]);
+		long len;
+
+		if (!literal)
+			return -1;
+		len = (long)strlen(literal);
+		free(literal);
+		if (shortest < 0 || len < shortest)
+			shortest = len;
+	}
+	return shortest < 0 ? 0 : shortest;
+}
+
+/* ------------------------------------------------------------------ */
+/* One function per rule                                               */
+
+/*
+ * The names container_requests_gpu() looks for: no rule that needs a GPU
+ * request can fire on a pod without one of them as a key of its limits or
+ * requests.
+ */
+static int gpu_request_triggers(const struct config *cfg,
+				struct trigger_set *set)
+{
+	if (trigger_add(set, cfg->gpu_resource) ||
+	    trigger_add(set, cfg->legacy_gpu_resource) ||
+	    trigger_add(set, cfg->shared_gpu_resource) ||
+	    trigger_add(set, cfg->gpu_memory_resource) ||
+	    trigger_add_list(set, &cfg->count_resources))
+		return -1;
+	for (size_t i = 0; i < cfg->n_memory_resources; i++)
+		if (trigger_add(set, cfg->memory_resources[i].name))
+			return -1;
+	return 0;
+}
+
+/*
+ * deprecated-workload-api acts only when find_move() matches the object's
+ * apiVersion exactly against its table of removed versions, which are
+ * these. The rule is offline only (the webhook never runs it); it is
+ * covered anyway, so that the set holds for the CLI's options too.
+ */
+static int triggers_deprecated_workload_api(const struct config *cfg,
+					    struct trigger_set *set)
+{
+	static const char *const versions[] = {
+		"extensions/v1beta1", "apps/v1beta1", "apps/v1beta2",
+		"batch/v1beta1", "batch/v2alpha1",
+	};
+
+	(void)cfg;
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+		if (trigger_add(set, versions[i]))
+			return -1;
+	return 0;
+}
+
+/*
+ * legacy-gpu-resource reports and rewrites only a container whose limits
+ * or requests hold the key cfg->legacy_gpu_resource (section_read() finds
+ * no legacy value otherwise, and check_container() stops).
+ */
+static int triggers_legacy_gpu_resource(const struct config *cfg,
+					struct trigger_set *set)
+{
+	return trigger_add(set, cfg->legacy_gpu_resource);
+}
+
+/*
+ * legacy-gpu-node-label acts on a nodeSelector key equal to
+ * cfg->legacy_gpu_name_label, or on a node selector requirement whose
+ * "key" value equals it (affinity_for_each_node_requirement() compares
+ * with strcmp).
+ */
+static int triggers_legacy_gpu_node_label(const struct config *cfg,
+					  struct trigger_set *set)
+{
+	return trigger_add(set, cfg->legacy_gpu_name_label);
+}
+
+/*
+ * legacy-affinity-annotation returns at once when the pod's annotations
+ * have no member named scheduler.alpha.kubernetes.io/affinity.
+ */
+static int triggers_legacy_affinity_annotation(const struct config *cfg,
+					       struct trigger_set *set)
+{
+	(void)cfg;
+	return trigger_add(set, "scheduler.alpha.kubernetes.io/affinity");
+}
+
+/*
+ * gpu-model-affinity needs a pod that requests a GPU (pod_requests_gpu())
+ * and either the annotation cfg->models_annotation (a key, looked up
+ * exactly) or a namespace policy. A policy depends on the request's
+ * namespace, which is not in the object, so with any policy configured
+ * the GPU request names are the triggers; without one the annotation,
+ * which is rarer, is as necessary.
+ */
+static int triggers_gpu_model_affinity(const struct config *cfg,
+				       struct trigger_set *set)
+{
+	if (cfg->n_namespace_models > 0)
+		return gpu_request_triggers(cfg, set);
+	return trigger_add(set, cfg->models_annotation);
+}
+
+/*
+ * gpu-sharing reports or changes a pod only when one of these holds, all
+ * compared exactly: a limits or requests key that is a memory resource or
+ * a count resource (bad values are reported while reading them, legacy
+ * keys make sp.legacy); the shared GPU resource as a key, when it is not
+ * the plain GPU resource (section_read() reads it only then, and only then
+ * does sp.shared count); a nodeSelector key of a legacy sharing selector
+ * (its value may be a YAML boolean, so the key is the trigger); a
+ * schedulerName equal to a legacy scheduler; an annotation key that starts
+ * with a stale prefix (the prefix is then a substring of the key). The
+ * sharing label and memory annotation only matter past those tests.
+ */
+static int triggers_gpu_sharing(const struct config *cfg,
+				struct trigger_set *set)
+{
+	for (size_t i = 0; i < cfg->n_memory_resources; i++)
+		if (trigger_add(set, cfg->memory_resources[i].name))
+			return -1;
+	if (trigger_add_list(set, &cfg->count_resources))
+		return -1;
+	if (!cfg->shared_gpu_resource || !cfg->gpu_resource ||
+	    strcmp(cfg->shared_gpu_resource, cfg->gpu_resource) != 0) {
+		if (trigger_add(set, cfg->shared_gpu_resource))
+			return -1;
+	}
+	for (size_t i = 0; i < cfg->n_share_selectors; i++)
+		if (trigger_add(set, cfg->share_selectors[i].key))
+			return -1;
+	if (trigger_add_list(set, &cfg->share_schedulers) ||
+	    trigger_add_list(set, &cfg->stale_annotation_prefixes))
+		return -1;
+	return 0;
+}
+
+/*
+ * obsolete-cuda-hostpath looks only at volumes with a string
+ * hostPath.path. It acts on one whose path (trailing slashes dropped,
+ * which leaves a prefix of it) matches an obsolete pattern, so the
+ * pattern's literal is in the path; or, warning only, on one whose path
+ * matches an ambiguous host pattern and that is mounted at a path matching
+ * an ambiguous mount pattern: both are needed, so the literals of either
+ * side will do, and the side whose shortest literal is longer is taken.
+ * When patterns have no literal, the key "hostPath" itself, which every
+ * finding of the rule needs, stands for them: coarse, but finite.
+ */
+static int triggers_obsolete_cuda_hostpath(const struct config *cfg,
+					   struct trigger_set *set)
+{
+	size_t first = set->out->n;
+	int rc;
+
+	rc = trigger_add_patterns(set, &cfg->obsolete_host_paths);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && cfg->ambiguous_host_paths.n &&
+	    cfg->ambiguous_mount_paths.n) {
+		long host = patterns_shortest_literal(&cfg->ambiguous_host_paths);
+		long mount = patterns_shortest_literal(&cfg->ambiguous_mount_paths);
+
+		if (host < 0 || mount < 0)
+			return -1;
+		if (host == 0 && mount == 0)
+			rc = 1;
+		else
+			rc = trigger_add_patterns(set, mount >= host ?
+						  &cfg->ambiguous_mount_paths :
+						  &cfg->ambiguous_host_paths);
+		if (rc < 0)
+			return -1;
+	}
+	if (rc == 0)
+		return 0;
+	while (set->out->n > first)
+		free(set->out->items[--set->out->n]);
+	return trigger_add(set, "hostPath");
+}
+
+/*
+ * gpu-visibility acts on a container that requests no GPU and either has
+ * an env entry whose name is exactly NVIDIA_VISIBLE_DEVICES, or an image
+ * matching a pattern of cfg->gpu_images. A pattern without a literal
+ * could match any image: then there is no useful set (every pod has an
+ * image), and it is left unbounded.
+ */
+static int triggers_gpu_visibility(const struct config *cfg,
+				   struct trigger_set *set)
+{
+	int rc;
+
+	if (trigger_add(set, "NVIDIA_VISIBLE_DEVICES"))
+		return -1;
+	rc = trigger_add_patterns(set, &cfg->gpu_images);
+	if (rc > 0)
+		set->unbounded = 1;
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * removed-gpu-feature-gate reports a gate only when a name in a gate list
+ * (a string of the container's command or args) or a key of a
+ * KubeletConfiguration's featureGates equals one of its removed gates.
+ */
+static int triggers_removed_gpu_feature_gate(const struct config *cfg,
+					     struct trigger_set *set)
+{
+	(void)cfg;
+	if (trigger_add(set, "Accelerators") ||
+	    trigger_add(set, "DevicePlugins"))
+		return -1;
+	return 0;
+}
+
+typedef int (*trigger_fn)(const struct config *cfg, struct trigger_set *set);
+
+static const trigger_fn rule_triggers[RULE_COUNT] = {
+	[RULE_DEPRECATED_WORKLOAD_API] = triggers_deprecated_workload_api,
+	[RULE_LEGACY_GPU_RESOURCE] = triggers_legacy_gpu_resource,
+	[RULE_LEGACY_GPU_NODE_LABEL] = triggers_legacy_gpu_node_label,
+	[RULE_LEGACY_AFFINITY_ANNOTATION] = triggers_legacy_affinity_annotation,
+	[RULE_GPU_MODEL_AFFINITY] = triggers_gpu_model_affinity,
+	[RULE_GPU_SHARING] = triggers_gpu_sharing,
+	[RULE_OBSOLETE_CUDA_HOSTPATH] = triggers_obsolete_cuda_hostpath,
+	[RULE_GPU_VISIBILITY] = triggers_gpu_visibility,
+	[RULE_REMOVED_GPU_FEATURE_GATE] = triggers_removed_gpu_feature_gate,
+};
+
+/* Shortest first, then bytewise: a trigger is only ever dropped for one
+ * sorted before it. */
+static int trigger_cmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t lx = strlen(x), ly = strlen(y);
+
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x, y);
+}
+
+/* Drops duplicates and triggers that contain another one: wherever they
+ * occur, the shorter one does too. */
+static void triggers_minimize(struct string_list *out)
+{
+	size_t kept = 0;
+
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof(*out->items), trigger_cmp);
+	for (size_t i = 0; i < out->n; i++) {
+		char *t = out->items[i];
+		int covered = 0;
+
+		for (size_t k = 0; k < kept && !covered; k++)
+			covered = strstr(t, out->items[k]) != NULL;
+		if (covered)
+			free(t);
+		else
+			out->items[kept++] = t;
+	}
+	out->n = kept;
+}
+
+int rules_triggers(const struct config *cfg, struct string_list *out)
+{
+	struct trigger_set set = { .out = out };
+
+	out->items = NULL;
+	out->n = 0;
+	for (int r = 0; r < RULE_COUNT; r++) {
+		if (cfg->mode[r] == RULE_MODE_OFF)
+			continue;
+		if (rule_triggers[r](cfg, &set) != 0) {
+			string_list_clear(out);
+			return -1;
+		}
+	}
+	if (set.unbounded) {
+		string_list_clear(out);
+		return 1;
+	}
+	triggers_minimize(out);
+	return 0;
+}

@@ -1,0 +1,685 @@
+/*
+ * json_scan.c - the webhook's prefilter (see json_scan.h).
+ *
+ * Two passes over the body, both without allocation in the common case:
+ * a search for the trigger strings over the raw bytes (a bitmap of a hash
+ * of their first four bytes, then a compare), and a validating scan of the JSON
+ * grammar that builds only the skeleton. Strings with escapes are decoded
+ * and searched again, so an escape cannot hide a trigger. Anything this
+ * reader is not sure to judge exactly as jansson does (numbers other than
+ * plain integers, objects with many keys, deep nesting, \u0000) sends the
+ * body to the full reader instead.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_scan.h"
+
+/* Nesting and key bookkeeping beyond which the full reader decides. */
+#define SCAN_DEPTH_MAX 256
+#define SCAN_KEYS_MAX 1024     /* keys of the objects open at once */
+#define SCAN_OBJECT_KEYS_MAX 64
+
+struct trigger {
+	char *text;
+	size_t len;
+	unsigned quad;                  /* quad_hash of its first 4 bytes */
+};
+
+struct json_scan_filter {
+	int everything;                 /* no finite trigger set */
+	uint64_t quads[65536 / 64];     /* quad_hash of triggers of 4+ bytes */
+	int has_short;                  /* triggers of 1 to 3 bytes */
+	uint64_t bigrams[65536 / 64];   /* first two bytes of those of 2-3 */
+	unsigned char firsts[256];      /* first byte of one-byte triggers */
+	struct trigger *triggers;
+	size_t n_triggers;
+};
+
+/* A 16-bit hash of the four bytes at p. */
+static inline unsigned quad_hash(const unsigned char *p)
+{
+	uint32_t x;
+
+	memcpy(&x, p, 4);
+	return (x * 2654435761u) >> 16;
+}
+
+static inline int bit_test(const uint64_t *set, unsigned bit)
+{
+	return set[bit / 64] >> (bit % 64) & 1;
+}
+
+void json_scan_filter_free(struct json_scan_filter *filter)
+{
+	if (!filter)
+		return;
+	for (size_t i = 0; i < filter->n_triggers; i++)
+		free(filter->triggers[i].text);
+	free(filter->triggers);
+	free(filter);
+}
+
+struct json_scan_filter *json_scan_filter_new(const struct config *cfg)
+{
+	struct json_scan_filter *filter = calloc(1, sizeof(*filter));
+	struct string_list list = { NULL, 0 };
+	int rc;
+
+	if (!filter)
+		return NULL;
+	rc = rules_triggers(cfg, &list);
+	if (rc < 0)
+		goto out_fail;
+	if (rc > 0) {
+		filter->everything = 1;
+		goto out_done;
+	}
+	if (list.n && !(filter->triggers = calloc(list.n,
+						   sizeof(*filter->triggers))))
+		goto out_fail;
+	for (size_t i = 0; i < list.n; i++) {
+		const unsigned char *t = (const unsigned char *)list.items[i];
+		size_t len = strlen(list.items[i]);
+		struct trigger *slot;
+
+		if (!len) {
+			/* an empty trigger is found in everything */
+			filter->everything = 1;
+			continue;
+		}
+		slot = &filter->triggers[filter->n_triggers++];
+		slot->text = list.items[i];
+		slot->len = len;
+		list.items[i] = NULL;
+		if (len >= 4) {
+			slot->quad = quad_hash(t);
+			filter->quads[slot->quad / 64] |=
+				(uint64_t)1 << (slot->quad % 64);
+			continue;
+		}
+		filter->has_short = 1;
+		if (len == 1) {
+			filter->firsts[t[0]] = 1;
+		} else {
+			unsigned bigram = (unsigned)t[0] << 8 | t[1];
+
+			filter->bigrams[bigram / 64] |= (uint64_t)1 << (bigram % 64);
+		}
+	}
+out_done:
+	string_list_clear(&list);
+	return filter;
+out_fail:
+	string_list_clear(&list);
+	json_scan_filter_free(filter);
+	return NULL;
+}
+
+/* 1 when a trigger of 1 to 3 bytes occurs in p[0..len). */
+static int short_hit(const struct json_scan_filter *filter,
+		     const unsigned char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned bigram;
+
+		if (filter->firsts[p[i]])
+			return 1;
+		if (i + 1 == len)
+			break;
+		bigram = (unsigned)p[i] << 8 | p[i + 1];
+		if (!bit_test(filter->bigrams, bigram))
+			continue;
+		for (size_t k = 0; k < filter->n_triggers; k++) {
+			const struct trigger *t = &filter->triggers[k];
+
+			if (t->len < 4 && t->len <= len - i &&
+			    memcmp(p + i, t->text, t->len) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int json_scan_filter_hit(const struct json_scan_filter *filter,
+			 const char *text, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)text;
+
+	if (filter->everything)
+		return 1;
+	if (filter->has_short && short_hit(filter, p, len))
+		return 1;
+	/* triggers of 4 bytes or more: a bitmap of their first four */
+	for (size_t i = 0; i + 4 <= len; i++) {
+		unsigned h = quad_hash(p + i);
+
+		if (!bit_test(filter->quads, h))
+			continue;
+		for (size_t k = 0; k < filter->n_triggers; k++) {
+			const struct trigger *t = &filter->triggers[k];
+
+			if (t->quad == h && t->len >= 4 && t->len <= len - i &&
+			    memcmp(p + i, t->text, t->len) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The skeleton: which members are kept                                */
+
+struct capture {
+	const char *key;
+	const struct capture *children;  /* members kept of an object value */
+};
+
+static const struct capture capture_metadata[] = {
+	{ "name", NULL }, { "generateName", NULL }, { NULL, NULL }
+};
+
+static const struct capture capture_object[] = {
+	{ "kind", NULL }, { "metadata", capture_metadata }, { NULL, NULL }
+};
+
+static const struct capture capture_kind[] = {
+	{ "kind", NULL }, { NULL, NULL }
+};
+
+static const struct capture capture_request[] = {
+	{ "uid", NULL }, { "operation", NULL }, { "namespace", NULL },
+	{ "subResource", NULL }, { "name", NULL }, { "dryRun", NULL },
+	{ "kind", capture_kind }, { "object", capture_object },
+	{ NULL, NULL }
+};
+
+static const struct capture capture_review[] = {
+	{ "apiVersion", NULL }, { "kind", NULL },
+	{ "request", capture_request }, { NULL, NULL }
+};
+
+static const struct capture *capture_find(const struct capture *list,
+					  const char *key, size_t len)
+{
+	for (; list && list->key; list++)
+		if (strlen(list->key) == len && memcmp(list->key, key, len) == 0)
+			return list;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The scan                                                            */
+
+struct scan {
+	const unsigned char *p, *end;
+	const struct json_scan_filter *filter;  /* NULL in a full read */
+	int full;                       /* build every value, not a skeleton */
+	int depth_max;
+	int deepest;                    /* levels of nesting seen */
+	char *scratch;                  /* decoded escaped strings */
+	size_t scratch_cap;
+	uint32_t keys[SCAN_KEYS_MAX];   /* hashes of the open objects' keys */
+	unsigned n_keys;
+};
+
+/* Bytes that end the fast loop inside a string. */
+static const unsigned char string_stop[256] = {
+	[0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1,
+};
+
+static void skip_space(struct scan *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' ||
+				 *s->p == '\r' || *s->p == '\t'))
+		s->p++;
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), 0 when there is none.
+ */
+static size_t utf8_sequence(const unsigned char *p, const unsigned char *end)
+{
+	size_t n;
+	uint32_t c;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, c = p[0] & 0x07;
+	else
+		return 0;
+	if ((size_t)(end - p) < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	return n;
+}
+
+static int hex4(const unsigned char *p, uint32_t *value)
+{
+	*value = 0;
+	for (int i = 0; i < 4; i++) {
+		unsigned char c = p[i];
+
+		*value <<= 4;
+		if (c >= '0' && c <= '9')
+			*value |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			*value |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			*value |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Decodes the escapes of raw[0..len) (a string's contents, already known
+ * to hold only well-formed UTF-8 and no control bytes) into s->scratch.
+ * -1 on a bad escape, a lone surrogate, \u0000, or out of memory.
+ */
+static int decode_escapes(struct scan *s, const unsigned char *raw,
+			  size_t len, size_t *out_len)
+{
+	const unsigned char *p = raw, *end = raw + len;
+	size_t o = 0;
+
+	/* decoding never lengthens: \uXXXX (6 bytes) gives at most 3 bytes */
+	if (len + 1 > s->scratch_cap) {
+		char *grown = realloc(s->scratch, len + 1);
+
+		if (!grown)
+			return -1;
+		s->scratch = grown;
+		s->scratch_cap = len + 1;
+	}
+	while (p < end) {
+		uint32_t c, low;
+
+		if (*p != '\\') {
+			s->scratch[o++] = (char)*p++;
+			continue;
+		}
+		if (end - p < 2)
+			return -1;
+		switch (p[1]) {
+		case '"': case '\\': case '/':
+			s->scratch[o++] = (char)p[1];
+			p += 2;
+			continue;
+		case 'b': s->scratch[o++] = '\b'; p += 2; continue;
+		case 'f': s->scratch[o++] = '\f'; p += 2; continue;
+		case 'n': s->scratch[o++] = '\n'; p += 2; continue;
+		case 'r': s->scratch[o++] = '\r'; p += 2; continue;
+		case 't': s->scratch[o++] = '\t'; p += 2; continue;
+		case 'u':
+			break;
+		default:
+			return -1;
+		}
+		if (end - p < 6 || hex4(p + 2, &c))
+			return -1;
+		p += 6;
+		if (c == 0 || (c >= 0xdc00 && c <= 0xdfff))
+			return -1;
+		if (c >= 0xd800 && c <= 0xdbff) {
+			if (end - p < 6 || p[0] != '\\' || p[1] != 'u' ||
+			    hex4(p + 2, &low) || low < 0xdc00 || low > 0xdfff)
+				return -1;
+			p += 6;
+			c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+		}
+		if (c < 0x80) {
+			s->scratch[o++] = (char)c;
+		} else if (c < 0x800) {
+			s->scratch[o++] = (char)(0xc0 | c >> 6);
+			s->scratch[o++] = (char)(0x80 | (c & 0x3f));
+		} else if (c < 0x10000) {
+			s->scratch[o++] = (char)(0xe0 | c >> 12);
+			s->scratch[o++] = (char)(0x80 | (c >> 6 & 0x3f));
+			s->scratch[o++] = (char)(0x80 | (c & 0x3f));
+		} else {
+			s->scratch[o++] = (char)(0xf0 | c >> 18);
+			s->scratch[o++] = (char)(0x80 | (c >> 12 & 0x3f));
+			s->scratch[o++] = (char)(0x80 | (c >> 6 & 0x3f));
+			s->scratch[o++] = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	*out_len = o;
+	return 0;
+}
+
+/*
+ * Reads the string at s->p (on its opening quote). *text and *len give
+ * its contents: the body's own bytes, or, when it has escapes, their
+ * decoding in s->scratch (valid until the next escaped string). -1 when
+ * the full reader must decide.
+ */
+static int scan_string(struct scan *s, const char **text, size_t *len)
+{
+	const unsigned char *p = s->p + 1, *start = p, *end = s->end;
+	int escaped = 0;
+
+	for (;;) {
+		while (p < end && !string_stop[*p])
+			p++;
+		if (p >= end || *p < 0x20)
+			return -1;
+		if (*p == '"')
+			break;
+		if (*p == '\\') {
+			escaped = 1;
+			p += 2;
+			continue;
+		}
+		size_t n = utf8_sequence(p, end);
+
+		if (!n)
+			return -1;
+		p += n;
+	}
+	s->p = p + 1;
+	if (!escaped) {
+		*text = (const char *)start;
+		*len = (size_t)(p - start);
+		return 0;
+	}
+	if (decode_escapes(s, start, (size_t)(p - start), len))
+		return -1;
+	/* an escape must not hide a trigger from the raw search */
+	if (s->filter && json_scan_filter_hit(s->filter, s->scratch, *len))
+		return -1;
+	*text = s->scratch;
+	return 0;
+}
+
+static uint32_t key_hash(const char *key, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)key[i]) * 16777619u;
+	return h;
+}
+
+static int scan_value(struct scan *s, int depth, int want,
+		      const struct capture *children, json_t **made);
+
+/*
+ * The members of an object (s->p just past its '{'). `object` is the
+ * object being built, NULL when it is not kept; in a skeleton only the
+ * `children` members are kept, in a full read all of them.
+ */
+static int scan_members(struct scan *s, int depth, json_t *object,
+			const struct capture *children)
+{
+	unsigned first_key = s->n_keys;
+	char *key_copy = NULL;
+	int rc = -1;
+
+	skip_space(s);
+	if (s->p < s->end && *s->p == '}') {
+		s->p++;
+		return 0;
+	}
+	for (;;) {
+		const struct capture *kept = NULL;
+		const char *key;
+		json_t *value = NULL;
+		size_t len, size;
+		uint32_t hash;
+
+		if (s->p >= s->end || *s->p != '"' ||
+		    scan_string(s, &key, &len))
+			goto out;
+		if (s->full) {
+			/* the value's own escapes may reuse the scratch */
+			if (key == s->scratch) {
+				free(key_copy);
+				if (!(key_copy = malloc(len + 1)))
+					goto out;
+				memcpy(key_copy, key, len);
+				key = key_copy;
+			}
+		} else {
+			/* duplicates: jansson's verdict (or a collision) */
+			hash = key_hash(key, len);
+			if (s->n_keys - first_key >= SCAN_OBJECT_KEYS_MAX ||
+			    s->n_keys >= SCAN_KEYS_MAX)
+				goto out;
+			for (unsigned k = first_key; k < s->n_keys; k++)
+				if (s->keys[k] == hash)
+					goto out;
+			s->keys[s->n_keys++] = hash;
+			kept = object ? capture_find(children, key, len) : NULL;
+		}
+		skip_space(s);
+		if (s->p >= s->end || *s->p != ':')
+			goto out;
+		s->p++;
+		if (scan_value(s, depth, s->full || kept,
+			       kept ? kept->children : NULL, &value))
+			goto out;
+		if (s->full) {
+			/* a duplicate replaces a member: the size stays */
+			size = json_object_size(object);
+			if (json_object_setn_new_nocheck(object, key, len, value) ||
+			    json_object_size(object) == size)
+				goto out;
+		} else if (kept && json_object_set_new_nocheck(object,
+							       kept->key,
+							       value)) {
+			goto out;
+		}
+		skip_space(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			skip_space(s);
+			continue;
+		}
+		if (s->p < s->end && *s->p == '}') {
+			s->p++;
+			rc = 0;
+		}
+		goto out;
+	}
+out:
+	free(key_copy);
+	s->n_keys = first_key;
+	return rc;
+}
+
+/* The elements of an array (s->p just past its '['); `array` as above. */
+static int scan_elements(struct scan *s, int depth, json_t *array)
+{
+	skip_space(s);
+	if (s->p < s->end && *s->p == ']') {
+		s->p++;
+		return 0;
+	}
+	for (;;) {
+		json_t *value = NULL;
+
+		if (scan_value(s, depth, s->full, NULL, &value) ||
+		    (s->full && json_array_append_new(array, value)))
+			return -1;
+		skip_space(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (s->p < s->end && *s->p == ']') {
+			s->p++;
+			return 0;
+		}
+		return -1;
+	}
+}
+
+/*
+ * A plain integer: -?(0|[1-9][0-9]*), at most 15 digits, so that it
+ * cannot overflow; its value in *value.
+ */
+static int scan_integer(struct scan *s, json_int_t *value)
+{
+	const unsigned char *p = s->p, *digits;
+	json_int_t v = 0;
+
+	if (p < s->end && *p == '-')
+		p++;
+	digits = p;
+	if (p < s->end && *p == '0') {
+		p++;
+	} else {
+		while (p < s->end && *p >= '0' && *p <= '9')
+			v = v * 10 + (*p++ - '0');
+	}
+	if (p == digits || p - digits > 15)
+		return -1;
+	/* fractions and exponents go to the full reader */
+	if (p < s->end && (*p == '.' || *p == 'e' || *p == 'E'))
+		return -1;
+	*value = *s->p == '-' ? -v : v;
+	s->p = p;
+	return 0;
+}
+
+static int scan_literal(struct scan *s, const char *word, size_t len)
+{
+	if ((size_t)(s->end - s->p) < len || memcmp(s->p, word, len))
+		return -1;
+	s->p += len;
+	return 0;
+}
+
+/*
+ * Reads one value at `depth` levels of nesting. With `want`, *made is the
+ * value (in a full read) or its skeleton, keeping the `children` members
+ * of an object.
+ */
+static int scan_value(struct scan *s, int depth, int want,
+		      const struct capture *children, json_t **made)
+{
+	json_t *value = NULL;
+	json_int_t number;
+	const char *text;
+	size_t len;
+	int rc;
+
+	skip_space(s);
+	if (s->p >= s->end)
+		return -1;
+	switch (*s->p) {
+	case '{':
+		if (depth >= s->depth_max ||
+		    (want && !(value = json_object())))
+			return -1;
+		if (depth >= s->deepest)
+			s->deepest = depth + 1;
+		s->p++;
+		rc = scan_members(s, depth + 1, value, children);
+		break;
+	case '[':
+		if (depth >= s->depth_max ||
+		    (want && !(value = json_array())))
+			return -1;
+		if (depth >= s->deepest)
+			s->deepest = depth + 1;
+		s->p++;
+		rc = scan_elements(s, depth + 1, value);
+		break;
+	case '"':
+		rc = scan_string(s, &text, &len);
+		if (!rc && want &&
+		    !(value = json_stringn_nocheck(text, len)))
+			rc = -1;
+		break;
+	case 't':
+		rc = scan_literal(s, "true", 4);
+		if (!rc && want)
+			value = json_true();
+		break;
+	case 'f':
+		rc = scan_literal(s, "false", 5);
+		if (!rc && want)
+			value = json_false();
+		break;
+	case 'n':
+		rc = scan_literal(s, "null", 4);
+		if (!rc && want)
+			value = json_null();
+		break;
+	default:
+		rc = scan_integer(s, &number);
+		/* a skeleton keeps the type, not the value */
+		if (!rc && want &&
+		    !(value = json_integer(s->full ? number : 0)))
+			rc = -1;
+		break;
+	}
+	if (rc) {
+		json_decref(value);
+		return -1;
+	}
+	if (want)
+		*made = value;
+	return 0;
+}
+
+/* The one value of body[0..len), NULL when the full reader must decide. */
+static json_t *scan_document(struct scan *s, const char *body, size_t len)
+{
+	json_t *value = NULL;
+
+	s->p = (const unsigned char *)body;
+	s->end = s->p + len;
+	skip_space(s);
+	if (s->p >= s->end || *s->p != '{' ||
+	    scan_value(s, 0, 1, capture_review, &value))
+		goto out_fail;
+	skip_space(s);
+	if (s->p != s->end)
+		goto out_fail;
+	free(s->scratch);
+	return value;
+out_fail:
+	free(s->scratch);
+	json_decref(value);
+	return NULL;
+}
+
+json_t *json_scan_read(const char *body, size_t len, int *depth)
+{
+	struct scan s = { .full = 1, .depth_max = SCAN_DEPTH_MAX };
+	json_t *value = scan_document(&s, body, len);
+
+	*depth = s.deepest;
+	return value;
+}
+
+json_t *json_scan_review(const struct json_scan_filter *filter,
+			 const char *body, size_t len, int max_depth)
+{
+	struct scan s = {
+		.filter = filter,
+		.depth_max = max_depth < SCAN_DEPTH_MAX ? max_depth :
+							   SCAN_DEPTH_MAX,
+	};
+
+	if (!filter || filter->everything ||
+	    json_scan_filter_hit(filter, body, len))
+		return NULL;
+	return scan_document(&s, body, len);
+}

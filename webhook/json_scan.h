@@ -1,0 +1,63 @@
+/*
+ * json_scan.h - the webhook's prefilter: reading an AdmissionReview
+ * without building it.
+ *
+ * Most objects a cluster creates (Services, ConfigMaps, pods of modern
+ * workloads) hold nothing any rule looks at. Building a jansson document
+ * of such a request costs far more than everything else the webhook does
+ * for it, so the body is first scanned: when it is valid JSON, none of
+ * the rules' trigger strings (rules_triggers()) occurs in it, and nothing
+ * in it needs jansson's judgement, the review is answered from a skeleton
+ * holding only the members the answer depends on, and the rules are not
+ * run: without a trigger they cannot report or change anything.
+ */
+#ifndef GPUMEND_JSON_SCAN_H
+#define GPUMEND_JSON_SCAN_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "rules.h"
+
+struct json_scan_filter;
+
+/*
+ * The trigger strings of the rules enabled in `cfg`, compiled for
+ * scanning. When the rules have no finite set of triggers the filter
+ * passes every body on to the full reader. NULL when out of memory.
+ */
+struct json_scan_filter *json_scan_filter_new(const struct config *cfg);
+void json_scan_filter_free(struct json_scan_filter *filter);
+
+/* 1 when some trigger of `filter` occurs in text[0..len). */
+int json_scan_filter_hit(const struct json_scan_filter *filter,
+			 const char *text, size_t len);
+
+/*
+ * Reads the AdmissionReview `body`. Returns its skeleton when the body
+ * can be answered without the rules: a JSON object that jansson reads
+ * (with JSON_REJECT_DUPLICATES), nesting at most `max_depth` levels, in
+ * which no string, key or value, escaped or not, holds a trigger. The
+ * skeleton has the members apiVersion, kind, request.{uid, operation,
+ * namespace, name, subResource, dryRun, kind.kind, object.kind,
+ * object.metadata.name, object.metadata.generateName} where the body has
+ * them: strings, booleans and null as they are, numbers as 0, objects
+ * and arrays without their other members. Returns NULL when the body
+ * must be read in full (a trigger, an error, a duplicate key, a number
+ * that is not a plain integer, out of memory...): NULL never means the
+ * body is wrong, only that this reader does not decide.
+ */
+json_t *json_scan_review(const struct json_scan_filter *filter,
+			 const char *body, size_t len, int max_depth);
+
+/*
+ * Reads the JSON object `body` in full, as json_loadb() with
+ * JSON_REJECT_DUPLICATES does, in one pass without jansson's per-byte
+ * lexer. NULL when jansson must decide: an error (jansson then says
+ * where), a real number or an integer of more than 15 digits, nesting
+ * beyond 256 levels, \u0000, or out of memory. *depth is how many levels
+ * of objects and arrays the value nests (1 for a flat object).
+ */
+json_t *json_scan_read(const char *body, size_t len, int *depth);
+
+#endif
