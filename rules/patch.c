@@ -287,18 +287,13 @@ static int dump_append(const char *buffer, size_t size, void *data)
 	return 0;
 }
 
-/*
- * Appends `text` to the sink as a JSON string the way jansson writes it
- * without JSON_ENSURE_ASCII or JSON_ESCAPE_SLASH: only '"', '\\' and the
- * control bytes are escaped, these with their short names or \\u00XX.
- */
-static int compact_string(struct dump_sink *sink, const char *text,
-			  size_t len)
+int json_text_string(json_dump_callback_t append, void *data,
+		     const char *text, size_t len)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t run = 0;
 
-	if (dump_append("\"", 1, sink))
+	if (append("\"", 1, data))
 		return -1;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)text[i];
@@ -307,7 +302,7 @@ static int compact_string(struct dump_sink *sink, const char *text,
 
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
-		if (i > run && dump_append(text + run, i - run, sink))
+		if (i > run && append(text + run, i - run, data))
 			return -1;
 		run = i + 1;
 		switch (c) {
@@ -324,12 +319,12 @@ static int compact_string(struct dump_sink *sink, const char *text,
 			esc[5] = hex[c & 15];
 			n = 6;
 		}
-		if (dump_append(esc, n, sink))
+		if (append(esc, n, data))
 			return -1;
 	}
-	if (len > run && dump_append(text + run, len - run, sink))
+	if (len > run && append(text + run, len - run, data))
 		return -1;
-	return dump_append("\"", 1, sink);
+	return append("\"", 1, data);
 }
 
 /*
@@ -352,7 +347,7 @@ static int compact_value(struct dump_sink *sink, const json_t *value,
 			return -1;
 		json_object_foreach((json_t *)value, key, child) {
 			if ((!first && dump_append(",", 1, sink)) ||
-			    compact_string(sink, key, strlen(key)) ||
+			    json_text_string(dump_append, sink, key, strlen(key)) ||
 			    dump_append(":", 1, sink) ||
 			    compact_value(sink, child, flags))
 				return -1;
@@ -368,8 +363,9 @@ static int compact_value(struct dump_sink *sink, const json_t *value,
 				return -1;
 		return dump_append("]", 1, sink);
 	case JSON_STRING:
-		return compact_string(sink, json_string_value(value),
-				      json_string_length(value));
+		return json_text_string(dump_append, sink,
+					json_string_value(value),
+					json_string_length(value));
 	case JSON_INTEGER:
 		len = snprintf(number, sizeof(number), "%" JSON_INTEGER_FORMAT,
 			       json_integer_value(value));

@@ -301,6 +301,15 @@ int patch_apply_op(json_t *root, const struct patch_op *op);
 char *json_text_new(const json_t *value, size_t flags);
 
 /*
+ * Writes text[0..len) through `append` as a JSON string, as jansson does
+ * without JSON_ENSURE_ASCII or JSON_ESCAPE_SLASH: '"', '\\' and control
+ * bytes escaped, the rest as it is (the caller sees to valid UTF-8).
+ * 0, or -1 when `append` fails.
+ */
+int json_text_string(json_dump_callback_t append, void *data,
+		     const char *text, size_t len);
+
+/*
  * Parses a Kubernetes resource quantity ("2", "1.5", "500m", "4Gi", "1e3")
  * into thousandths of its unit. Returns 0, or -1 when the text is not a
  * quantity or the value does not fit.

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "log.h"
 #include "rules.h"
 
@@ -80,47 +81,129 @@ static void write_line(const char *line, size_t len)
 	pthread_mutex_unlock(&write_lock);
 }
 
-void log_event(enum log_level level, const char *msg, json_t *fields_new)
+static int line_append(const char *data, size_t len, void *line)
+{
+	return buf_append(&((struct log_line *)line)->text, data, len);
+}
+
+/* ,"key": */
+static void line_key(struct log_line *line, const char *key)
+{
+	if (line->failed)
+		return;
+	if (buf_putc(&line->text, ',') ||
+	    json_text_string(line_append, line, key, strlen(key)) ||
+	    buf_putc(&line->text, ':'))
+		line->failed = 1;
+}
+
+int log_line_begin(struct log_line *line, enum log_level level,
+		   const char *msg)
 {
 	char stamp[40];
-	json_t *line;
-	char *text;
 
-	if (!log_enabled(level)) {
-		json_decref(fields_new);
+	if (!log_enabled(level))
+		return -1;
+	buf_init(&line->text, 512);
+	line->failed = 0;
+	format_time(stamp, sizeof(stamp));
+	if (buf_printf(&line->text, "{\"time\":\"%s\",\"level\":\"%s\"",
+		       stamp, log_level_name(level)))
+		line->failed = 1;
+	log_line_string(line, "msg", msg);
+	return 0;
+}
+
+void log_line_string(struct log_line *line, const char *key,
+		     const char *value)
+{
+	json_t *clean = NULL;
+
+	line_key(line, key);
+	if (line->failed)
+		return;
+	if (!value) {
+		line->failed = buf_puts(&line->text, "null") != 0;
 		return;
 	}
-	format_time(stamp, sizeof(stamp));
-	line = json_pack("{s:s, s:s, s:s}", "time", stamp,
-			 "level", log_level_name(level), "msg", msg);
-	if (line && json_is_object(fields_new))
-		json_object_update(line, fields_new);
-	json_decref(fields_new);
-	text = line ? json_text_new(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
-	json_decref(line);
-	if (!text) {
+	for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
+		if (*c < 0x80)
+			continue;
+		/* not ASCII: jansson checks the UTF-8, log_string mends it */
+		if (!(clean = log_string(value))) {
+			line->failed = 1;
+			return;
+		}
+		value = json_string_value(clean);
+		break;
+	}
+	if (json_text_string(line_append, line, value, strlen(value)))
+		line->failed = 1;
+	json_decref(clean);
+}
+
+void log_line_int(struct log_line *line, const char *key, long long value)
+{
+	line_key(line, key);
+	if (!line->failed && buf_printf(&line->text, "%lld", value))
+		line->failed = 1;
+}
+
+void log_line_bool(struct log_line *line, const char *key, int value)
+{
+	line_key(line, key);
+	if (!line->failed && buf_puts(&line->text, value ? "true" : "false"))
+		line->failed = 1;
+}
+
+void log_line_ms(struct log_line *line, const char *key, double ms)
+{
+	line_key(line, key);
+	if (!line->failed && buf_printf(&line->text, "%.3f", ms))
+		line->failed = 1;
+}
+
+void log_line_json(struct log_line *line, const char *key,
+		   const json_t *value)
+{
+	char *text;
+
+	line_key(line, key);
+	if (line->failed)
+		return;
+	text = json_text_new(value, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	if (!text || buf_puts(&line->text, text))
+		line->failed = 1;
+	free(text);
+}
+
+void log_line_end(struct log_line *line)
+{
+	if (!line->failed && !buf_puts(&line->text, "}\n")) {
+		write_line(line->text.data, line->text.len);
+	} else {
 		/* out of memory: still say something */
 		static const char fallback[] =
 			"{\"level\":\"error\",\"msg\":\"log line lost: out of memory\"}\n";
 
 		write_line(fallback, sizeof(fallback) - 1);
-		return;
 	}
-	{
-		size_t len = strlen(text);
-		char *with_newline = realloc(text, len + 2);
+	buf_free(&line->text);
+}
 
-		if (with_newline) {
-			text = with_newline;
-			text[len++] = '\n';
-			text[len] = '\0';
-			write_line(text, len);
-		} else {
-			write_line(text, len);
-			write_line("\n", 1);
-		}
+/* `fields_new` NULL: no fields (json_pack's NULL on failure included). */
+void log_event(enum log_level level, const char *msg, json_t *fields_new)
+{
+	struct log_line line;
+	const char *key;
+	json_t *value;
+
+	if (log_line_begin(&line, level, msg) == 0) {
+		json_object_foreach(fields_new, key, value)
+			log_line_json(&line, key, value);
+		log_line_end(&line);
 	}
-	free(text);
+	json_decref(fields_new);
 }
 
 json_t *log_string(const char *text)

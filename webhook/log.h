@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "buf.h"
+
 enum log_level {
 	LOG_LEVEL_DEBUG,
 	LOG_LEVEL_INFO,
@@ -38,6 +40,39 @@ void log_event(enum log_level level, const char *msg, json_t *fields_new);
  * file name, say) are replaced by '?'. NULL only when out of memory.
  */
 json_t *log_string(const char *text);
+
+/*
+ * A log line written member by member, without building a json object
+ * (the line of every admission review):
+ *
+ *	struct log_line line;
+ *
+ *	if (log_line_begin(&line, LOG_LEVEL_INFO, "admission review") == 0) {
+ *		log_line_string(&line, "uid", uid);
+ *		...
+ *		log_line_end(&line);
+ *	}
+ *
+ * log_line_begin() returns -1 when `level` is not logged (nothing to end).
+ * Strings may be NULL (null) and need not be valid UTF-8 (mended as by
+ * log_string()); milliseconds are written with 3 decimals. When memory
+ * runs out the line ends as a short error line.
+ */
+struct log_line {
+	struct buf text;
+	int failed;
+};
+
+int log_line_begin(struct log_line *line, enum log_level level,
+		   const char *msg);
+void log_line_string(struct log_line *line, const char *key,
+		     const char *value);
+void log_line_int(struct log_line *line, const char *key, long long value);
+void log_line_bool(struct log_line *line, const char *key, int value);
+void log_line_ms(struct log_line *line, const char *key, double ms);
+void log_line_json(struct log_line *line, const char *key,
+		   const json_t *value);
+void log_line_end(struct log_line *line);
 
 /*
  * Writes one line whose only extra field is "error": the formatted text.

@@ -408,41 +408,48 @@ static void log_review(struct MHD_Connection *connection, struct request *req,
 {
 	enum log_level level = out->failure != ADMISSION_OK ? LOG_LEVEL_WARN
 							    : LOG_LEVEL_INFO;
-	json_t *fields, *rules;
+	struct log_line line;
 	size_t findings = 0;
 	char remote[64];
+	int first = 1;
 
 	req->logged = 1;
-	if (!log_enabled(level))
+	if (log_line_begin(&line, level, "admission review") != 0)
 		return;
 	remote_address(connection, remote, sizeof(remote));
-	rules = json_array();
-	for (int r = 0; rules && r < RULE_COUNT; r++) {
+	log_line_string(&line, "uid", out->uid);
+	log_line_string(&line, "api_version", out->api_version);
+	log_line_string(&line, "kind", out->kind);
+	log_line_string(&line, "namespace", out->namespace_name);
+	log_line_string(&line, "name", out->name);
+	log_line_string(&line, "operation", out->operation);
+	log_line_bool(&line, "dry_run", out->dry_run);
+	/* "rules": the names of the rules that changed the object */
+	if (!line.failed && buf_puts(&line.text, ",\"rules\":["))
+		line.failed = 1;
+	for (int r = 0; r < RULE_COUNT; r++) {
 		for (int s = 0; s < 3; s++)
 			findings += out->findings[r][s];
-		if (out->mutated_rules & 1u << r)
-			json_array_append_new(rules, json_string(
-				rule_info_get((enum rule_id)r)->name));
+		if (!(out->mutated_rules & 1u << r) || line.failed)
+			continue;
+		if (buf_printf(&line.text, "%s\"%s\"", first ? "" : ",",
+			       rule_info_get((enum rule_id)r)->name))
+			line.failed = 1;
+		first = 0;
 	}
-	fields = json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:b, s:o*, s:I,"
-			   " s:I, s:b, s:b, s:i, s:s, s:f, s:f}",
-			   "uid", log_string(out->uid),
-			   "api_version", log_string(out->api_version),
-			   "kind", log_string(out->kind),
-			   "namespace", log_string(out->namespace_name),
-			   "name", log_string(out->name),
-			   "operation", log_string(out->operation),
-			   "dry_run", out->dry_run,
-			   "rules", rules,
-			   "findings", (json_int_t)findings,
-			   "warnings", (json_int_t)out->n_warnings,
-			   "allowed", out->allowed, "patched", out->patched,
-			   "status", out->http_status, "remote", remote,
-			   "review_ms", (double)review_ns / 1e6,
-			   "duration_ms", elapsed_ms(&req->start));
-	if (fields && out->failure != ADMISSION_OK)
-		json_object_set_new(fields, "error", log_string(out->error));
-	log_event(level, "admission review", fields);
+	if (!line.failed && buf_putc(&line.text, ']'))
+		line.failed = 1;
+	log_line_int(&line, "findings", (long long)findings);
+	log_line_int(&line, "warnings", (long long)out->n_warnings);
+	log_line_bool(&line, "allowed", out->allowed);
+	log_line_bool(&line, "patched", out->patched);
+	log_line_int(&line, "status", out->http_status);
+	log_line_string(&line, "remote", remote);
+	log_line_ms(&line, "review_ms", (double)review_ns / 1e6);
+	log_line_ms(&line, "duration_ms", elapsed_ms(&req->start));
+	if (out->failure != ADMISSION_OK)
+		log_line_string(&line, "error", out->error);
+	log_line_end(&line);
 }
 
 static void count_review(const struct admission_outcome *out)

@@ -446,6 +446,33 @@ static void prefilter_check(const struct config *cfg, const char *body,
 	json_scan_filter_free(filter);
 }
 
+/*
+ * The webhook's one-pass reader reads what jansson reads, member order
+ * included, or leaves the body to jansson.
+ */
+static void reader_check(const char *body, size_t len, json_t *jansson)
+{
+	int depth = 0;
+	json_t *mine = json_scan_read(body, len, &depth);
+	char *a, *b;
+
+	if (!mine)
+		return;
+	if (!jansson)
+		fuzz_fail("json_scan_read accepts what jansson refuses");
+	a = json_text_new(mine, JSON_COMPACT);
+	b = json_text_new(jansson, JSON_COMPACT);
+	if (!a || !b)
+		fuzz_fail("out of memory");
+	if (strcmp(a, b))
+		fuzz_fail("json_scan_read read '%s' where jansson read '%s'", a, b);
+	if (depth < 1 || depth > 256)
+		fuzz_fail("json_scan_read gives a depth of %d", depth);
+	free(a);
+	free(b);
+	json_decref(mine);
+}
+
 void fuzz_check_admission(const struct config *cfg, const char *body,
 			  size_t len)
 {
@@ -454,6 +481,7 @@ void fuzz_check_admission(const struct config *cfg, const char *body,
 	const char *uid;
 	json_t *request = readable_request(review, &uid);
 
+	reader_check(body, len, review);
 	admission_outcome_init(&out);
 	if (admission_review(cfg, body, len, &out) != 0)
 		fuzz_fail("admission_review failed (out of memory?)");
