@@ -481,6 +481,10 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 		if (ctx->cfg->mode[r] == RULE_MODE_OFF ||
 		    (info->offline_only && !ctx->opts->offline))
 			continue;
+		/* none of its triggers in the object, which is as it came */
+		if ((ctx->opts->skip_rules >> r & 1) &&
+		    ctx->result->n_ops == 0)
+			continue;
 		/* the object may have been changed by the previous rule */
 		ctx->object = json_pointer_get(ctx->root, pointer);
 		if (!json_is_object(ctx->object))

@@ -223,6 +223,12 @@ struct rules_options {
 	int report_only;        /* 1 for UPDATE: report, never mutate */
 	const char *namespace_name; /* request namespace when the object has none */
 	int keep_original;      /* 1: fill rules_result.original */
+	/*
+	 * Rules (bits 1 << rule_id) not to run while no operation has changed
+	 * the object: the caller found none of their rules_rule_triggers()
+	 * in it. Once something changed, every rule runs.
+	 */
+	unsigned skip_rules;
 };
 
 void rules_result_init(struct rules_result *result);
@@ -258,6 +264,14 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
  * visibility image pattern "*"), or -1 with `out` empty when out of memory.
  */
 int rules_triggers(const struct config *cfg, struct string_list *out);
+
+/*
+ * rules_triggers() for the one rule `rule`: the strings without which it
+ * cannot report or change anything in an object no other rule changed.
+ * An empty set (0) when the rule is off.
+ */
+int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
+			struct string_list *out);
 
 /* Frees the strings of `list` and its array, leaving it empty. */
 void string_list_clear(struct string_list *list);

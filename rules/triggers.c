@@ -480,14 +480,16 @@ static void triggers_minimize(struct string_list *out)
 	out->n = kept;
 }
 
-int rules_triggers(const struct config *cfg, struct string_list *out)
+/* The triggers of the rules in `rules` (a mask of 1 << rule_id). */
+static int triggers_of(const struct config *cfg, unsigned rules,
+		       struct string_list *out)
 {
 	struct trigger_set set = { .out = out };
 
 	out->items = NULL;
 	out->n = 0;
 	for (int r = 0; r < RULE_COUNT; r++) {
-		if (cfg->mode[r] == RULE_MODE_OFF)
+		if (cfg->mode[r] == RULE_MODE_OFF || !(rules >> r & 1))
 			continue;
 		if (rule_triggers[r](cfg, &set) != 0) {
 			string_list_clear(out);
@@ -500,4 +502,20 @@ int rules_triggers(const struct config *cfg, struct string_list *out)
 	}
 	triggers_minimize(out);
 	return 0;
+}
+
+int rules_triggers(const struct config *cfg, struct string_list *out)
+{
+	return triggers_of(cfg, ~0u, out);
+}
+
+int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
+			struct string_list *out)
+{
+	if ((unsigned)rule >= RULE_COUNT) {
+		out->items = NULL;
+		out->n = 0;
+		return 0;
+	}
+	return triggers_of(cfg, 1u << rule, out);
 }

@@ -702,15 +702,15 @@ static int deny_message(const struct config *cfg,
  * the answer. `object` is rewritten in place.
  */
 static int review_object(const struct config *cfg, enum operation op,
-			 const char *ns,
-			 json_t *object, struct answer *a,
-			 struct admission_outcome *out)
+			 const char *ns, unsigned skip, json_t *object,
+			 struct answer *a, struct admission_outcome *out)
 {
 	struct rules_options opts = {
 		.offline = 0,
 		.report_only = op != OP_CREATE,
 		.namespace_name = ns,
 		.keep_original = op == OP_CREATE,
+		.skip_rules = skip,
 	};
 	struct rules_result res;
 	struct rules_error err;
@@ -797,11 +797,12 @@ static int optional_string(json_t *parent, const char *key, const char **value)
  * The part after the uid was read: every problem from here on is answered
  * with a well-formed AdmissionReview. `skeleton`: the request is the
  * prefilter's skeleton and no rule has anything to do; `shallow`: the
- * object is known to nest within cfg->max_depth.
+ * object is known to nest within cfg->max_depth; `skip`: the rules the
+ * prefilter found nothing for.
  */
 static int review_request(const struct config *cfg, json_t *request,
 			  const char *api_version, const char *uid,
-			  int skeleton, int shallow,
+			  int skeleton, int shallow, unsigned skip,
 			  struct admission_outcome *out)
 {
 	struct answer a = { .allowed = 1 };
@@ -878,8 +879,8 @@ static int review_request(const struct config *cfg, json_t *request,
 		rc = 0;
 		goto out_write;
 	}
-	rc = review_object(cfg, (enum operation)op, ns, object,
-			   &a, out);
+	rc = review_object(cfg, (enum operation)op, ns, skip, object, &a,
+			   out);
 out_write:
 	if (rc == 0)
 		rc = answer_write(out, api_version, uid, &a);
@@ -903,12 +904,17 @@ int admission_review_filtered(const struct config *cfg,
 	json_t *review, *request;
 	const char *api_version, *kind, *uid;
 	int rc = -1, skeleton = 0, depth = 0, shallow;
+	unsigned skip;
+	unsigned rules = filter ? json_scan_filter_rules(filter, body, len) : 0;
 
-	if (filter &&
-	    (review = json_scan_review(filter, body, len, cfg->max_depth)))
+	/* nothing for any rule: the skeleton is enough */
+	if (filter && !rules &&
+	    (review = json_scan_skeleton(filter, body, len, cfg->max_depth)))
 		skeleton = 1;
-	else if (!(review = json_scan_read(body, len, &depth)))
+	else if (!(review = json_scan_read(body, len, filter, &depth, &rules)))
 		review = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	/* the rules to skip: those without a trigger, when all was read */
+	skip = filter && depth > 0 ? ~rules : 0;
 	/* the object is two levels down: within the limit when all is */
 	shallow = skeleton || (depth > 0 && depth - 2 <= cfg->max_depth);
 	if (!review)
@@ -949,7 +955,7 @@ int admission_review_filtered(const struct config *cfg,
 	if (dup_field(&out->uid, uid))
 		goto out_free;
 	rc = review_request(cfg, request, api_version, uid, skeleton,
-			    shallow, out);
+			    shallow, skip, out);
 out_free:
 	json_decref(review);
 	if (rc) {

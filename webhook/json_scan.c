@@ -25,10 +25,12 @@ struct trigger {
 	char *text;
 	size_t len;
 	unsigned quad;                  /* quad_hash of its first 4 bytes */
+	unsigned rules;                 /* whose trigger it is: 1 << rule_id */
 };
 
 struct json_scan_filter {
-	int everything;                 /* no finite trigger set */
+	unsigned enabled;               /* the rules that run */
+	unsigned always;                /* those without a finite set */
 	uint64_t quads[65536 / 64];     /* quad_hash of triggers of 4+ bytes */
 	int has_short;                  /* triggers of 1 to 3 bytes */
 	uint64_t bigrams[65536 / 64];   /* first two bytes of those of 2-3 */
@@ -61,98 +63,129 @@ void json_scan_filter_free(struct json_scan_filter *filter)
 	free(filter);
 }
 
+/* Adds `text` (taken) as a trigger of `rule`, or the rule to its twin. */
+static int filter_add(struct json_scan_filter *filter, char *text,
+		      enum rule_id rule, size_t *cap)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	size_t len = strlen(text);
+	struct trigger *slot;
+
+	for (size_t k = 0; k < filter->n_triggers; k++) {
+		if (strcmp(filter->triggers[k].text, text) == 0) {
+			filter->triggers[k].rules |= 1u << rule;
+			free(text);
+			return 0;
+		}
+	}
+	if (filter->n_triggers == *cap) {
+		size_t grown_cap = *cap ? *cap * 2 : 32;
+		struct trigger *grown = realloc(filter->triggers,
+						grown_cap * sizeof(*grown));
+
+		if (!grown) {
+			free(text);
+			return -1;
+		}
+		filter->triggers = grown;
+		*cap = grown_cap;
+	}
+	slot = &filter->triggers[filter->n_triggers++];
+	memset(slot, 0, sizeof(*slot));
+	slot->text = text;
+	slot->len = len;
+	slot->rules = 1u << rule;
+	if (len >= 4) {
+		slot->quad = quad_hash(t);
+		filter->quads[slot->quad / 64] |= (uint64_t)1 << (slot->quad % 64);
+		return 0;
+	}
+	filter->has_short = 1;
+	if (len == 1) {
+		filter->firsts[t[0]] = 1;
+	} else {
+		unsigned bigram = (unsigned)t[0] << 8 | t[1];
+
+		filter->bigrams[bigram / 64] |= (uint64_t)1 << (bigram % 64);
+	}
+	return 0;
+}
+
 struct json_scan_filter *json_scan_filter_new(const struct config *cfg)
 {
 	struct json_scan_filter *filter = calloc(1, sizeof(*filter));
-	struct string_list list = { NULL, 0 };
-	int rc;
+	size_t cap = 0;
 
 	if (!filter)
 		return NULL;
-	rc = rules_triggers(cfg, &list);
-	if (rc < 0)
-		goto out_fail;
-	if (rc > 0) {
-		filter->everything = 1;
-		goto out_done;
-	}
-	if (list.n && !(filter->triggers = calloc(list.n,
-						   sizeof(*filter->triggers))))
-		goto out_fail;
-	for (size_t i = 0; i < list.n; i++) {
-		const unsigned char *t = (const unsigned char *)list.items[i];
-		size_t len = strlen(list.items[i]);
-		struct trigger *slot;
+	for (int r = 0; r < RULE_COUNT; r++) {
+		struct string_list list = { NULL, 0 };
+		int rc;
 
-		if (!len) {
+		if (cfg->mode[r] == RULE_MODE_OFF)
+			continue;
+		filter->enabled |= 1u << r;
+		rc = rules_rule_triggers(cfg, (enum rule_id)r, &list);
+		if (rc < 0)
+			goto out_fail;
+		if (rc > 0)
+			filter->always |= 1u << r;
+		for (size_t i = 0; rc == 0 && i < list.n; i++) {
 			/* an empty trigger is found in everything */
-			filter->everything = 1;
-			continue;
+			if (!list.items[i][0]) {
+				filter->always |= 1u << r;
+				continue;
+			}
+			rc = filter_add(filter, list.items[i], (enum rule_id)r,
+					&cap);
+			list.items[i] = NULL;
+			if (rc) {
+				string_list_clear(&list);
+				goto out_fail;
+			}
 		}
-		slot = &filter->triggers[filter->n_triggers++];
-		slot->text = list.items[i];
-		slot->len = len;
-		list.items[i] = NULL;
-		if (len >= 4) {
-			slot->quad = quad_hash(t);
-			filter->quads[slot->quad / 64] |=
-				(uint64_t)1 << (slot->quad % 64);
-			continue;
-		}
-		filter->has_short = 1;
-		if (len == 1) {
-			filter->firsts[t[0]] = 1;
-		} else {
-			unsigned bigram = (unsigned)t[0] << 8 | t[1];
-
-			filter->bigrams[bigram / 64] |= (uint64_t)1 << (bigram % 64);
-		}
+		string_list_clear(&list);
 	}
-out_done:
-	string_list_clear(&list);
 	return filter;
 out_fail:
-	string_list_clear(&list);
 	json_scan_filter_free(filter);
 	return NULL;
 }
 
-/* 1 when a trigger of 1 to 3 bytes occurs in p[0..len). */
-static int short_hit(const struct json_scan_filter *filter,
-		     const unsigned char *p, size_t len)
+/* The rules of the triggers of 1 to 3 bytes in p[0..len). */
+static unsigned short_rules(const struct json_scan_filter *filter,
+			    const unsigned char *p, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned bigram;
+	unsigned found = 0;
 
-		if (filter->firsts[p[i]])
-			return 1;
-		if (i + 1 == len)
-			break;
-		bigram = (unsigned)p[i] << 8 | p[i + 1];
-		if (!bit_test(filter->bigrams, bigram))
+	for (size_t i = 0; i < len; i++) {
+		unsigned bigram = i + 1 < len ? (unsigned)p[i] << 8 | p[i + 1] : 0;
+		int candidates = filter->firsts[p[i]] ||
+				 (i + 1 < len && bit_test(filter->bigrams, bigram));
+
+		if (!candidates)
 			continue;
 		for (size_t k = 0; k < filter->n_triggers; k++) {
 			const struct trigger *t = &filter->triggers[k];
 
 			if (t->len < 4 && t->len <= len - i &&
 			    memcmp(p + i, t->text, t->len) == 0)
-				return 1;
+				found |= t->rules;
 		}
 	}
-	return 0;
+	return found;
 }
 
-int json_scan_filter_hit(const struct json_scan_filter *filter,
-			 const char *text, size_t len)
+unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
+				const char *text, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)text;
+	unsigned found = filter->always;
 
-	if (filter->everything)
-		return 1;
-	if (filter->has_short && short_hit(filter, p, len))
-		return 1;
+	if (filter->has_short)
+		found |= short_rules(filter, p, len);
 	/* triggers of 4 bytes or more: a bitmap of their first four */
-	for (size_t i = 0; i + 4 <= len; i++) {
+	for (size_t i = 0; i + 4 <= len && found != filter->enabled; i++) {
 		unsigned h = quad_hash(p + i);
 
 		if (!bit_test(filter->quads, h))
@@ -162,10 +195,10 @@ int json_scan_filter_hit(const struct json_scan_filter *filter,
 
 			if (t->quad == h && t->len >= 4 && t->len <= len - i &&
 			    memcmp(p + i, t->text, t->len) == 0)
-				return 1;
+				found |= t->rules;
 		}
 	}
-	return 0;
+	return found;
 }
 
 /* ------------------------------------------------------------------ */
@@ -214,7 +247,8 @@ static const struct capture *capture_find(const struct capture *list,
 
 struct scan {
 	const unsigned char *p, *end;
-	const struct json_scan_filter *filter;  /* NULL in a full read */
+	const struct json_scan_filter *filter;
+	unsigned rules;                 /* rules of triggers in escaped strings */
 	int full;                       /* build every value, not a skeleton */
 	int depth_max;
 	int deepest;                    /* levels of nesting seen */
@@ -399,8 +433,12 @@ static int scan_string(struct scan *s, const char **text, size_t *len)
 	if (decode_escapes(s, start, (size_t)(p - start), len))
 		return -1;
 	/* an escape must not hide a trigger from the raw search */
-	if (s->filter && json_scan_filter_hit(s->filter, s->scratch, *len))
-		return -1;
+	if (s->filter) {
+		s->rules |= json_scan_filter_rules(s->filter, s->scratch, *len);
+		/* a skeleton is only for bodies without any */
+		if (!s->full && s->rules)
+			return -1;
+	}
 	*text = s->scratch;
 	return 0;
 }
@@ -660,17 +698,24 @@ out_fail:
 	return NULL;
 }
 
-json_t *json_scan_read(const char *body, size_t len, int *depth)
+json_t *json_scan_read(const char *body, size_t len,
+		       const struct json_scan_filter *filter, int *depth,
+		       unsigned *rules)
 {
-	struct scan s = { .full = 1, .depth_max = SCAN_DEPTH_MAX };
+	struct scan s = {
+		.full = 1, .filter = filter, .depth_max = SCAN_DEPTH_MAX
+	};
 	json_t *value = scan_document(&s, body, len);
 
-	*depth = s.deepest;
+	/* both only mean something for a value read whole */
+	*depth = value ? s.deepest : 0;
+	if (rules && value)
+		*rules |= s.rules;
 	return value;
 }
 
-json_t *json_scan_review(const struct json_scan_filter *filter,
-			 const char *body, size_t len, int max_depth)
+json_t *json_scan_skeleton(const struct json_scan_filter *filter,
+			   const char *body, size_t len, int max_depth)
 {
 	struct scan s = {
 		.filter = filter,
@@ -678,8 +723,5 @@ json_t *json_scan_review(const struct json_scan_filter *filter,
 							   SCAN_DEPTH_MAX,
 	};
 
-	if (!filter || filter->everything ||
-	    json_scan_filter_hit(filter, body, len))
-		return NULL;
 	return scan_document(&s, body, len);
 }

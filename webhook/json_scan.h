@@ -5,11 +5,12 @@
  * Most objects a cluster creates (Services, ConfigMaps, pods of modern
  * workloads) hold nothing any rule looks at. Building a jansson document
  * of such a request costs far more than everything else the webhook does
- * for it, so the body is first scanned: when it is valid JSON, none of
- * the rules' trigger strings (rules_triggers()) occurs in it, and nothing
+ * for it, so the body is first scanned for each rule's trigger strings
+ * (rules_rule_triggers()): when it holds none, is valid JSON and nothing
  * in it needs jansson's judgement, the review is answered from a skeleton
  * holding only the members the answer depends on, and the rules are not
- * run: without a trigger they cannot report or change anything.
+ * run: without a trigger they cannot report or change anything. When it
+ * holds some, only their rules run until one of them changes the object.
  */
 #ifndef GPUMEND_JSON_SCAN_H
 #define GPUMEND_JSON_SCAN_H
@@ -29,26 +30,30 @@ struct json_scan_filter;
 struct json_scan_filter *json_scan_filter_new(const struct config *cfg);
 void json_scan_filter_free(struct json_scan_filter *filter);
 
-/* 1 when some trigger of `filter` occurs in text[0..len). */
-int json_scan_filter_hit(const struct json_scan_filter *filter,
-			 const char *text, size_t len);
+/*
+ * The rules (bits 1 << rule_id) with a trigger in text[0..len), and those
+ * that have no finite set of triggers: the rules that may have something
+ * to do in an object whose JSON text this is. 0: none has.
+ */
+unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
+				const char *text, size_t len);
 
 /*
- * Reads the AdmissionReview `body`. Returns its skeleton when the body
- * can be answered without the rules: a JSON object that jansson reads
+ * Reads the AdmissionReview `body`, in which json_scan_filter_rules()
+ * found nothing, into its skeleton: a JSON object that jansson reads
  * (with JSON_REJECT_DUPLICATES), nesting at most `max_depth` levels, in
- * which no string, key or value, escaped or not, holds a trigger. The
- * skeleton has the members apiVersion, kind, request.{uid, operation,
- * namespace, name, subResource, dryRun, kind.kind, object.kind,
- * object.metadata.name, object.metadata.generateName} where the body has
- * them: strings, booleans and null as they are, numbers as 0, objects
- * and arrays without their other members. Returns NULL when the body
- * must be read in full (a trigger, an error, a duplicate key, a number
- * that is not a plain integer, out of memory...): NULL never means the
- * body is wrong, only that this reader does not decide.
+ * which no escaped string holds a trigger either. The skeleton has the
+ * members apiVersion, kind, request.{uid, operation, namespace, name,
+ * subResource, dryRun, kind.kind, object.kind, object.metadata.name,
+ * object.metadata.generateName} where the body has them: strings,
+ * booleans and null as they are, numbers as 0, objects and arrays without
+ * their other members. Returns NULL when the body must be read in full (a
+ * trigger behind an escape, an error, a duplicate key, a number that is
+ * not a plain integer, out of memory...): NULL never means the body is
+ * wrong, only that this reader does not decide.
  */
-json_t *json_scan_review(const struct json_scan_filter *filter,
-			 const char *body, size_t len, int max_depth);
+json_t *json_scan_skeleton(const struct json_scan_filter *filter,
+			   const char *body, size_t len, int max_depth);
 
 /*
  * Reads the JSON object `body` in full, as json_loadb() with
@@ -56,8 +61,14 @@ json_t *json_scan_review(const struct json_scan_filter *filter,
  * lexer. NULL when jansson must decide: an error (jansson then says
  * where), a real number or an integer of more than 15 digits, nesting
  * beyond 256 levels, \u0000, or out of memory. *depth is how many levels
- * of objects and arrays the value nests (1 for a flat object).
+ * of objects and arrays the value nests (1 for a flat object; 0 with
+ * NULL). With a
+ * `filter`, the rules with a trigger in a string that has escapes are
+ * added to *rules (what json_scan_filter_rules() cannot see in the raw
+ * text).
  */
-json_t *json_scan_read(const char *body, size_t len, int *depth);
+json_t *json_scan_read(const char *body, size_t len,
+		       const struct json_scan_filter *filter, int *depth,
+		       unsigned *rules);
 
 #endif

@@ -453,7 +453,7 @@ static void prefilter_check(const struct config *cfg, const char *body,
 static void reader_check(const char *body, size_t len, json_t *jansson)
 {
 	int depth = 0;
-	json_t *mine = json_scan_read(body, len, &depth);
+	json_t *mine = json_scan_read(body, len, NULL, &depth, NULL);
 	char *a, *b;
 
 	if (!mine)

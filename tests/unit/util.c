@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "json_scan.h"
 #include "util.h"
 
 /* 1 when some trigger is a substring of a key or string value in `node`. */
@@ -86,6 +87,61 @@ static void check_triggers(const struct config *cfg, json_t *input,
 			res->ops[i].path);
 }
 
+/*
+ * The webhook's gating: with only the rules whose triggers the input's
+ * text holds (json_scan_filter_rules() and the escaped strings that
+ * json_scan_read() decodes), running until something changes, the rules
+ * must give exactly what all of them gave: `expected` and `res`.
+ */
+static void check_gating(const struct config *cfg,
+			 const struct rules_options *opts,
+			 const char *json_text, json_t *expected,
+			 const struct rules_result *res, int *failures)
+{
+	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct rules_options gated = *opts;
+	struct rules_error err = { { 0 }, { 0 } };
+	size_t len = strlen(json_text);
+	struct rules_result got;
+	json_t *obj = json_loads(json_text, 0, NULL), *read;
+	unsigned rules;
+	int depth, same;
+
+	if (!filter || !obj) {
+		(*failures)++;
+		goto out_free;
+	}
+	rules = json_scan_filter_rules(filter, json_text, len);
+	read = json_scan_read(json_text, len, filter, &depth, &rules);
+	if (!read)
+		rules = ~0u;
+	json_decref(read);
+	gated.skip_rules = ~rules;
+	rules_result_init(&got);
+	same = rules_apply(cfg, &gated, obj, &got, &err) == 0 &&
+	       json_equal(obj, expected) && got.n_ops == res->n_ops &&
+	       got.n_findings == res->n_findings;
+	for (size_t i = 0; same && i < got.n_ops; i++)
+		same = got.ops[i].kind == res->ops[i].kind &&
+		       strcmp(got.ops[i].path, res->ops[i].path) == 0;
+	for (size_t i = 0; same && i < got.n_findings; i++)
+		same = got.findings[i].rule == res->findings[i].rule &&
+		       strcmp(got.findings[i].pointer,
+			      res->findings[i].pointer) == 0 &&
+		       strcmp(got.findings[i].message,
+			      res->findings[i].message) == 0;
+	if (!same) {
+		fprintf(stderr, "  gated by triggers (rules 0x%x), the rules give %zu findings and %zu ops, not %zu and %zu\n",
+			rules, got.n_findings, got.n_ops, res->n_findings,
+			res->n_ops);
+		(*failures)++;
+	}
+	rules_result_clear(&got);
+out_free:
+	json_decref(obj);
+	json_scan_filter_free(filter);
+}
+
 json_t *test_migrate(const char *json_text, const struct config *cfg,
 		     const struct rules_options *opts,
 		     struct rules_result *res, int *failures)
@@ -122,6 +178,7 @@ json_t *test_migrate(const char *json_text, const struct config *cfg,
 	replay = json_loads(json_text, 0, NULL);
 	if (replay)
 		check_triggers(cfg, replay, res, "first run", failures);
+	check_gating(cfg, opts, json_text, obj, res, failures);
 	/* the patch replayed on the input gives the same object */
 	for (size_t i = 0; replay && i < res->n_ops; i++) {
 		if (patch_apply_op(replay, &res->ops[i]) != 0) {
