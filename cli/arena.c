@@ -1,6 +1,7 @@
 /*
  * arena.c - the region allocator behind jansson (see arena.h).
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,11 @@
 
 #define CHUNK_SIZE (1u << 20)
 /*
- * A scope starts with a small chunk and doubles: one review's values fit
- * in the first, which malloc reuses from one scope to the next, and no
- * chunk is kept between scopes (threads may end without notice).
+ * A thread's scopes start with a chunk it keeps from one scope to the
+ * next (one review's values fit in it; given back when the thread ends)
+ * and double from there.
  */
-#define SCOPE_CHUNK_SIZE (1u << 16)
+#define SCOPE_CHUNK_SIZE (1u << 18)
 #define ALIGN 16
 
 struct chunk {
@@ -29,6 +30,7 @@ enum arena_mode { ARENA_OFF, ARENA_ALWAYS, ARENA_SCOPED };
 static enum arena_mode mode;
 static _Thread_local struct chunk *chunks; /* the newest first */
 static _Thread_local int in_scope;
+static pthread_key_t kept_key;          /* a thread's kept chunk, to free */
 
 #if !defined(__SANITIZE_ADDRESS__)
 static void *region_malloc(size_t size)
@@ -95,6 +97,8 @@ int json_arena_scoped(void)
 #if defined(__SANITIZE_ADDRESS__)
 	return 0;
 #else
+	if (pthread_key_create(&kept_key, free) != 0)
+		return 0;
 	json_set_alloc_funcs(scoped_malloc, scoped_free);
 	mode = ARENA_SCOPED;
 	return 1;
@@ -111,12 +115,24 @@ void json_arena_end(void)
 	if (!in_scope)
 		return;
 	in_scope = 0;
-	while (chunks) {
+	/* the first chunk stays for the next scope, the others go */
+	while (chunks && chunks->next) {
 		struct chunk *next = chunks->next;
 
 		free(chunks);
 		chunks = next;
 	}
+	if (chunks) {
+		chunks->used = 0;
+		if (pthread_getspecific(kept_key) != chunks)
+			pthread_setspecific(kept_key, chunks);
+	}
+}
+
+void json_arena_drop(json_t *value)
+{
+	if (!in_scope)
+		json_decref(value);
 }
 
 int json_arena_active(void)

@@ -22,6 +22,8 @@
 #ifndef GPUMEND_ARENA_H
 #define GPUMEND_ARENA_H
 
+#include <jansson.h>
+
 /*
  * Routes all of jansson's allocations to the region. Must be called
  * before any other jansson call. Returns 1 when the region is in use.
@@ -43,6 +45,13 @@ void json_arena_begin(void);
  * it: none may be used afterwards.
  */
 void json_arena_end(void);
+
+/*
+ * json_decref(value), except inside a scope, where everything made in it
+ * goes at json_arena_end() and walking `value` to free it would be work
+ * for nothing. `value` must hold nothing made outside the scope.
+ */
+void json_arena_drop(json_t *value);
 
 /* 1 when jansson allocates from the region. */
 int json_arena_active(void);

@@ -291,6 +291,9 @@ int json_text_string(json_dump_callback_t append, void *data,
 		     const char *text, size_t len)
 {
 	static const char hex[] = "0123456789ABCDEF";
+	static const unsigned char escaped[256] = {
+		[0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1,
+	};
 	size_t run = 0;
 
 	if (append("\"", 1, data))
@@ -300,7 +303,7 @@ int json_text_string(json_dump_callback_t append, void *data,
 		char esc[6] = { '\\', 0 };
 		size_t n = 2;
 
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (!escaped[c])
 			continue;
 		if (i > run && append(text + run, i - run, data))
 			return -1;

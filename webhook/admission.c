@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "admission.h"
+#include "arena.h"
 #include "buf.h"
 
 static const char *const review_versions[] = {
@@ -957,7 +958,8 @@ int admission_review_filtered(const struct config *cfg,
 	rc = review_request(cfg, request, api_version, uid, skeleton,
 			    shallow, skip, out);
 out_free:
-	json_decref(review);
+	/* the request's values, made in the review's scope when there is one */
+	json_arena_drop(review);
 	if (rc) {
 		free(out->body);
 		out->body = NULL;

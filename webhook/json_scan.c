@@ -185,7 +185,7 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 	if (filter->has_short)
 		found |= short_rules(filter, p, len);
 	/* triggers of 4 bytes or more: a bitmap of their first four */
-	for (size_t i = 0; i + 4 <= len && found != filter->enabled; i++) {
+	for (size_t i = 0; i + 4 <= len; i++) {
 		unsigned h = quad_hash(p + i);
 
 		if (!bit_test(filter->quads, h))
@@ -197,6 +197,8 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 			    memcmp(p + i, t->text, t->len) == 0)
 				found |= t->rules;
 		}
+		if (found == filter->enabled)
+			break;
 	}
 	return found;
 }
@@ -263,11 +265,36 @@ static const unsigned char string_stop[256] = {
 	[0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1,
 };
 
-static void skip_space(struct scan *s)
+static const unsigned char is_space[256] = {
+	[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1,
+};
+
+static inline void skip_space(struct scan *s)
 {
-	while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' ||
-				 *s->p == '\r' || *s->p == '\t'))
-		s->p++;
+	static const uint64_t spaces = 0x2020202020202020u;
+	const unsigned char *p = s->p, *end = s->end;
+
+	while (p < end && is_space[*p]) {
+		uint64_t word;
+
+		p++;
+		/* the indentation of pretty-printed JSON, 8 at a time */
+		while (end - p >= 8 && (memcpy(&word, p, 8), word == spaces))
+			p += 8;
+	}
+	s->p = p;
+}
+
+/* 1 when one of the 8 bytes of `word` ends the fast loop in a string. */
+static inline int word_stops(uint64_t word)
+{
+	static const uint64_t ones = 0x0101010101010101u;
+	static const uint64_t highs = 0x8080808080808080u;
+	uint64_t quote = word ^ (ones * '"'), backslash = word ^ (ones * '\\');
+
+	/* a zero byte in quote or backslash, a byte below 0x20, or >= 0x80 */
+	return (((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) |
+		(word - ones * 0x20) | word) & highs ? 1 : 0;
 }
 
 /*
@@ -407,6 +434,10 @@ static int scan_string(struct scan *s, const char **text, size_t *len)
 	int escaped = 0;
 
 	for (;;) {
+		uint64_t word;
+
+		while (end - p >= 8 && (memcpy(&word, p, 8), !word_stops(word)))
+			p += 8;
 		while (p < end && !string_stop[*p])
 			p++;
 		if (p >= end || *p < 0x20)

@@ -5,9 +5,10 @@
 # libmicrohttpd + GnuTLS set-up, a handler that reads the body and answers
 # a fixed AdmissionReview), both on 127.0.0.1 with an ECDSA P-256
 # certificate from `gpumend certs`, over kept-alive TLS connections, for
-# three AdmissionReviews: a legacy GPU pod that needs several rules, a
-# modern pod that needs nothing, and a large Deployment (generated here)
-# that needs one rule. For each:
+# four AdmissionReviews: a legacy GPU pod that needs several rules, a
+# modern GPU pod that needs nothing, a pod without GPUs (most of what a
+# cluster creates; the prefilter answers it without the rules), and a
+# large Deployment (generated here) that needs one rule. For each:
 #   - peak throughput: wrk, closed loop (BENCH_WEBHOOK_CONNECTIONS, 32),
 #     and the server's CPU time per request;
 #   - latency at a fixed rate, half of the floor's peak (and, for gpumend,
@@ -339,6 +340,7 @@ EOF
 
 bench "legacy GPU pod (6 findings, 4 rules)" "$HERE/review-legacy-pod.json" 1 0.7
 bench "modern pod (nothing to do)" "$HERE/review-modern-pod.json" 0 0.85
+bench "plain pod, no GPU (nothing to do)" "$HERE/review-plain-pod.json" 0 0.85
 bench "large Deployment (1 rule)" "$large" 1 ""
 
 if [ "$max_rss" -le $((32 * 1024)) ]; then _v="met"; else _v="NOT met"; fi
