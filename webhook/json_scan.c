@@ -612,10 +612,14 @@ static int scan_integer(struct scan *s, json_int_t *value)
 	if (p < s->end && *p == '0') {
 		p++;
 	} else {
-		while (p < s->end && *p >= '0' && *p <= '9')
+		while (p < s->end && *p >= '0' && *p <= '9') {
+			/* longer ones go to the full reader, before overflow */
+			if (p - digits == 15)
+				return -1;
 			v = v * 10 + (*p++ - '0');
+		}
 	}
-	if (p == digits || p - digits > 15)
+	if (p == digits)
 		return -1;
 	/* fractions and exponents go to the full reader */
 	if (p < s->end && (*p == '.' || *p == 'e' || *p == 'E'))
