@@ -1,0 +1,189 @@
+/*
+ * test_json_scan.c - the webhook's prefilter and one-pass reader: what
+ * they read must be what jansson reads, and they must see every trigger.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "json_scan.h"
+#include "rules.h"
+
+/*
+ * json_scan_read() either leaves `text` to jansson (NULL) or reads the
+ * very document jansson reads; it never accepts what jansson refuses.
+ * Returns 1 when it read the text itself.
+ */
+static int read_like_jansson(const char *text, size_t len, int *failures)
+{
+	json_t *theirs = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	int depth = -1;
+	json_t *mine = json_scan_read(text, len, NULL, &depth, NULL);
+	int read = mine != NULL;
+
+	if (mine) {
+		char *a = json_text_new(mine, JSON_COMPACT);
+		char *b = theirs ? json_text_new(theirs, JSON_COMPACT) : NULL;
+
+		if (!b)
+			fprintf(stderr, "  accepted what jansson refuses: %.*s\n",
+				(int)len, text);
+		CHECK(b != NULL);
+		if (b)
+			CHECK_STR(a, b);
+		CHECK(depth >= 1);
+		free(a);
+		free(b);
+	} else {
+		CHECK(depth == 0);
+	}
+	json_decref(mine);
+	json_decref(theirs);
+	return read;
+}
+
+TEST(json_scan_reads_like_jansson)
+{
+	static const char *const same[] = {
+		"{}",
+		" \t\r\n{ \"a\" : [ 1 , -2 , 0 , -0 , true , false , null ] }\n",
+		"{\"s\":\"caf\\u00e9 \\ud83d\\ude00 \\\" \\\\ \\/ \\b\\f\\n\\r\\t\"}",
+		"{\"\\u0061\":1,\"b\":{\"c\":[[[]]],\"d\":{}}}",
+		"{\"utf8\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}",
+		"{\"n\":123456789012345}",
+	};
+	static const char *const refused_or_left[] = {
+		"", " ", "{", "}", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{,}",
+		"{\"a\":1 \"b\":2}", "[1,]", "{\"a\":01}", "{\"a\":1.}",
+		"{\"a\":-}", "{\"a\":+1}", "{\"a\":1e5}", "{\"a\":1.5}",
+		"{\"a\":1234567890123456}", "{\"a\":99999999999999999999}",
+		"{\"a\":tru}", "{\"a\":truex}", "{\"a\":nul}", "{\"a\":1} x",
+		"{\"a\":1}{}", "{\"a\":\"\\u0000\"}", "{\"a\":\"\\ud800\"}",
+		"{\"a\":\"\\udc00\"}", "{\"a\":\"\\ud800\\u0041\"}",
+		"{\"a\":\"\\x41\"}", "{\"a\":\"\\u12\"}", "{\"a\":\"\t\"}",
+		"{\"a\":\"\xc0\xaf\"}", "{\"a\":\"\xed\xa0\x80\"}",
+		"{\"a\":\"\xf4\x90\x80\x80\"}", "{\"a\":\"\xe2\x82\"}",
+		"{\"a\":\"\x80\"}", "{\"a\":1,\"a\":2}",
+		"{\"a\":1,\"\\u0061\":2}", "\xef\xbb\xbf{}",
+		"{\"a\":\"unterminated}", "{\"a\":\"x\\", "[1]",
+	};
+	char deep[2000];
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+		CHECK(read_like_jansson(same[i], strlen(same[i]), failures));
+	for (size_t i = 0; i < sizeof(refused_or_left) / sizeof(refused_or_left[0]); i++)
+		CHECK(!read_like_jansson(refused_or_left[i],
+					 strlen(refused_or_left[i]), failures));
+	/* a NUL inside the text, given by length */
+	CHECK(!read_like_jansson("{\"a\":\"\0\"}", 9, failures));
+	CHECK(!read_like_jansson("{\"a\":1}\0", 8, failures));
+	/* 300 levels: left to jansson, which reads up to 2048 */
+	for (int i = 0; i < 300; i++) {
+		memcpy(deep + n, "{\"a\":", 5);
+		n += 5;
+	}
+	deep[n++] = '1';
+	for (int i = 0; i < 300; i++)
+		deep[n++] = '}';
+	CHECK(!read_like_jansson(deep, n, failures));
+	/* 200 levels: read, and the depth is right */
+	{
+		int depth = 0;
+		size_t skip = 100 * 5;
+		json_t *v = json_scan_read(deep + skip, n - skip - 100, NULL,
+					   &depth, NULL);
+
+		CHECK(v != NULL && depth == 200);
+		json_decref(v);
+	}
+}
+
+/* A review whose object holds `member` (JSON) in its first container. */
+static char *review_with(const char *member)
+{
+	static const char fmt[] =
+		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+		"\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\",\"object\":"
+		"{\"kind\":\"Pod\",\"spec\":{\"containers\":[{\"name\":\"c\",%s}]}}}}";
+	size_t len = sizeof(fmt) + strlen(member);
+	char *text = malloc(len);
+
+	snprintf(text, len, fmt, member);
+	return text;
+}
+
+TEST(json_scan_prefilter_sees_escaped_triggers)
+{
+	struct config *cfg = config_new_default();
+	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	static const struct {
+		const char *member;
+		enum rule_id rule;
+	} hidden[] = {
+		/* the legacy resource, behind \u and \/ escapes */
+		{ "\"resources\":{\"limits\":{\"alpha.kubernetes.io\\/nvidia-gpu\":1}}",
+		  RULE_LEGACY_GPU_RESOURCE },
+		{ "\"resources\":{\"limits\":{\"alpha.kubernetes.io/nvidia\\u002dgpu\":1}}",
+		  RULE_LEGACY_GPU_RESOURCE },
+		{ "\"env\":[{\"name\":\"NVIDIA_VISIBLE_\\u0044EVICES\",\"value\":\"all\"}]",
+		  RULE_GPU_VISIBILITY },
+		{ "\"image\":\"nvidia\\/cuda:11.0\"", RULE_GPU_VISIBILITY },
+	};
+	static const char *const plain = "\"image\":\"nginx:1.25\"";
+
+	CHECK(filter != NULL);
+	for (size_t i = 0; filter && i < sizeof(hidden) / sizeof(hidden[0]); i++) {
+		char *text = review_with(hidden[i].member);
+		unsigned rules = json_scan_filter_rules(filter, text, strlen(text));
+		int depth;
+		json_t *read;
+
+		/* the skeleton reader refuses a body with a hidden trigger */
+		CHECK(json_scan_skeleton(filter, text, strlen(text), 100) == NULL);
+		/* and the full reader reports whose trigger it is */
+		read = json_scan_read(text, strlen(text), filter, &depth, &rules);
+		CHECK(read != NULL && (rules >> hidden[i].rule & 1));
+		json_decref(read);
+		free(text);
+	}
+	if (filter) {
+		char *text = review_with(plain);
+		json_t *skeleton;
+
+		CHECK(json_scan_filter_rules(filter, text, strlen(text)) == 0);
+		skeleton = json_scan_skeleton(filter, text, strlen(text), 100);
+		CHECK(skeleton != NULL);
+		CHECK_STR(json_string_value(json_object_get(json_object_get(
+				  skeleton, "request"), "uid")), "u");
+		/* the object keeps its kind only */
+		CHECK(json_object_size(json_object_get(json_object_get(
+			      skeleton, "request"), "object")) == 1);
+		json_decref(skeleton);
+		/* nesting beyond the limit: read in full instead */
+		CHECK(json_scan_skeleton(filter, text, strlen(text), 5) == NULL);
+		free(text);
+	}
+	json_scan_filter_free(filter);
+	config_free(cfg);
+}
+
+/* Rules in mode off have no triggers; the others keep theirs. */
+TEST(json_scan_filter_follows_modes)
+{
+	struct config *cfg = config_new_default();
+	struct json_scan_filter *filter;
+	static const char text[] = "\"alpha.kubernetes.io/nvidia-gpu\"";
+	unsigned rules;
+
+	filter = json_scan_filter_new(cfg);
+	rules = filter ? json_scan_filter_rules(filter, text, strlen(text)) : 0;
+	CHECK(rules >> RULE_LEGACY_GPU_RESOURCE & 1);
+	json_scan_filter_free(filter);
+	cfg->mode[RULE_LEGACY_GPU_RESOURCE] = RULE_MODE_OFF;
+	filter = json_scan_filter_new(cfg);
+	rules = filter ? json_scan_filter_rules(filter, text, strlen(text)) : 1;
+	CHECK(!(rules >> RULE_LEGACY_GPU_RESOURCE & 1));
+	json_scan_filter_free(filter);
+	config_free(cfg);
+}
