@@ -140,12 +140,7 @@ int rule_mutates(const struct rule_ctx *ctx)
 	       rule_table[ctx->rule].can_mutate && !ctx->opts->report_only;
 }
 
-/*
- * Messages quote values from the object: a newline or other control byte
- * in them would break one-finding-per-line reports and HTTP Warning
- * headers, so they are written as \n, \t, \r or \xNN. Takes `message`.
- */
-static char *escape_controls(char *message)
+char *text_escape_controls(char *message)
 {
 	size_t extra = 0, o = 0;
 	char *out;
@@ -202,7 +197,8 @@ int rule_report(struct rule_ctx *ctx, enum severity severity,
 	va_start(ap, fmt);
 	vsnprintf(message, (size_t)len + 1, fmt, ap);
 	va_end(ap);
-	if (!(message = escape_controls(message)))
+	/* a value quoted in a message must not break it over lines */
+	if (!(message = text_escape_controls(message)))
 		goto out_nomem;
 
 	f = &res->findings[res->n_findings];

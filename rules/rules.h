@@ -315,6 +315,15 @@ int patch_apply_op(json_t *root, const struct patch_op *op);
 char *json_text_new(const json_t *value, size_t flags);
 
 /*
+ * Messages quote values from their input: a newline or other control byte
+ * in them would break one-message-per-line reports, HTTP Warning headers
+ * and plain-text answers, so they are written as \n, \t, \r or \xNN.
+ * Takes `text` (from malloc); returns it or a new string, NULL when out
+ * of memory (`text` then freed).
+ */
+char *text_escape_controls(char *text);
+
+/*
  * Writes text[0..len) through `append` as a JSON string, as jansson does
  * without JSON_ENSURE_ASCII or JSON_ESCAPE_SLASH: '"', '\\' and control
  * bytes escaped, the rest as it is (the caller sees to valid UTF-8).

@@ -167,8 +167,10 @@ static int answer_plain(struct admission_outcome *out, const char *fmt, ...)
 	out->http_status = 400;
 	out->failure = ADMISSION_BAD_REQUEST;
 	out->allowed = 0;
-	if (!(text = strdup(out->error)))
+	/* jansson's errors quote the input: keep the answer one line */
+	if (!(text = strdup(out->error)) || !(text = text_escape_controls(text)))
 		return -1;
+	snprintf(out->error, sizeof(out->error), "%s", text);
 	return set_body(out, text);
 }
 
