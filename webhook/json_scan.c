@@ -2,8 +2,8 @@
  * json_scan.c - the webhook's prefilter (see json_scan.h).
  *
  * Two passes over the body, both without allocation in the common case:
- * a search for the trigger strings over the raw bytes (a bitmap of a hash
- * of their first four bytes, then a compare), and a validating scan of the JSON
+ * a search for the trigger strings over the raw bytes (Wu-Manber: a
+ * window moves by a table of 2-byte blocks, then a compare), and a validating scan of the JSON
  * grammar that builds only the skeleton. Strings with escapes are decoded
  * and searched again, so an escape cannot hide a trigger. Anything this
  * reader is not sure to judge exactly as jansson does (numbers other than
@@ -24,29 +24,27 @@
 struct trigger {
 	char *text;
 	size_t len;
-	unsigned quad;                  /* quad_hash of its first 4 bytes */
+	unsigned tail;                  /* its bytes wm_len - 2 and - 1 */
 	unsigned rules;                 /* whose trigger it is: 1 << rule_id */
 };
 
 struct json_scan_filter {
 	unsigned enabled;               /* the rules that run */
 	unsigned always;                /* those without a finite set */
-	uint64_t quads[65536 / 64];     /* quad_hash of triggers of 4+ bytes */
+	/*
+	 * Triggers of 4 bytes or more: a Wu-Manber search over windows of
+	 * the shortest one's length, by blocks of 2 bytes: how far the window
+	 * may move when it ends with a block, 0 when a trigger's first wm_len
+	 * bytes end with it.
+	 */
+	size_t wm_len;
+	unsigned char *shift;           /* 65536 blocks */
 	int has_short;                  /* triggers of 1 to 3 bytes */
 	uint64_t bigrams[65536 / 64];   /* first two bytes of those of 2-3 */
 	unsigned char firsts[256];      /* first byte of one-byte triggers */
 	struct trigger *triggers;
 	size_t n_triggers;
 };
-
-/* A 16-bit hash of the four bytes at p. */
-static inline unsigned quad_hash(const unsigned char *p)
-{
-	uint32_t x;
-
-	memcpy(&x, p, 4);
-	return (x * 2654435761u) >> 16;
-}
 
 static inline int bit_test(const uint64_t *set, unsigned bit)
 {
@@ -60,6 +58,7 @@ void json_scan_filter_free(struct json_scan_filter *filter)
 	for (size_t i = 0; i < filter->n_triggers; i++)
 		free(filter->triggers[i].text);
 	free(filter->triggers);
+	free(filter->shift);
 	free(filter);
 }
 
@@ -95,11 +94,8 @@ static int filter_add(struct json_scan_filter *filter, char *text,
 	slot->text = text;
 	slot->len = len;
 	slot->rules = 1u << rule;
-	if (len >= 4) {
-		slot->quad = quad_hash(t);
-		filter->quads[slot->quad / 64] |= (uint64_t)1 << (slot->quad % 64);
+	if (len >= 4)
 		return 0;
-	}
 	filter->has_short = 1;
 	if (len == 1) {
 		filter->firsts[t[0]] = 1;
@@ -107,6 +103,43 @@ static int filter_add(struct json_scan_filter *filter, char *text,
 		unsigned bigram = (unsigned)t[0] << 8 | t[1];
 
 		filter->bigrams[bigram / 64] |= (uint64_t)1 << (bigram % 64);
+	}
+	return 0;
+}
+
+/* The Wu-Manber tables of the triggers of 4 bytes or more. */
+static int filter_shifts(struct json_scan_filter *filter)
+{
+	size_t m = 0;
+
+	for (size_t k = 0; k < filter->n_triggers; k++) {
+		size_t len = filter->triggers[k].len;
+
+		if (len >= 4 && (!m || len < m))
+			m = len;
+	}
+	if (!m)
+		return 0;
+	/* windows of at most 255 + 1 bytes keep the shifts in a byte */
+	if (m > 256)
+		m = 256;
+	if (!(filter->shift = malloc(65536)))
+		return -1;
+	filter->wm_len = m;
+	memset(filter->shift, (int)(m - 1), 65536);
+	for (size_t k = 0; k < filter->n_triggers; k++) {
+		struct trigger *t = &filter->triggers[k];
+		const unsigned char *x = (const unsigned char *)t->text;
+
+		if (t->len < 4)
+			continue;
+		for (size_t j = 1; j < m; j++) {
+			unsigned block = (unsigned)x[j - 1] << 8 | x[j];
+
+			if (filter->shift[block] > m - 1 - j)
+				filter->shift[block] = (unsigned char)(m - 1 - j);
+		}
+		t->tail = (unsigned)x[m - 2] << 8 | x[m - 1];
 	}
 	return 0;
 }
@@ -146,6 +179,8 @@ struct json_scan_filter *json_scan_filter_new(const struct config *cfg)
 		}
 		string_list_clear(&list);
 	}
+	if (filter_shifts(filter))
+		goto out_fail;
 	return filter;
 out_fail:
 	json_scan_filter_free(filter);
@@ -184,21 +219,26 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 
 	if (filter->has_short)
 		found |= short_rules(filter, p, len);
-	/* triggers of 4 bytes or more: a bitmap of their first four */
-	for (size_t i = 0; i + 4 <= len; i++) {
-		unsigned h = quad_hash(p + i);
+	/* triggers of 4 bytes or more: e is where the window ends */
+	for (size_t m = filter->wm_len, e = m - 1; m && e < len;) {
+		unsigned block = (unsigned)p[e - 1] << 8 | p[e];
+		size_t start = e - (m - 1);
 
-		if (!bit_test(filter->quads, h))
+		if (filter->shift[block]) {
+			e += filter->shift[block];
 			continue;
+		}
 		for (size_t k = 0; k < filter->n_triggers; k++) {
 			const struct trigger *t = &filter->triggers[k];
 
-			if (t->quad == h && t->len >= 4 && t->len <= len - i &&
-			    memcmp(p + i, t->text, t->len) == 0)
+			if (t->len >= 4 && t->tail == block &&
+			    t->len <= len - start &&
+			    memcmp(p + start, t->text, t->len) == 0)
 				found |= t->rules;
 		}
 		if (found == filter->enabled)
 			break;
+		e++;
 	}
 	return found;
 }

@@ -187,3 +187,79 @@ TEST(json_scan_filter_follows_modes)
 	json_scan_filter_free(filter);
 	config_free(cfg);
 }
+
+/* 1 when `needle` occurs in text[0..len). */
+static int occurs(const char *text, size_t len, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (size_t i = 0; n <= len && i <= len - n; i++)
+		if (memcmp(text + i, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* The rules whose triggers occur in text[0..len), the naive way. */
+static unsigned naive_rules(const struct config *cfg, const char *text,
+			    size_t len)
+{
+	unsigned found = 0;
+
+	for (int r = 0; r < RULE_COUNT; r++) {
+		struct string_list list = { NULL, 0 };
+
+		if (cfg->mode[r] == RULE_MODE_OFF)
+			continue;
+		if (rules_rule_triggers(cfg, (enum rule_id)r, &list) != 0)
+			found |= 1u << r;
+		for (size_t i = 0; i < list.n; i++)
+			if (occurs(text, len, list.items[i]))
+				found |= 1u << r;
+		string_list_clear(&list);
+	}
+	return found;
+}
+
+/* The search finds every trigger wherever it is, as a naive one does. */
+TEST(json_scan_filter_matches_naive_search)
+{
+	struct config *cfg = config_new_default();
+	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct string_list all = { NULL, 0 };
+	static const char alphabet[] = "abcdeio-_/.:\"{}gpunvcr";
+	char text[300];
+	unsigned seed = 12345;
+
+	CHECK(filter != NULL && rules_triggers(cfg, &all) == 0 && all.n > 0);
+	for (int round = 0; filter && all.n && round < 20000; round++) {
+		size_t len = (seed = seed * 1103515245u + 12345u) % 200;
+
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			text[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+		}
+		/* most rounds plant a trigger (or its prefix) somewhere */
+		seed = seed * 1103515245u + 12345u;
+		if ((seed >> 16) % 4) {
+			const char *t = all.items[(seed >> 8) % all.n];
+			size_t tlen = strlen(t), at;
+
+			if ((seed >> 20) % 5 == 0)
+				tlen--;         /* all but its last byte */
+			if (tlen <= len) {
+				at = len == tlen ? 0 : (seed >> 4) % (len - tlen + 1);
+				memcpy(text + at, t, tlen);
+			}
+		}
+		if (json_scan_filter_rules(filter, text, len) !=
+		    naive_rules(cfg, text, len)) {
+			fprintf(stderr, "  filter and naive search differ on '%.*s'\n",
+				(int)len, text);
+			(*failures)++;
+			break;
+		}
+	}
+	string_list_clear(&all);
+	json_scan_filter_free(filter);
+	config_free(cfg);
+}
