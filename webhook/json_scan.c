@@ -317,10 +317,11 @@ static inline void skip_space(struct scan *s)
 	while (p < end && is_space[*p]) {
 		uint64_t word;
 
-		p++;
 		/* the indentation of pretty-printed JSON, 8 at a time */
-		while (end - p >= 8 && (memcpy(&word, p, 8), word == spaces))
-			p += 8;
+		if (*p++ == '\n')
+			while (end - p >= 8 &&
+			       (memcpy(&word, p, 8), word == spaces))
+				p += 8;
 	}
 	s->p = p;
 }
