@@ -295,8 +295,13 @@ static int warning_add_finding(struct answer *a, json_t *object,
 	    ADMISSION_WARNING_MAX &&
 	    !mentions_name(f->message, container))
 		rc = buf_printf(&text, " (container '%s')", container);
-	if (!rc)
-		rc = warning_add(a, text.data);
+	if (!rc) {
+		/* the container's name comes from the object as it is */
+		char *line = text_escape_controls(buf_detach(&text, NULL));
+
+		rc = line ? warning_add(a, line) : -1;
+		free(line);
+	}
 	buf_free(&text);
 	return rc;
 }
