@@ -9,6 +9,19 @@
 
 #include "arena.h"
 
+/*
+ * Under AddressSanitizer (gcc says so with __SANITIZE_ADDRESS__, clang
+ * with __has_feature) jansson keeps malloc, so that use-after-free of json
+ * values stays visible; GPUMEND_NO_ARENA=1 does the same for valgrind.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_SANITIZED 1
+#endif
+#endif
+
 #define CHUNK_SIZE (1u << 20)
 /*
  * A thread's scopes start with a chunk it keeps from one scope to the
@@ -32,7 +45,7 @@ static _Thread_local struct chunk *chunks; /* the newest first */
 static _Thread_local int in_scope;
 static pthread_key_t kept_key;          /* a thread's kept chunk, to free */
 
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(ARENA_SANITIZED)
 static void *region_malloc(size_t size)
 {
 	struct chunk *c = chunks;
@@ -81,11 +94,21 @@ static void scoped_free(void *ptr)
 }
 #endif
 
+/* The regions are turned off for memcheck runs. */
+static int arena_refused(void)
+{
+	const char *off = getenv("GPUMEND_NO_ARENA");
+
+	return off && *off && strcmp(off, "0") != 0;
+}
+
 int json_arena_enable(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(ARENA_SANITIZED)
 	return 0;
 #else
+	if (arena_refused())
+		return 0;
 	json_set_alloc_funcs(region_malloc, region_free);
 	mode = ARENA_ALWAYS;
 	return 1;
@@ -94,9 +117,11 @@ int json_arena_enable(void)
 
 int json_arena_scoped(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(ARENA_SANITIZED)
 	return 0;
 #else
+	if (arena_refused())
+		return 0;
 	if (pthread_key_create(&kept_key, free) != 0)
 		return 0;
 	json_set_alloc_funcs(scoped_malloc, scoped_free);

@@ -30,6 +30,8 @@ for tool in valgrind curl jq; do
 	fi
 done
 
+# jansson on plain malloc, so that memcheck sees every json value
+export GPUMEND_NO_ARENA=1
 dir=$(scratch)
 golden="$TESTS_DIR/golden"
 VG="valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite,indirect

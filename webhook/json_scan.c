@@ -486,6 +486,8 @@ static int scan_string(struct scan *s, const char **text, size_t *len)
 		if (*p == '"')
 			break;
 		if (*p == '\\') {
+			if (end - p < 2)
+				return -1;
 			escaped = 1;
 			p += 2;
 			continue;
