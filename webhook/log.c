@@ -53,16 +53,25 @@ int log_enabled(enum log_level level)
 /* RFC 3339 in UTC with milliseconds: 2024-05-01T12:00:00.123Z */
 static void format_time(char *out, size_t size)
 {
+	/* the part down to the second changes once a second: kept */
+	static _Thread_local time_t cached_sec = -1;
+	static _Thread_local char cached[32];
 	struct timespec now;
-	struct tm tm;
-	size_t len;
+	long ms;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	gmtime_r(&now.tv_sec, &tm);
-	len = strftime(out, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out + len, size - len, ".%03ldZ", now.tv_nsec / 1000000);
-}
+	if (now.tv_sec != cached_sec) {
+		struct tm tm;
 
+		gmtime_r(&now.tv_sec, &tm);
+		if (!strftime(cached, sizeof(cached), "%Y-%m-%dT%H:%M:%S", &tm))
+			cached[0] = '\0';
+		cached_sec = now.tv_sec;
+	}
+	ms = now.tv_nsec / 1000000;
+	snprintf(out, size, "%s.%c%c%cZ", cached, (char)('0' + ms / 100),
+		 (char)('0' + ms / 10 % 10), (char)('0' + ms % 10));
+}
 /* One write(2) per line where the pipe allows, under a lock otherwise. */
 static void write_line(const char *line, size_t len)
 {
@@ -104,8 +113,9 @@ int log_line_begin(struct log_line *line, enum log_level level,
 
 	if (!log_enabled(level))
 		return -1;
-	buf_init(&line->text, 512);
-	line->failed = 0;
+	buf_init(&line->text, 0);
+	/* one allocation for most lines */
+	line->failed = buf_grow(&line->text, 480) != 0;
 	format_time(stamp, sizeof(stamp));
 	if (buf_printf(&line->text, "{\"time\":\"%s\",\"level\":\"%s\"",
 		       stamp, log_level_name(level)))
@@ -142,11 +152,32 @@ void log_line_string(struct log_line *line, const char *key,
 	json_decref(clean);
 }
 
+/* Appends the decimal digits of `value`, then `decimals` more of `frac`. */
+static void line_number(struct log_line *line, long long value,
+			unsigned long frac, int decimals)
+{
+	char digits[48], *p = digits + sizeof(digits);
+	unsigned long long v = value < 0 ? 0 - (unsigned long long)value :
+					   (unsigned long long)value;
+
+	for (int i = 0; i < decimals; i++, frac /= 10)
+		*--p = (char)('0' + frac % 10);
+	if (decimals)
+		*--p = '.';
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	if (value < 0)
+		*--p = '-';
+	if (buf_append(&line->text, p, (size_t)(digits + sizeof(digits) - p)))
+		line->failed = 1;
+}
+
 void log_line_int(struct log_line *line, const char *key, long long value)
 {
 	line_key(line, key);
-	if (!line->failed && buf_printf(&line->text, "%lld", value))
-		line->failed = 1;
+	if (!line->failed)
+		line_number(line, value, 0, 0);
 }
 
 void log_line_bool(struct log_line *line, const char *key, int value)
@@ -158,9 +189,12 @@ void log_line_bool(struct log_line *line, const char *key, int value)
 
 void log_line_ms(struct log_line *line, const char *key, double ms)
 {
+	/* microseconds, then written as milliseconds with 3 decimals */
+	long long us = ms > 0 && ms < 9e15 ? (long long)(ms * 1000 + 0.5) : 0;
+
 	line_key(line, key);
-	if (!line->failed && buf_printf(&line->text, "%.3f", ms))
-		line->failed = 1;
+	if (!line->failed)
+		line_number(line, us / 1000, (unsigned long)(us % 1000), 3);
 }
 
 void log_line_json(struct log_line *line, const char *key,

@@ -296,6 +296,14 @@ check "one JSON log line per review, with uid, kind, namespace/name, operation, 
 			.operation == \"CREATE\" and (.rules | index(\"obsolete-cuda-hostpath\")) and
 			.allowed == true and (.duration_ms | type) == \"number\")' >/dev/null"
 
+# a line far longer than most (a 250-byte uid and name) is written whole
+long_uid=$(printf 'u%.0s' $(seq 250))
+review v1 "$long_uid" CREATE "$data/legacy-pod.json" |
+	jq --arg n "$(printf 'n%.0s' $(seq 250))" '.request.name = $n' >"$dir/req.json"
+code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+check "a long log line is written whole" \
+	sh -c "grep '\"uid\":\"$long_uid\"' '$dir/main.log' | jq -e 'select(.name | length == 250)' >/dev/null"
+
 # ------------------------------------------------------------------
 # Golden cases: the webhook's patch gives what `gpumend migrate` writes
 
