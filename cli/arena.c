@@ -82,6 +82,14 @@ static void *scoped_malloc(size_t size)
 	return in_scope ? region_malloc(size) : malloc(size);
 }
 
+/* The regions are turned off for memcheck runs. */
+static int arena_refused(void)
+{
+	const char *off = getenv("GPUMEND_NO_ARENA");
+
+	return off && *off && strcmp(off, "0") != 0;
+}
+
 /* Memory of this thread's region is freed with it; the rest is malloc's. */
 static void scoped_free(void *ptr)
 {
@@ -93,14 +101,6 @@ static void scoped_free(void *ptr)
 	free(ptr);
 }
 #endif
-
-/* The regions are turned off for memcheck runs. */
-static int arena_refused(void)
-{
-	const char *off = getenv("GPUMEND_NO_ARENA");
-
-	return off && *off && strcmp(off, "0") != 0;
-}
 
 int json_arena_enable(void)
 {
