@@ -16,11 +16,16 @@ WARN     += -Werror
 endif
 OPT      ?= -O2 -g
 CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
-             $(OPT) $(EXTRA_CFLAGS) -MMD -MP -Irules -Icli -Iwebhook -Icerts \
+             $(OPT) $(EXTRA_CFLAGS) -MMD -MP $(INCLUDES) \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread $(EXTRA_LDFLAGS)
 
-# The engine: one file per rule, plus the core.
+# The layers, bottom up. Each folder sees only its own headers and those of
+# the layers below it (INCLUDES), so an include that runs back up does not
+# compile: rules/ <- lib/ <- certs/ <- cli/, and lib/ <- webhook/.
+
+# rules/: the engine, one file per rule plus the core. Knows nothing of
+# HTTP, TLS, YAML or files.
 RULES_SRCS += rules/engine.c
 RULES_SRCS += rules/patch.c
 RULES_SRCS += rules/quantity.c
@@ -36,20 +41,26 @@ RULES_SRCS += rules/obsolete_cuda_hostpath.c
 RULES_SRCS += rules/gpu_visibility.c
 RULES_SRCS += rules/removed_gpu_feature_gate.c
 RULES_SRCS += rules/triggers.c
+$(BUILD)/rules/%.o: INCLUDES := -Irules
 
-# Shared by both front ends: buffers, messages, YAML source and config files,
-# admission reviews, certificates.
-COMMON_SRCS += cli/buf.c
-COMMON_SRCS += cli/msg.c
-COMMON_SRCS += cli/yaml_source.c
-COMMON_SRCS += cli/yaml_emit.c
-COMMON_SRCS += cli/config_file.c
-COMMON_SRCS += webhook/admission.c
-COMMON_SRCS += webhook/json_scan.c
-COMMON_SRCS += certs/certs.c
+# lib/: what both front ends share. Buffers, messages, json regions, the
+# YAML/JSON source reader and emitter, the config file, the one-pass JSON
+# reader, the AdmissionReview answer.
+LIB_SRCS += lib/buf.c
+LIB_SRCS += lib/msg.c
+LIB_SRCS += lib/arena.c
+LIB_SRCS += lib/yaml_source.c
+LIB_SRCS += lib/yaml_emit.c
+LIB_SRCS += lib/config_file.c
+LIB_SRCS += lib/json_scan.c
+LIB_SRCS += lib/admission.c
+$(BUILD)/lib/%.o: INCLUDES := -Irules -Ilib
 
-# The CLI.
-CLI_SRCS += cli/arena.c
+# certs/: certificate work (`gpumend certs`), on the shared layer.
+CERTS_SRCS += certs/certs.c
+$(BUILD)/certs/%.o: INCLUDES := -Ilib -Icerts
+
+# cli/: the CLI. Subcommands, files, text patching, diffs, report formats.
 CLI_SRCS += cli/files.c
 CLI_SRCS += cli/stream.c
 CLI_SRCS += cli/text_patch.c
@@ -60,19 +71,27 @@ CLI_SRCS += cli/lint.c
 CLI_SRCS += cli/cmd_misc.c
 CLI_SRCS += cli/review.c
 CLI_MAIN := cli/main.c
+$(BUILD)/cli/%.o: INCLUDES := -Irules -Ilib -Icerts -Icli
 
-# The webhook server.
+# webhook/: the server. TLS, HTTP, metrics, logs, reloads.
 WEBHOOK_SRCS += webhook/log.c
 WEBHOOK_SRCS += webhook/metrics.c
 WEBHOOK_SRCS += webhook/tls.c
 WEBHOOK_SRCS += webhook/server.c
 WEBHOOK_MAIN := webhook/main.c
+$(BUILD)/webhook/%.o: INCLUDES := -Irules -Ilib -Iwebhook
+
+# The tests see every layer.
+$(BUILD)/tests/%.o: INCLUDES := -Irules -Ilib -Icerts -Icli -Iwebhook
 
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-LIB_OBJS     = $(patsubst %.c,$(BUILD)/%.o,$(RULES_SRCS) $(COMMON_SRCS) $(CLI_SRCS))
-WEBHOOK_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(WEBHOOK_SRCS))
-ALL_OBJS     = $(LIB_OBJS) $(WEBHOOK_OBJS) \
+ALL_SRCS     = $(RULES_SRCS) $(LIB_SRCS) $(CERTS_SRCS) $(CLI_SRCS) $(WEBHOOK_SRCS)
+BASE_OBJS    = $(patsubst %.c,$(BUILD)/%.o,$(RULES_SRCS) $(LIB_SRCS))
+CLI_OBJS     = $(BASE_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(CERTS_SRCS) $(CLI_SRCS))
+WEBHOOK_OBJS = $(BASE_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(WEBHOOK_SRCS))
+TEST_OBJS    = $(patsubst %.c,$(BUILD)/%.o,$(ALL_SRCS))
+ALL_OBJS     = $(TEST_OBJS) \
                $(patsubst %.c,$(BUILD)/%.o,$(CLI_MAIN) $(WEBHOOK_MAIN) $(UNIT_SRCS))
 
 .PHONY: all deps test check bench demo install clean fuzz
@@ -100,13 +119,13 @@ $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/gpumend: $(LIB_OBJS) $(BUILD)/$(CLI_MAIN:.c=.o)
+$(BUILD)/gpumend: $(CLI_OBJS) $(BUILD)/$(CLI_MAIN:.c=.o)
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/gpumend-webhook: $(LIB_OBJS) $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
+$(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/test_unit: $(LIB_OBJS) $(WEBHOOK_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
+$(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # Runs every test suite; the last line is "N passed, N failed".
@@ -136,12 +155,12 @@ soak: all
 # does. Built with clang and sanitizers in build-fuzz.
 fuzz:
 	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300) MAKE="$(MAKE)" \
-	  FUZZ_SRCS="$(RULES_SRCS) $(COMMON_SRCS) $(CLI_SRCS) $(WEBHOOK_SRCS)" \
+	  FUZZ_SRCS="$(ALL_SRCS)" \
 	  sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
 fuzz-smoke:
 	@FUZZ_SECONDS=60 MAKE="$(MAKE)" \
-	  FUZZ_SRCS="$(RULES_SRCS) $(COMMON_SRCS) $(CLI_SRCS) $(WEBHOOK_SRCS)" \
+	  FUZZ_SRCS="$(ALL_SRCS)" \
 	  sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
 # End to end behind a real kube-apiserver and kube-scheduler on 127.0.0.1,

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "diff.h"
 #include "msg.h"
+#include "text_patch.h"
 
 struct migrate {
 	struct config *cfg;

@@ -1,6 +1,6 @@
 /*
  * review.h - `gpumend review`: answers an AdmissionReview offline, exactly
- * as gpumend-webhook would (both go through webhook/admission.c).
+ * as gpumend-webhook would (both go through lib/admission.c).
  */
 #ifndef GPUMEND_REVIEW_H
 #define GPUMEND_REVIEW_H

@@ -19,6 +19,7 @@
 #include <yaml.h>
 
 #include "source.h"
+#include "text_patch.h"
 
 struct edit {
 	size_t start, end;   /* replaced span; start == end inserts */

@@ -3,7 +3,7 @@
  * GnuTLS set up as webhook/server.c sets them up (the same daemon flags,
  * thread pool, TLS priorities, connection timeout and limit, and the same
  * certificate through webhook/tls.c), a handler that reads the POST body
- * into the same growable buffer (cli/buf.c) and answers one fixed
+ * into the same growable buffer (lib/buf.c) and answers one fixed
  * AdmissionReview with the same headers. No review, no log, no metrics:
  * gpumend-webhook cannot answer faster than this.
  *

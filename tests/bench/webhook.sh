@@ -66,8 +66,8 @@ fi
 
 CFLAGS_BENCH="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2"
 # shellcheck disable=SC2046,SC2086
-cc $CFLAGS_BENCH -I"$ROOT/webhook" -I"$ROOT/cli" -o "$work/floor_server" \
-	"$HERE/floor_server.c" "$ROOT/webhook/tls.c" "$ROOT/cli/buf.c" \
+cc $CFLAGS_BENCH -I"$ROOT/webhook" -I"$ROOT/lib" -o "$work/floor_server" \
+	"$HERE/floor_server.c" "$ROOT/webhook/tls.c" "$ROOT/lib/buf.c" \
 	$(pkg-config --cflags --libs libmicrohttpd gnutls) -lpthread
 # shellcheck disable=SC2046,SC2086
 cc $CFLAGS_BENCH -o "$work/rate_client" "$HERE/rate_client.c" \

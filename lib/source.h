@@ -1,8 +1,8 @@
 /*
  * source.h - YAML/JSON source files: the parsed document (a json_t for the
  * engine) and its source map (a tree of nodes with the byte spans of keys
- * and values in the file), and the text patcher that turns the engine's
- * operations into edits of the source text.
+ * and values in the file), and the YAML/JSON emitter. The CLI's text
+ * patcher (cli/text_patch.h) edits files through these trees.
  */
 #ifndef GPUMEND_SOURCE_H
 #define GPUMEND_SOURCE_H
@@ -39,7 +39,8 @@ struct source_node {
 	struct source_child *children;
 	size_t n_children, cap_children;
 
-	/* text patcher state */
+	/* text patcher state (cli/text_patch.c); the reader leaves it zero
+	 * and source_node_free frees `removed` */
 	int added;                 /* new node: rendered from the result */
 	int replaced;              /* rendered from the result */
 	struct source_child *removed; /* original children removed */
@@ -161,22 +162,5 @@ int emit_document(struct buf *out, json_t *value, int json, int indentless);
  * does: null, bool, int, float or string. Returns a new reference.
  */
 json_t *yaml_resolve_plain(const char *text, size_t len);
-
-/* ------------------------------------------------------------------ */
-/* The text patcher (text_patch.c)                                     */
-
-/*
- * Rewrites one document of `text` so that it holds `migrated` (the
- * engine's result), applying `result`'s operations to the source tree of
- * `doc` as text edits: everything no operation touches stays byte for byte.
- * The new text of the document's span [doc->start, doc->end) is appended to
- * `out`. When the document cannot be edited in place, it is re-emitted
- * whole and *reemitted set to 1 (the caller tells the user). Returns 0, or
- * -1 on failure (out of memory).
- */
-int text_patch_document(struct buf *out, const char *text, size_t len,
-			struct source_doc *doc, const struct rules_result *result,
-			json_t *migrated, const struct source_limits *limits,
-			int *reemitted, char *why, size_t why_len);
 
 #endif
