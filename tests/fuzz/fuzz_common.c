@@ -13,6 +13,7 @@
 #include "config_file.h"
 #include "fuzz.h"
 #include "report.h"
+#include "text_patch.h"
 
 /* ------------------------------------------------------------------ */
 /* Configurations                                                      */
