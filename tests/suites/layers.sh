@@ -1,0 +1,47 @@
+#!/bin/sh
+# tests/suites/layers.sh - the folders are the layers, and no include runs
+# back up: rules/ <- lib/ <- certs/ <- cli/, and lib/ <- webhook/. The
+# Makefile's per-layer include paths already make such an include fail to
+# compile; this names the file and the header when one is written.
+. "$(dirname "$0")/../lib.sh"
+cd "$REPO_DIR" || exit 2
+
+# allowed LAYER: the folders whose headers LAYER may include
+allowed() {
+	case $1 in
+	rules) echo "rules" ;;
+	lib) echo "rules lib" ;;
+	certs) echo "lib certs" ;;
+	cli) echo "rules lib certs cli" ;;
+	webhook) echo "rules lib webhook" ;;
+	esac
+}
+
+for layer in rules lib certs cli webhook; do
+	bad=""
+	for f in "$layer"/*.c "$layer"/*.h; do
+		[ -f "$f" ] || continue
+		for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+			home=""
+			for d in rules lib certs cli webhook; do
+				[ -f "$d/$h" ] && home="$home $d"
+			done
+			case " $(allowed "$layer") " in
+			*" ${home# } "*) ;;
+			*) bad="$bad $f:$h(${home# })" ;;
+			esac
+		done
+	done
+	if [ -z "$bad" ]; then
+		pass "$layer/ includes only from: $(allowed "$layer")"
+	else
+		fail "$layer/ includes from above its layer:$bad"
+	fi
+done
+
+# one header name, one folder: a header found in two layers would make the
+# include paths ambiguous
+dups=$(ls rules lib certs cli webhook | grep '\.h$' | sort | uniq -d)
+check "every header name lives in one folder${dups:+ (twice: $dups)}" [ -z "$dups" ]
+
+finish layers
