@@ -1,24 +1,25 @@
 #!/bin/sh
-# tests/e2e/k8s-build.sh - kube-apiserver and kube-scheduler for the
-# end-to-end suite, built once from Debian's kubernetes source package and
-# cached outside the repository.
+# tests/e2e/k8s-build.sh - kube-apiserver, kube-scheduler and
+# kube-controller-manager for the end-to-end suite, built once from Debian's
+# kubernetes source package and cached outside the repository.
 #
-#   sh tests/e2e/k8s-build.sh        prints the directory holding
-#                                    kube-apiserver and kube-scheduler
+#   sh tests/e2e/k8s-build.sh        prints the directory holding the three
 #
 # The cache is $GPUMEND_CACHE (default ~/.cache/gpumend), one directory per
 # Kubernetes version: kubernetes-<version>/ with both binaries and a
 # `complete` stamp written last. A cached version is used at once, without
 # touching the network. Otherwise, as root and from Debian's mirrors only:
-#   - a deb-src entry for bookworm main is added (its own file under
-#     /etc/apt/sources.list.d/), then `apt-get source kubernetes`, whose
+#   - a deb-src entry for bookworm main, on the mirror the machine's own apt
+#     sources use, is added (its own file under /etc/apt/sources.list.d/),
+#     then `apt-get source kubernetes`, whose
 #     tarball ships the full vendor/ tree, so the build runs offline;
 #   - the vendored github.com/modern-go/reflect2 (1.0.1) is replaced by
 #     Debian's 1.0.2: with Go >= 1.18, 1.0.1 crashes the apiserver (SIGSEGV
 #     in map iteration) on the first JSON patch a webhook returns;
-#   - `make WHAT=cmd/kube-apiserver` then `WHAT=cmd/kube-scheduler` in GOPATH
-#     mode, in a temporary directory that is removed afterwards (about 7
-#     minutes and 1.3 GB of memory on 2 cores).
+#   - one `make WHAT="cmd/kube-apiserver cmd/kube-scheduler
+#     cmd/kube-controller-manager"` in GOPATH mode, in a temporary directory
+#     that is removed afterwards (about 15 minutes and 1.5 GB of memory on
+#     2 cores).
 # The build log is kept as $GPUMEND_CACHE/kubernetes-build.log on failure.
 #
 # E2E_K8S_VERSION (default 1.20.2) is the version looked up in the cache;
@@ -37,8 +38,10 @@ die() { echo "e2e: error: $*" >&2; exit 1; }
 # cached VERSION: succeeds, printing the directory, when VERSION is built.
 cached() {
 	_d="$GPUMEND_CACHE/kubernetes-$1"
-	[ -f "$_d/complete" ] && [ -x "$_d/kube-apiserver" ] &&
-		[ -x "$_d/kube-scheduler" ] || return 1
+	for _b in kube-apiserver kube-scheduler kube-controller-manager; do
+		[ -x "$_d/$_b" ] || return 1
+	done
+	[ -f "$_d/complete" ] || return 1
 	echo "$_d"
 }
 
@@ -52,14 +55,17 @@ exec 9>"$GPUMEND_CACHE/.build.lock"
 flock 9 || die "cannot lock $GPUMEND_CACHE/.build.lock"
 cached "$E2E_K8S_VERSION" && exit 0
 
-say "building kube-apiserver and kube-scheduler from Debian's kubernetes source (once, about 7 minutes)"
+say "building kube-apiserver, kube-scheduler and kube-controller-manager from Debian's kubernetes source (once, about 15 minutes)"
 src_list=/etc/apt/sources.list.d/gpumend-e2e-deb-src.sources
 if ! apt-cache showsrc kubernetes 2>/dev/null | grep -q '^Version:'; then
-	cat >"$src_list" <<'SRC' || die "cannot write $src_list"
+	. "$(dirname "$0")/../tools/apt.sh"
+	mirror=$(apt_debian_mirror) ||
+		die "no Debian archive in the apt sources (/etc/apt/sources.list*) to fetch the kubernetes source from"
+	cat >"$src_list" <<SRC || die "cannot write $src_list"
 # Added by gpumend's end-to-end tests (tests/e2e/k8s-build.sh): the source
-# of Debian's kubernetes package, to build kube-apiserver for the tests.
+# of Debian's kubernetes package, to build the control plane for the tests.
 Types: deb-src
-URIs: http://deb.debian.org/debian
+URIs: $mirror
 Suites: bookworm
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
@@ -126,19 +132,19 @@ cp /usr/share/gocode/src/github.com/modern-go/reflect2/*.go "$r2/" ||
 	fail_build "cannot copy Debian's reflect2 sources"
 
 start=$(date +%s)
-for what in kube-apiserver kube-scheduler; do
-	say "make WHAT=cmd/$what"
-	(cd src && env -u GOFLAGS -u GO111MODULE -u GOPATH -u GOROOT CGO_ENABLED=0 \
-		PATH="/usr/lib/go/bin:$PATH" \
-		make WHAT="cmd/$what" >>"../build.log" 2>&1) ||
-		fail_build "make WHAT=cmd/$what failed"
-done
+what="cmd/kube-apiserver cmd/kube-scheduler cmd/kube-controller-manager"
+say "make WHAT=\"$what\""
+(cd src && env -u GOFLAGS -u GO111MODULE -u GOPATH -u GOROOT CGO_ENABLED=0 \
+	PATH="/usr/lib/go/bin:$PATH" \
+	make WHAT="$what" >>"../build.log" 2>&1) ||
+	fail_build "make WHAT=\"$what\" failed"
 say "built in $(($(date +%s) - start)) s"
 
 dest="$GPUMEND_CACHE/kubernetes-$version"
 rm -rf "$dest.tmp"
 mkdir -p "$dest.tmp" &&
-	cp src/_output/bin/kube-apiserver src/_output/bin/kube-scheduler "$dest.tmp/" &&
+	cp src/_output/bin/kube-apiserver src/_output/bin/kube-scheduler \
+		src/_output/bin/kube-controller-manager "$dest.tmp/" &&
 	echo "kubernetes $version from Debian source $deb_version, reflect2 $(dpkg-query -W -f '${Version}' golang-github-modern-go-reflect2-dev 2>/dev/null), $(/usr/lib/go/bin/go version)" \
 		>"$dest.tmp/complete" ||
 	fail_build "cannot write $dest.tmp"
