@@ -109,8 +109,8 @@ webhook_pair() {
 # log level hides that line, from its listening socket) and GET /readyz
 # answers 200. Sets webhook_pid, webhook_port, webhook_url
 # (https://127.0.0.1:PORT) and webhook_log. Fails when the server exits
-# first or does not get ready in time (it is then killed); the log says
-# why.
+# first or does not get ready in time (it is then killed), with its exit
+# status in webhook_status; the log says why.
 webhook_start() {
 	_wn=$1
 	shift
@@ -148,6 +148,7 @@ webhook_start() {
 		if [ "$(date +%s)" -ge "$_wend" ]; then
 			kill -KILL "$webhook_pid" 2>/dev/null
 			wait "$webhook_pid" 2>/dev/null
+			webhook_status=$?
 			_webhook_forget "$webhook_pid"
 			echo "webhook_start: $_wn not serving after $((${WEBHOOK_WAIT:-10} * $(_webhook_slow))) s (port '${webhook_port}'), killed" >>"$webhook_log"
 			return 1
