@@ -58,6 +58,31 @@ _lib_exit() {
 trap _lib_exit EXIT
 trap 'exit 130' INT TERM HUP
 
+# cases FILE: the records of a data file of test cases (as
+# tests/hostile/*.tsv), one per line, fields separated by tabs: lines
+# starting with # and blank lines are dropped; a line ending in a
+# backslash goes on on the next (the backslash, the newline and the next
+# line's leading white space become one space, or nothing after a tab, so
+# that a field can start on the next line).
+cases() {
+	awk '
+		cont == "" && /^[ \t]*(#|$)/ { next }
+		{
+			line = $0
+			if (cont != "") {
+				sub(/^[ \t]+/, "", line)
+				line = (cont ~ /\t$/ ? cont : cont " ") line
+			}
+			if (line ~ /\\$/) {
+				cont = substr(line, 1, length(line) - 1)
+				next
+			}
+			cont = ""
+			print line
+		}
+		END { if (cont != "") print cont }' "$1"
+}
+
 finish() {
 	echo "$1: $_passed passed, $_failed failed"
 	[ "$_failed" -eq 0 ]
