@@ -95,6 +95,7 @@ finish() {
 #   webhook_start NAME [ARGS...]   start it, wait until it serves
 #   webhook_stop [PID [SIGNAL]]    stop it, and judge its exit
 #   webhook_wait PID               the same, once signalled
+#   webhook_running PID            whether it still runs
 #
 # Settings (variables, all optional):
 #   WEBHOOK_DIR    where NAME.log goes (default: the scratch root)
@@ -163,7 +164,7 @@ webhook_start() {
 			webhook_url="https://127.0.0.1:$webhook_port"
 			return 0
 		fi
-		if ! _webhook_running "$webhook_pid"; then
+		if ! webhook_running "$webhook_pid"; then
 			wait "$webhook_pid" 2>/dev/null
 			webhook_status=$?
 			_webhook_forget "$webhook_pid"
@@ -196,19 +197,20 @@ webhook_stop() {
 webhook_wait() {
 	_sp=$1
 	_wend=$(($(date +%s) + ${WEBHOOK_WAIT:-30} * $(_webhook_slow)))
-	while _webhook_running "$_sp" && [ "$(date +%s)" -lt "$_wend" ]; do
+	while webhook_running "$_sp" && [ "$(date +%s)" -lt "$_wend" ]; do
 		sleep 0.02
 	done
-	_webhook_running "$_sp" && kill -KILL "$_sp" 2>/dev/null
+	webhook_running "$_sp" && kill -KILL "$_sp" 2>/dev/null
 	wait "$_sp" 2>/dev/null
 	webhook_status=$?
 	_webhook_forget "$_sp"
 	[ "$webhook_status" = 0 ]
 }
 
-# _webhook_running PID: the process exists and has not exited (a child
-# that has exited stays a zombie until waited for: kill -0 still works).
-_webhook_running() {
+# webhook_running PID: the process exists and has not exited (a child
+# that has exited stays a zombie until waited for, and kill -0 still
+# reaches a zombie).
+webhook_running() {
 	case "$(sed -n 's/^[0-9]* (.*) \([A-Z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null)" in
 	'' | Z | X) return 1 ;;
 	esac
