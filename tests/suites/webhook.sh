@@ -548,6 +548,16 @@ check "SIGTERM: shutdown logged" grep -q '"msg":"stopped"' "$dir/main.log"
 
 check "--version" sh -c "'$GPUMEND_WEBHOOK' --version | grep -q '^gpumend-webhook '"
 check "--help" sh -c "'$GPUMEND_WEBHOOK' --help | grep -q -- '--tls-cert'"
+# every option but --help and --version names its environment variable
+"$GPUMEND_WEBHOOK" --help >"$dir/help" 2>&1
+missing=""
+for o in $(grep -oE '^  (-[a-z], )?--[a-z-]+' "$dir/help" | sed 's/.*--//'); do
+	case $o in help | version) continue ;; esac
+	v=GPUMEND_$(echo "$o" | tr 'a-z-' 'A-Z_')
+	grep -q "$v\b" "$dir/help" || missing="$missing $v"
+done
+check "--help names the environment variable of every option${missing:+ (missing:$missing)}" \
+	[ -z "$missing" ]
 "$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 >/dev/null 2>"$dir/err"
 check "missing certificate: usage error (exit 2)" [ $? = 2 ]
 "$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 --tls-cert "$dir/ca2/tls.crt" \
