@@ -1,8 +1,12 @@
 # tests/lib.sh - shared by the shell test suites (sourced, POSIX sh).
 #
-# A suite sources this file, calls pass/fail (or check) once per test, and
-# ends with `finish NAME`, which prints "NAME: N passed, N failed" and sets
-# the exit status. Binaries are in $GPUMEND_BUILD (default: build).
+# A suite sources this file, calls pass/fail (or check) once per test, or
+# skip for a check it cannot run here (and says why), and ends with
+# `finish NAME`, which prints "NAME: N passed, N failed, N skipped" and
+# sets the exit status. tests/run.sh adds the suites up and lists the
+# skips; under CI=true a skip fails the run unless tests/skips.allow
+# allows it. Binaries are in $GPUMEND_BUILD (default: build); `tool`
+# gives the kubectl and kustomize to use.
 #
 # Also here: scratch directories, clean-up at exit (at_exit), and the one
 # way to run gpumend-webhook in a test (webhook_pair, webhook_start,
@@ -21,9 +25,18 @@ export GPUMEND_BUILD GPUMEND GPUMEND_WEBHOOK TESTS_DIR REPO_DIR
 
 _passed=0
 _failed=0
+n_skipped=0
 
 pass() { _passed=$((_passed + 1)); echo "ok - $*"; }
 fail() { _failed=$((_failed + 1)); echo "not ok - $*"; }
+
+# skip NAME REASON: the check NAME did not run, for REASON. Never for a
+# tool the tests can get themselves (tool, the Makefile's test-deps): a
+# missing one is a failure.
+skip() {
+	n_skipped=$((n_skipped + 1))
+	echo "skip - $1 # $2"
+}
 
 # check "description" command...: passes when the command exits 0.
 check() {
@@ -84,8 +97,16 @@ cases() {
 }
 
 finish() {
-	echo "$1: $_passed passed, $_failed failed"
+	echo "$1: $_passed passed, $_failed failed, $n_skipped skipped"
 	[ "$_failed" -eq 0 ]
+}
+
+# tool NAME: the path of the kubectl or kustomize to use, from the
+# project's own set-up (tests/tools/get.sh: a new enough one on PATH, or
+# Debian 13's, fetched once into ~/.cache/gpumend/tools). Fails, saying
+# why on stderr, when there is none.
+tool() {
+	sh "$TESTS_DIR/tools/get.sh" "$1"
 }
 
 # ------------------------------------------------------------------
