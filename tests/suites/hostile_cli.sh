@@ -291,7 +291,8 @@ mkfifo "$case_dir/fifo.yaml" 2>/dev/null
 cp -R "$case_dir" "$dir/tree.orig"
 
 if [ -z "$as_user" ]; then
-	echo "# skipped: unreadable files (root, and neither setpriv nor runuser to drop it)"
+	skip "a tree with unreadable files and directories, link loops" \
+		"root, and neither setpriv nor runuser to drop it"
 else
 	chmod 000 "$case_dir/c.yaml" "$case_dir/closed"
 	chmod 777 "$case_dir" "$case_dir/sub"
@@ -385,7 +386,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 &&
 	full_disk=1
 fi
 if [ -z "$full_disk" ]; then
-	echo "# skipped: a full disk during -i (needs root and 'unshare -m' + 'mount -t tmpfs')"
+	skip "a full disk during -i" "needs root, 'unshare -m' and 'mount -t tmpfs'"
 else
 	{
 		legacy_pod
