@@ -94,7 +94,7 @@ TEST_OBJS    = $(patsubst %.c,$(BUILD)/%.o,$(ALL_SRCS))
 ALL_OBJS     = $(TEST_OBJS) \
                $(patsubst %.c,$(BUILD)/%.o,$(CLI_MAIN) $(WEBHOOK_MAIN) $(UNIT_SRCS))
 
-.PHONY: all deps test check bench demo install clean fuzz
+.PHONY: all deps test-deps test check bench demo install clean fuzz fresh
 
 all: $(BUILD)/gpumend $(BUILD)/gpumend-webhook
 
@@ -128,8 +128,28 @@ $(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
 $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-# Runs every test suite; the last line is "N passed, N failed".
-test: all $(BUILD)/test_unit
+# The tools the tests use beyond the build's, installed when missing (as
+# root). kubectl and kustomize come from tests/tools/get.sh, which the
+# suites call.
+TEST_PKGS := wrk
+test-deps:
+	@missing=""; \
+	for t in $(TEST_PKGS); do \
+	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "gpumend: installing test tools ($$missing)"; \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "gpumend: error: run as root or install:$$missing" >&2; \
+	    exit 2; fi; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq $$missing >/dev/null 2>&1 || \
+	  { apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; }; \
+	fi
+
+# Runs every test suite; the last line is "N passed, N failed, N skipped",
+# after the list of the checks skipped (under CI=true a skip not allowed
+# by tests/skips.allow fails).
+test: all $(BUILD)/test_unit test-deps
 	@GPUMEND_BUILD=$(BUILD) sh tests/run.sh
 
 # The whole suite again with AddressSanitizer and UBSan.
@@ -168,6 +188,13 @@ fuzz-smoke:
 .PHONY: e2e
 e2e: all
 	@GPUMEND_BUILD=$(BUILD) sh tests/e2e/run.sh
+
+# The README's two commands on a fresh Debian 12 (debootstrap minbase, plus
+# git, make and build-essential), as root in a chroot: both must exit 0, with
+# 0 failed and 0 skipped. As root; the debootstrap tarball is cached in
+# ~/.cache/gpumend.
+fresh:
+	@sh tests/fresh.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
