@@ -156,12 +156,15 @@ while IFS= read -r cmd <&3; do
 	log="$LOGS/$n.log"
 	say "running, as root in the fresh root: $cmd"
 	t0=$(date +%s)
+	# in the background: a signal to this script is handled at once (the
+	# clean-up kills what runs in the root), not after the command
 	{
 		chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root \
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			TERM="${TERM:-dumb}" /bin/sh -c "cd /root/gpumend && $cmd" </dev/null
 		echo $? >"$LOGS/$n.status"
-	} 2>&1 | tee "$log"
+	} 2>&1 | tee "$log" &
+	wait $!
 	status=$(cat "$LOGS/$n.status" 2>/dev/null)
 	took=$(since "$t0")
 	verdict="exit ${status:-?}"
