@@ -98,6 +98,19 @@ ALL_OBJS     = $(TEST_OBJS) \
 
 all: $(BUILD)/gpumend $(BUILD)/gpumend-webhook
 
+# $(call apt_install,WHAT,PACKAGES): shell text that installs PACKAGES
+# (apt-get, as root; else an error naming them) when $$missing, set before
+# it, is not empty.
+apt_install = \
+	if [ -n "$$missing" ]; then \
+	  echo "gpumend: installing $(1) ($$missing)"; \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "gpumend: error: run as root or install: $(2)" >&2; \
+	    exit 2; fi; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq $(2) >/dev/null; \
+	fi
+
 # Installs the Debian packages the build and the tests need, when missing.
 DEB_PKGS := build-essential pkg-config libjansson-dev libyaml-dev \
             libmicrohttpd-dev libssl-dev libgnutls28-dev openssl curl jq
@@ -106,14 +119,7 @@ deps:
 	pkg-config --exists $(PKGS) 2>/dev/null || missing=libs; \
 	for t in pkg-config openssl curl jq; do \
 	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "gpumend: installing build dependencies ($$missing)"; \
-	  if [ "$$(id -u)" != 0 ]; then \
-	    echo "gpumend: error: run as root or install: $(DEB_PKGS)" >&2; \
-	    exit 2; fi; \
-	  export DEBIAN_FRONTEND=noninteractive; \
-	  apt-get update -qq && apt-get install -y -qq $(DEB_PKGS) >/dev/null; \
-	fi
+	$(call apt_install,build dependencies,$(DEB_PKGS))
 
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
@@ -128,23 +134,14 @@ $(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
 $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-# The tools the tests use beyond the build's, installed when missing (as
-# root). kubectl and kustomize come from tests/tools/get.sh, which the
-# suites call.
+# The tools only the tests use (as root, when missing). kubectl and
+# kustomize come from tests/tools/get.sh, which the suites call.
 TEST_PKGS := wrk
 test-deps:
 	@missing=""; \
 	for t in $(TEST_PKGS); do \
 	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "gpumend: installing test tools ($$missing)"; \
-	  if [ "$$(id -u)" != 0 ]; then \
-	    echo "gpumend: error: run as root or install:$$missing" >&2; \
-	    exit 2; fi; \
-	  export DEBIAN_FRONTEND=noninteractive; \
-	  apt-get install -y -qq $$missing >/dev/null 2>&1 || \
-	  { apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; }; \
-	fi
+	$(call apt_install,test tools,$(TEST_PKGS))
 
 # Runs every test suite; the last line is "N passed, N failed, N skipped",
 # after the list of the checks skipped (under CI=true a skip not allowed
