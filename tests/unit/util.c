@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admission.h"
+#include "buf.h"
 #include "harness.h"
 #include "json_scan.h"
 #include "util.h"
@@ -308,4 +310,118 @@ int test_count_findings(const struct rules_result *res, enum rule_id rule,
 const char *test_string_at(json_t *root, const char *pointer)
 {
 	return json_string_value(json_pointer_get(root, pointer));
+}
+
+/* ------------------------------------------------------------------ */
+/* AdmissionReviews                                                    */
+
+char *test_review_text(const char *version, const char *operation,
+		       const char *object, const char *extra)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	buf_printf(&b, "{\"apiVersion\":\"admission.k8s.io/%s\","
+		   "\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u-1\","
+		   "\"operation\":\"%s\",\"namespace\":\"ml\",\"object\":%s%s}}",
+		   version, operation, object, extra ? extra : "");
+	return buf_detach(&b, NULL);
+}
+
+json_t *test_review(const struct config *cfg, const char *text,
+		    struct admission_outcome *out, int *failures)
+{
+	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct admission_outcome fast;
+	const char *diff;
+
+	admission_outcome_init(out);
+	admission_outcome_init(&fast);
+	CHECK(filter != NULL);
+	if (admission_review(cfg, text, strlen(text), out) != 0 ||
+	    admission_review_filtered(cfg, filter, text, strlen(text),
+				      &fast) != 0) {
+		json_scan_filter_free(filter);
+		admission_outcome_clear(&fast);
+		return NULL;
+	}
+	diff = admission_outcome_diff(out, &fast);
+	if (diff)
+		fprintf(stderr, "  the prefilter changed %s: %.*s\n", diff,
+			(int)fast.body_len, fast.body);
+	CHECK(diff == NULL);
+	json_scan_filter_free(filter);
+	admission_outcome_clear(&fast);
+	return json_loadb(out->body, out->body_len, 0, NULL);
+}
+
+static int b64_value(char c)
+{
+	static const char alphabet[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char *p = c ? strchr(alphabet, c) : NULL;
+
+	return p ? (int)(p - alphabet) : -1;
+}
+
+json_t *test_response_patch(json_t *review)
+{
+	const char *text = json_string_value(json_object_get(
+		json_object_get(review, "response"), "patch"));
+	struct buf raw;
+	json_t *patch;
+	unsigned long bits = 0;
+	int n = 0;
+
+	if (!text)
+		return NULL;
+	buf_init(&raw, 0);
+	for (; *text && *text != '='; text++) {
+		int v = b64_value(*text);
+
+		if (v < 0)
+			break;
+		bits = bits << 6 | (unsigned long)v;
+		if (++n == 4) {
+			buf_putc(&raw, (char)(bits >> 16));
+			buf_putc(&raw, (char)(bits >> 8 & 255));
+			buf_putc(&raw, (char)(bits & 255));
+			bits = 0;
+			n = 0;
+		}
+	}
+	if (n == 2) {
+		buf_putc(&raw, (char)(bits >> 4));
+	} else if (n == 3) {
+		buf_putc(&raw, (char)(bits >> 10));
+		buf_putc(&raw, (char)(bits >> 2 & 255));
+	}
+	patch = json_loadb(raw.data ? raw.data : "", raw.len, 0, NULL);
+	buf_free(&raw);
+	return patch;
+}
+
+int test_apply_patch(json_t *root, json_t *patch)
+{
+	static const char *const kinds[] = { "add", "remove", "replace", "move" };
+	json_t *item;
+	size_t i;
+
+	json_array_foreach(patch, i, item) {
+		const char *name = json_string_value(json_object_get(item, "op"));
+		struct patch_op op = { 0 };
+		int k = 0;
+
+		while (k < 4 && (!name || strcmp(name, kinds[k])))
+			k++;
+		if (k == 4)
+			return -1;
+		op.kind = (enum patch_kind)k;
+		op.path = (char *)json_string_value(json_object_get(item, "path"));
+		op.from = (char *)json_string_value(json_object_get(item, "from"));
+		op.value = json_object_get(item, "value");
+		if (!op.path || patch_apply_op(root, &op) != 0)
+			return -1;
+	}
+	return 0;
 }
