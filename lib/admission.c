@@ -531,8 +531,8 @@ static const char *mutations_of(const struct config *cfg, json_t *object)
  * stored object `stored` (NULL on CREATE) lists come first, then those
  * `object` lists, so that an update that changes nothing new leaves the
  * value as stored. Returns 0 with op->path set, 0 with op->path NULL when
- * there is nowhere to put it (metadata not a mapping) or the value would
- * not change, or -1 when out of memory.
+ * there is nowhere to put it (metadata not a mapping) or nothing to record
+ * or the value would not change, or -1 when out of memory.
  */
 static int annotation_op(const struct config *cfg, json_t *object,
 			 json_t *stored, unsigned mutated, struct patch_op *op)
@@ -562,7 +562,9 @@ static int annotation_op(const struct config *cfg, json_t *object,
 		if ((mutated & 1u << r) &&
 		    csv_merge(&value, rule_info_get((enum rule_id)r)->name))
 			goto out_free;
-	if (existing && strcmp(existing, value.data ? value.data : "") == 0) {
+	/* nothing to record, or nothing new */
+	if (!value.len ||
+	    (existing && strcmp(existing, value.data) == 0)) {
 		rc = 0;
 		goto out_free;
 	}

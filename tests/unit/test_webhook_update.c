@@ -5,20 +5,16 @@
  * legacy manifest lands on the stored, migrated object; an update is
  * never refused because of gpumend).
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "admission.h"
 #include "buf.h"
-#include "config_file.h"
 #include "harness.h"
 #include "rules.h"
-#include "source.h"
 #include "util.h"
 
 /* JSON written with ' for ": every ' becomes ". A new string. */
@@ -626,44 +622,19 @@ static int check_reapply(const struct config *cfg, json_t *doc,
 	return checked;
 }
 
-/* check_reapply() on each document of the file at `path`. */
-static int reapply_file(const struct config *cfg, const char *path,
-			int *failures)
-{
-	FILE *f = fopen(path, "rb");
-	struct source_parser *parser;
-	struct source_limits limits;
-	struct source_error serr;
-	struct source_doc doc;
-	int checked = 0;
-	char *text;
-	size_t len;
+struct reapply_count {
+	int checked;
+	int *failures;
+};
 
-	if (!f)
-		return 0;
-	text = malloc(1 << 20);
-	len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-	fclose(f);
-	if (!text)
-		return 0;
-	text[len] = '\0';
-	limits.max_document_bytes = cfg->max_document_bytes;
-	limits.max_depth = cfg->max_depth;
-	limits.max_alias_nodes = cfg->max_alias_nodes;
-	parser = source_parser_new(text, len, &limits);
-	if (parser) {
-		source_parser_set_tree(parser, 0);
-		memset(&doc, 0, sizeof(doc));
-		while (source_next_doc(parser, &doc, &serr) == 1) {
-			if (json_is_object(doc.json))
-				checked += check_reapply(cfg, doc.json, path,
-							 failures);
-			source_doc_clear(&doc);
-		}
-		source_parser_free(parser);
-	}
-	free(text);
-	return checked;
+static void reapply_each(const struct config *cfg, json_t *doc,
+			 const char *path, void *arg)
+{
+	struct reapply_count *count = arg;
+
+	if (json_is_object(doc))
+		count->checked += check_reapply(cfg, doc, path,
+						count->failures);
 }
 
 /*
@@ -673,52 +644,8 @@ static int reapply_file(const struct config *cfg, const char *path,
  */
 TEST(update_reapply_of_every_golden_input)
 {
-	static const char *const inputs[] = {
-		"input.yaml", "input.yml", "input.json"
-	};
-	DIR *dir = opendir("tests/golden");
-	struct dirent *entry;
-	int checked = 0;
+	struct reapply_count count = { 0, failures };
 
-	CHECK(dir != NULL);
-	while (dir && (entry = readdir(dir)) != NULL) {
-		char path[512], errbuf[256];
-		struct config *cfg;
-
-		if (entry->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "tests/golden/%s/config.yaml",
-			 entry->d_name);
-		if (access(path, F_OK) != 0)
-			cfg = config_file_load(NULL, errbuf, sizeof(errbuf));
-		else if (!(cfg = config_file_load(path, errbuf, sizeof(errbuf))))
-			continue;   /* a case about a bad config */
-		if (!cfg) {
-			(*failures)++;
-			continue;
-		}
-		for (size_t i = 0; i < 3; i++) {
-			snprintf(path, sizeof(path), "tests/golden/%s/%s",
-				 entry->d_name, inputs[i]);
-			checked += reapply_file(cfg, path, failures);
-		}
-		config_free(cfg);
-	}
-	if (dir)
-		closedir(dir);
-	dir = opendir("examples");
-	while (dir && (entry = readdir(dir)) != NULL) {
-		char path[512], errbuf[256];
-		struct config *cfg = config_file_load(NULL, errbuf,
-						      sizeof(errbuf));
-
-		snprintf(path, sizeof(path), "examples/%s", entry->d_name);
-		if (cfg && entry->d_name[0] != '.')
-			checked += reapply_file(cfg, path, failures);
-		config_free(cfg);
-	}
-	if (dir)
-		closedir(dir);
-	CHECK(checked >= 40);
-	fprintf(stderr, "  %d documents re-applied\n", checked);
+	test_each_document("examples", reapply_each, &count, failures);
+	CHECK(count.checked >= 40);
 }

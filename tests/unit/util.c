@@ -1,14 +1,18 @@
 /*
  * util.c - helpers for the engine's unit tests.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "admission.h"
 #include "buf.h"
+#include "config_file.h"
 #include "harness.h"
 #include "json_scan.h"
+#include "source.h"
 #include "util.h"
 
 /* 1 when some trigger is a substring of a key or string value in `node`. */
@@ -424,4 +428,103 @@ int test_apply_patch(json_t *root, json_t *patch)
 			return -1;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The golden inputs and the examples                                  */
+
+/* `fn` on each document of the file at `path`; 1 when it was read. */
+static int each_document_of(const struct config *cfg, const char *path,
+			    test_document_fn fn, void *arg)
+{
+	FILE *f = fopen(path, "rb");
+	struct source_parser *parser;
+	struct source_limits limits;
+	struct source_error serr;
+	struct source_doc doc;
+	char *text;
+	size_t len;
+
+	if (!f)
+		return 0;
+	text = malloc(1 << 20);
+	len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+	fclose(f);
+	if (!text)
+		return 0;
+	text[len] = '\0';
+	limits.max_document_bytes = cfg->max_document_bytes;
+	limits.max_depth = cfg->max_depth;
+	limits.max_alias_nodes = cfg->max_alias_nodes;
+	parser = source_parser_new(text, len, &limits);
+	if (!parser) {
+		free(text);
+		return 0;
+	}
+	source_parser_set_tree(parser, 0);
+	memset(&doc, 0, sizeof(doc));
+	while (source_next_doc(parser, &doc, &serr) == 1) {
+		if (doc.json)
+			fn(cfg, doc.json, path, arg);
+		source_doc_clear(&doc);
+	}
+	source_parser_free(parser);
+	free(text);
+	return 1;
+}
+
+int test_each_document(const char *examples, test_document_fn fn, void *arg,
+		       int *failures)
+{
+	static const char *const inputs[] = {
+		"input.yaml", "input.yml", "input.json"
+	};
+	DIR *dir = opendir("tests/golden");
+	struct dirent *entry;
+	int files = 0;
+
+	CHECK(dir != NULL);
+	while (dir && (entry = readdir(dir)) != NULL) {
+		char path[512], errbuf[256];
+		struct config *cfg;
+
+		if (entry->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "tests/golden/%s/config.yaml",
+			 entry->d_name);
+		if (access(path, F_OK) != 0)
+			cfg = config_file_load(NULL, errbuf, sizeof(errbuf));
+		else if (!(cfg = config_file_load(path, errbuf, sizeof(errbuf))))
+			continue;   /* a case about a bad config: nothing runs */
+		if (!cfg) {
+			(*failures)++;
+			continue;
+		}
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(path, sizeof(path), "tests/golden/%s/%s",
+				 entry->d_name, inputs[i]);
+			files += each_document_of(cfg, path, fn, arg);
+		}
+		config_free(cfg);
+	}
+	if (dir)
+		closedir(dir);
+	dir = examples ? opendir(examples) : NULL;
+	while (dir && (entry = readdir(dir)) != NULL) {
+		char path[512], errbuf[256];
+		struct config *cfg;
+
+		if (entry->d_name[0] == '.')
+			continue;
+		if (!(cfg = config_file_load(NULL, errbuf, sizeof(errbuf)))) {
+			(*failures)++;
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", examples, entry->d_name);
+		files += each_document_of(cfg, path, fn, arg);
+		config_free(cfg);
+	}
+	if (dir)
+		closedir(dir);
+	return files;
 }

@@ -98,4 +98,19 @@ json_t *test_response_patch(json_t *review);
 /* Applies the JSON Patch `patch` (a parsed array) to `root`; 0 or -1. */
 int test_apply_patch(json_t *root, json_t *patch);
 
+/* What test_each_document() calls for each document. */
+typedef void (*test_document_fn)(const struct config *cfg, json_t *doc,
+				 const char *path, void *arg);
+
+/*
+ * Calls `fn` on each document of each golden input
+ * (tests/golden/NAME/input.*) with the case's config.yaml (the defaults
+ * when it has none; a case whose config does not load is skipped), then
+ * of each file of the folder `examples` (NULL: none) with the defaults.
+ * Paths are relative to the top of the tree, where `make test` runs.
+ * Returns the number of files read.
+ */
+int test_each_document(const char *examples, test_document_fn fn, void *arg,
+		       int *failures);
+
 #endif
