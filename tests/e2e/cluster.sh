@@ -1,18 +1,23 @@
 # tests/e2e/cluster.sh - a throwaway Kubernetes control plane on 127.0.0.1
 # for the end-to-end suite (sourced by tests/e2e/run.sh, POSIX sh).
 #
-# etcd, kube-apiserver and kube-scheduler run as children of the suite,
-# each under `timeout` (so none can outlive a killed suite by more than
-# $E2E_LIFETIME seconds), on free loopback ports, with certificates made
-# here by openssl, in the state directory $E2E_DIR:
+# etcd, kube-apiserver, kube-scheduler and kube-controller-manager run as
+# children of the suite, each under `timeout` (so none can outlive a
+# killed suite by more than $E2E_LIFETIME seconds), on free loopback
+# ports, with certificates made here by openssl, in the state directory
+# $E2E_DIR:
 #   pids             "NAME PID" per started process, stopped in reverse
 #   *.log            each process's output
 #   pki/             the cluster CA, the apiserver's serving pair, the
 #                    admin client pair (group system:masters), the
 #                    service-account signing key
 #   kubeconfig       the admin kubeconfig, exported as KUBECONFIG
-# No controller-manager and no kubelet run: nodes are API objects whose
-# status the suite writes itself, and workloads create no pods.
+# kubectl is $KUBECTL (tests/tools/get.sh). No kubelet runs: nodes are API
+# objects whose status the suite writes itself; the controllers make real
+# pods, which the scheduler binds and which then stay Pending on their
+# node. The reaper stands in for the kubelets in one respect only: it
+# confirms the deletion of pods being deleted (a bound pod is otherwise
+# Terminating for ever, its GPUs still counted as used).
 #
 # Every wait polls with a bound; nothing sleeps blindly.
 
@@ -158,11 +163,12 @@ etcd_healthy() {
 	curl -sf --max-time 2 "$etcd_url/health" 2>/dev/null | grep -q '"health":"true"'
 }
 
-# start_apiserver: kube-apiserver on a free port; sets $api_url and
-# writes $E2E_DIR/kubeconfig. Admission plugins: the defaults less
-# ServiceAccount (no controller-manager makes tokens), so the mutating and
-# validating webhooks, NamespaceLifecycle, DefaultTolerationSeconds,
-# TaintNodesByCondition... all run as in a real cluster.
+# start_apiserver: kube-apiserver on a free port, until /readyz answers
+# ok; sets $api_url. Admission plugins: the defaults less ServiceAccount
+# (the pods need no API token, and none waits for its namespace's service
+# account), so the mutating and validating webhooks, NamespaceLifecycle,
+# DefaultTolerationSeconds, TaintNodesByCondition... all run as in a real
+# cluster.
 start_apiserver() {
 	_pki=$E2E_DIR/pki
 	api_port=$(free_port)
@@ -185,18 +191,18 @@ start_apiserver() {
 		--allow-privileged=true --profiling=false \
 		--cert-dir "$E2E_DIR/apiserver-certs"
 	api_pid=$spawned
+	poll 120 apiserver_ready
+}
 
-	kubectl config set-cluster e2e --server "$api_url" \
+# write_kubeconfig: the admin kubeconfig ($KUBECONFIG), by kubectl.
+write_kubeconfig() {
+	_pki=$E2E_DIR/pki
+	"$KUBECTL" config set-cluster e2e --server "$api_url" \
 		--certificate-authority "$_pki/ca.crt" --embed-certs >/dev/null &&
-	kubectl config set-credentials admin --client-certificate "$_pki/admin.crt" \
+	"$KUBECTL" config set-credentials admin --client-certificate "$_pki/admin.crt" \
 		--client-key "$_pki/admin.key" --embed-certs >/dev/null &&
-	kubectl config set-context e2e --cluster e2e --user admin >/dev/null &&
-	kubectl config use-context e2e >/dev/null || return 1
-
-	poll 120 apiserver_ready || return 1
-	# the bootstrap controllers make the default namespace and the
-	# built-in priority classes shortly after /readyz
-	poll 60 k get namespace default -o name >/dev/null 2>&1
+	"$KUBECTL" config set-context e2e --cluster e2e --user admin >/dev/null &&
+	"$KUBECTL" config use-context e2e >/dev/null
 }
 
 apiserver_ready() {
@@ -218,10 +224,57 @@ start_scheduler() {
 	poll 10 kill -0 "$scheduler_pid"
 }
 
+# start_controller_manager: kube-controller-manager on the admin
+# kubeconfig (every controller with the admin's credentials), serving
+# nothing outside 127.0.0.1, without the node-lifecycle controller (the
+# nodes have no kubelet to post heartbeats: it would mark them NotReady
+# and evict their pods). Tokens are signed with the cluster's
+# service-account key. Ready once the service-account controller has
+# made the default namespace's account.
+start_controller_manager() {
+	_cport=$(free_port)
+	spawn controller-manager "$K8S_BIN/kube-controller-manager" \
+		--kubeconfig "$KUBECONFIG" \
+		--authentication-kubeconfig "$KUBECONFIG" \
+		--authorization-kubeconfig "$KUBECONFIG" \
+		--bind-address 127.0.0.1 --secure-port "$_cport" --port 0 \
+		--leader-elect=false --controllers='*,-nodelifecycle' \
+		--use-service-account-credentials=false \
+		--service-account-private-key-file "$E2E_DIR/pki/sa.key" \
+		--root-ca-file "$E2E_DIR/pki/ca.crt"
+	cm_pid=$spawned
+	poll 60 controller_manager_ready
+}
+
+controller_manager_ready() {
+	kill -0 "$cm_pid" 2>/dev/null || return 2
+	k get serviceaccount default -n default -o name >/dev/null 2>&1
+}
+
+# start_reaper: in the background, every second, removes the pods being
+# deleted (as their kubelet would once their containers stopped).
+start_reaper() {
+	(
+		_end=$(($(date +%s) + E2E_LIFETIME))
+		while [ "$(date +%s)" -lt "$_end" ]; do
+			api GET /api/v1/pods application/json "" 2>/dev/null | jq -r '
+				.items[] | select(.metadata.deletionTimestamp) |
+				"\(.metadata.namespace) \(.metadata.name) \(.metadata.uid)"' |
+			while read -r _ns _pod _uid; do
+				api DELETE "/api/v1/namespaces/$_ns/pods/$_pod" application/json \
+					"{\"gracePeriodSeconds\":0,\"preconditions\":{\"uid\":\"$_uid\"}}" \
+					>/dev/null && echo "reaped $_ns/$_pod"
+			done
+			sleep 1
+		done
+	) >"$E2E_DIR/reaper.log" 2>&1 &
+	echo "reaper $!" >>"$E2E_DIR/pids"
+}
+
 # k ARGS...: kubectl against the suite's apiserver, bounded in time, with
 # its own discovery cache.
 k() {
-	kubectl --request-timeout=30s --cache-dir "$E2E_DIR/kube-cache" "$@"
+	"$KUBECTL" --request-timeout=30s --cache-dir "$E2E_DIR/kube-cache" "$@"
 }
 
 # ------------------------------------------------------------------
