@@ -85,7 +85,7 @@ check "config: port 8443 exposed" \
 
 image_container || give_up "cannot make a container of $IMAGE"
 root=$image_root
-echo "note: image $IMAGE: $(buildah images --format '{{.Size}}' "$IMAGE"), $(du -sk --exclude=./proc "$root" | cut -f1) KiB of files"
+echo "note: image $IMAGE: $(buildah images --format '{{.Size}}' "$IMAGE"), $(du -sk "$root" | cut -f1) KiB of files"
 
 # The image's own top-level directories, before anything runs in it.
 image_dirs=""

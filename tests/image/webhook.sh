@@ -12,8 +12,9 @@
 #       able to read) mounted read-only at /tls, as the Deployment mounts
 #       its secret. ARGs go to the webhook after --listen 127.0.0.1:0 (a
 #       later --listen wins), --tls-cert /tls/tls.crt and --tls-key
-#       /tls/tls.key; `-c FILE` mounts FILE's directory read-only at
-#       /config and passes /config/NAME (FILE may change: it is reloaded).
+#       /tls/tls.key; `-c FILE` (or --config) mounts FILE's directory
+#       read-only at /config and passes /config/NAME (FILE may change: it
+#       is reloaded). No other argument is mapped to the container.
 #       Waits until it listens (20 s at most), then prints its port.
 #       DIR (made when missing) then holds: webhook.log (its stderr, the
 #       JSON log), webhook.out (its stdout), port, pid (the webhook's own
@@ -80,6 +81,14 @@ listening() {
 	[ -n "$port" ] && [ -n "$pid" ]
 }
 
+# map_config FILE: sets $config_dir (FILE's directory, mounted at
+# /config) and $config_in (FILE's path in the container).
+map_config() {
+	[ -f "$1" ] || image_die "no config file '$1'"
+	config_dir=$(cd "$(dirname "$1")" && pwd)
+	config_in="/config/${1##*/}"
+}
+
 start() {
 	[ $# -ge 2 ] || usage
 	dir=$1 certs=$2
@@ -105,12 +114,14 @@ start() {
 		case $_a in
 		-c | --config)
 			[ "$_n" -gt 0 ] || usage
-			_f=$1
+			map_config "$1"
 			shift
 			_n=$((_n - 1))
-			[ -f "$_f" ] || image_die "no config file '$_f'"
-			config_dir=$(cd "$(dirname "$_f")" && pwd)
-			set -- "$@" "$_a" "/config/$(basename "$_f")"
+			set -- "$@" "$_a" "$config_in"
+			;;
+		--config=*)
+			map_config "${_a#--config=}"
+			set -- "$@" "--config=$config_in"
 			;;
 		*) set -- "$@" "$_a" ;;
 		esac
@@ -136,12 +147,20 @@ start() {
 	) </dev/null >/dev/null 2>&1 &
 	runner=$!
 	echo "$runner" >"$dir/runner"
-	if ! wait_until 20 listening; then
+	# Up to 20 s, unless it exits first.
+	_i=0
+	while ! listening && [ ! -f "$dir/status" ] && [ $_i -lt 200 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	if ! listening; then
 		tail -n 20 "$dir/webhook.log" >&2
 		if [ ! -f "$dir/status" ]; then
-			kill -TERM "$runner" 2>/dev/null
-			_p=$(descendant "$runner" gpumend-webhook)
-			[ -z "$_p" ] || kill -KILL "$_p" 2>/dev/null
+			# buildah ends its command on SIGTERM; the runner then
+			# records the status and removes the container.
+			_p=$(descendant "$runner" buildah)
+			[ -z "$_p" ] || kill -TERM "$_p" 2>/dev/null
+			wait_until 10 test -f "$dir/status"
 		fi
 		image_die "gpumend-webhook from $IMAGE did not start (log: $dir/webhook.log)"
 	fi
