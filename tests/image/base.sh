@@ -108,9 +108,13 @@ path-exclude /usr/share/locale/*
 path-include /usr/share/locale/locale.alias
 CFG
 cat >"$root/etc/apt/apt.conf.d/gpumend-slim" <<'CFG'
-// No translated package descriptions, no downloaded packages kept.
+// No translated package descriptions, no binary package caches, no
+// downloaded packages kept.
 Acquire::Languages "none";
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
 APT::Keep-Downloaded-Packages "false";
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb || true"; };
 CFG
 find "$root/usr/share/doc" -mindepth 1 ! -type d ! -name copyright -exec rm -f {} +
 find "$root/usr/share/doc" -mindepth 1 -depth -type d -empty -exec rmdir {} +
