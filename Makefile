@@ -170,6 +170,19 @@ fuzz-smoke:
 e2e: all
 	@GPUMEND_BUILD=$(BUILD) sh tests/e2e/run.sh
 
+# The container image, built from the Dockerfile offline with buildah
+# (installed when missing; a local debian:12-slim is made with debootstrap
+# when there is none, its packages cached in ~/.cache/gpumend/image), and
+# tested: the binaries run inside it as user 65532 with nothing writable,
+# the webhook inside it answers a review over TLS as the host's build does.
+# IMAGE names it (default gpumend:VERSION).
+.PHONY: image image-test
+image:
+	@sh tests/image/build.sh
+
+image-test: all
+	@GPUMEND_BUILD=$(BUILD) sh tests/image/test.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/gpumend $(BUILD)/gpumend-webhook $(DESTDIR)$(PREFIX)/bin/
