@@ -40,7 +40,15 @@ spawn() {
 }
 
 # stop_pid PID [SECONDS]: SIGTERM, then SIGKILL after SECONDS (default 10).
+# "image:DIR" is a webhook run from the image: stopped, and its container
+# removed, by tests/image/webhook.sh.
 stop_pid() {
+	case $1 in
+	image:*)
+		sh "$IMAGE_WEBHOOK" stop "${1#image:}" "${2:-10}" >/dev/null 2>&1
+		return 0
+		;;
+	esac
 	kill -TERM "$1" 2>/dev/null || return 0
 	_i=0
 	while kill -0 "$1" 2>/dev/null && [ $_i -lt $((${2:-10} * 20)) ]; do
@@ -324,11 +332,51 @@ node_untaint() {
 # ------------------------------------------------------------------
 # The webhook
 
+# The webhook users deploy is the image: when `make image` has built it
+# (E2E_IMAGE=auto, the default) or E2E_IMAGE=1 asks for it, the main
+# webhook (NAME gpumend) runs from the image as the Deployment runs it
+# (tests/image/webhook.sh: user 65532, read-only directories, certificates
+# and config mounted read-only); E2E_IMAGE=0 runs the host's binary.
+# Other webhooks of the suite (the reinvocation peer) always run on the
+# host.
+: "${E2E_IMAGE:=auto}"
+IMAGE_WEBHOOK="$TESTS_DIR/image/webhook.sh"
+
+# use_image NAME: whether NAME runs from the image.
+use_image() {
+	[ "$1" = gpumend ] || return 1
+	case $E2E_IMAGE in
+	0 | no) return 1 ;;
+	1 | yes) return 0 ;;
+	esac
+	[ -z "${_image_present:-}" ] && {
+		_image_present=no
+		command -v buildah >/dev/null 2>&1 &&
+			buildah inspect --type image "gpumend:$(sed -n 's/^#define GPUMEND_VERSION "\(.*\)"$/\1/p' \
+				"$REPO_DIR/rules/rules.h")" >/dev/null 2>&1 && _image_present=yes
+	}
+	[ "$_image_present" = yes ]
+}
+
 # start_webhook NAME CERTDIR ARGS...: gpumend-webhook on a port of its
-# choosing; sets $wh_pid, $wh_port, $wh_url (https://127.0.0.1:PORT).
+# choosing; sets $wh_pid, $wh_port, $wh_url (https://127.0.0.1:PORT). Its
+# log is $E2E_DIR/NAME.log either way.
 start_webhook() {
 	_name=$1 _certs=$2
 	shift 2
+	if use_image "$_name"; then
+		_run="$E2E_DIR/image-$_name"
+		rm -rf "$_run"
+		ln -sf "$_run/webhook.log" "$E2E_DIR/$_name.log"
+		wh_port=$(sh "$IMAGE_WEBHOOK" start "$_run" "$_certs" "$@" 2>"$E2E_DIR/$_name.start") || {
+			cat "$E2E_DIR/$_name.start" >>"$_run/webhook.log" 2>/dev/null
+			return 1
+		}
+		wh_pid=$(cat "$_run/pid")
+		echo "$_name image:$_run" >>"$E2E_DIR/pids"
+		wh_url="https://127.0.0.1:$wh_port"
+		return 0
+	fi
 	spawn "$_name" "$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 \
 		--tls-cert "$_certs/tls.crt" --tls-key "$_certs/tls.key" "$@"
 	wh_pid=$spawned
@@ -346,6 +394,8 @@ webhook_port() {
 
 # webhook_certs DIR [reuse]: a CA and a serving pair for IP 127.0.0.1,
 # by `gpumend certs`; "reuse" signs a new pair with the CA already there.
+# The key is made readable by group 65532 (mode 0440), as the Deployment's
+# secret volume mounts it, so that the webhook in the image can read it.
 webhook_certs() {
 	if [ "${2:-}" = reuse ]; then
 		"$GPUMEND" certs --service gpumend-webhook --namespace gpumend-system \
@@ -354,7 +404,8 @@ webhook_certs() {
 		mkdir -p "$1" &&
 		"$GPUMEND" certs --service gpumend-webhook --namespace gpumend-system \
 			--ip 127.0.0.1 --out "$1"
-	fi
+	fi || return 1
+	chmod 755 "$1" && chgrp 65532 "$1/tls.key" && chmod 0440 "$1/tls.key"
 }
 
 # log_count NAME PATTERN: lines of NAME.log matching PATTERN.

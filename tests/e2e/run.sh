@@ -327,9 +327,19 @@ fi
 webhook_certs "$E2E_DIR/wh-tls" >"$E2E_DIR/cabundle" 2>"$E2E_DIR/err" ||
 	abort "gpumend certs failed" "$E2E_DIR/err"
 cabundle=$(tr -d '\n' <"$E2E_DIR/cabundle")
-cp "$DATA/default.yaml" "$E2E_DIR/gpumend.yaml"
-start_webhook gpumend "$E2E_DIR/wh-tls" -c "$E2E_DIR/gpumend.yaml" ||
+# the config in a directory of its own, which the webhook in the image
+# (user 65532) can read: $E2E_DIR is private
+WH_CONFIG="$E2E_DIR/wh-config/gpumend.yaml"
+mkdir -p "$E2E_DIR/wh-config" && chmod 755 "$E2E_DIR/wh-config" &&
+	cp "$DATA/default.yaml" "$WH_CONFIG" && chmod 644 "$WH_CONFIG" ||
+	abort "cannot write the webhook's config"
+start_webhook gpumend "$E2E_DIR/wh-tls" -c "$WH_CONFIG" ||
 	abort "gpumend-webhook does not start" "$E2E_DIR/gpumend.log"
+if use_image gpumend; then
+	say "gpumend-webhook runs from the image gpumend:$(sed -n 's/^#define GPUMEND_VERSION "\(.*\)"$/\1/p' "$REPO_DIR/rules/rules.h") (tests/image/webhook.sh; E2E_IMAGE=0 for the host's binary)"
+else
+	say "gpumend-webhook runs from $GPUMEND_WEBHOOK (no image: make image to test what users deploy)"
+fi
 gpumend_url=$wh_url
 
 # The shipped registration, with a URL and a caBundle instead of the
@@ -484,9 +494,9 @@ check "--dry-run=server: the webhook saw dryRun" \
 
 # set_config FILE: makes FILE the webhook's config and waits for the reload.
 set_config() {
-	cmp -s "$1" "$E2E_DIR/gpumend.yaml" && return 0
+	cmp -s "$1" "$WH_CONFIG" && return 0
 	_before=$(log_count gpumend '"msg":"config reloaded"')
-	cp "$1" "$E2E_DIR/gpumend.yaml.new" && mv "$E2E_DIR/gpumend.yaml.new" "$E2E_DIR/gpumend.yaml" &&
+	cp "$1" "$WH_CONFIG.new" && chmod 644 "$WH_CONFIG.new" && mv "$WH_CONFIG.new" "$WH_CONFIG" &&
 		poll 10 log_at_least gpumend '"msg":"config reloaded"' $((_before + 1))
 }
 
@@ -709,7 +719,7 @@ else
 	fail "webhook down (failurePolicy Ignore): the legacy Deployment is not stored as it came"
 	show "$E2E_DIR/err"
 fi
-start_webhook gpumend "$E2E_DIR/wh-tls" -c "$E2E_DIR/gpumend.yaml" --listen "127.0.0.1:$gpumend_port" ||
+start_webhook gpumend "$E2E_DIR/wh-tls" -c "$WH_CONFIG" --listen "127.0.0.1:$gpumend_port" ||
 	abort "gpumend-webhook does not start again on port $gpumend_port" "$E2E_DIR/gpumend.log"
 poll 30 probe_mutated e2e || abort "the restarted gpumend-webhook is never called" "$E2E_DIR/probe.out" "$E2E_DIR/gpumend.log"
 outage_settled() {
