@@ -6,8 +6,11 @@
  * binaries into every container that gets a GPU, so these volumes are at
  * best redundant and at worst pin a driver version the node no longer has.
  * Each one goes, with every volumeMount that uses it. Host paths that may
- * hold other things too (/usr/bin mounted at /usr/local/nvidia/bin) are
- * only warned about.
+ * hold other things too (/usr/bin mounted at /usr/local/nvidia/bin), or
+ * that a platform still fills with its driver (GKE's
+ * /home/kubernetes/bin/nvidia), are only warned about. The volumes of the
+ * GPU stack's own components (a driver installer, the DCGM exporter on
+ * GKE) are theirs to mount: those are left alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,11 +225,59 @@ static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
 			   name);
 }
 
+/*
+ * Fills `set` (empty) with the names of the volumes that containers of the
+ * GPU stack's own components mount, sorted; they are left alone. Most
+ * pods run none, and then nothing is allocated. 0, or -1 when out of
+ * memory.
+ */
+static int stack_volumes_collect(const struct config *cfg, json_t *spec,
+				 struct obsolete_set *set)
+{
+	size_t cap = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t l = 0; l < 3; l++) {
+			json_t *list = json_object_get(spec, container_lists[l]), *c;
+			size_t i;
+
+			json_array_foreach(list, i, c) {
+				json_t *mounts = json_object_get(c, "volumeMounts"), *m;
+				size_t j;
+
+				if (!image_is_stack_component(cfg,
+					json_string_value(json_object_get(c, "image"))))
+					continue;
+				json_array_foreach(mounts, j, m) {
+					const char *name = json_string_value(
+						json_object_get(m, "name"));
+
+					if (!name)
+						continue;
+					if (pass == 0)
+						cap++;
+					else
+						set->names[set->n++] = name;
+				}
+			}
+		}
+		if (pass == 0) {
+			if (cap == 0)
+				return 0;
+			set->names = calloc(cap, sizeof(*set->names));
+			if (!set->names)
+				return -1;
+		}
+	}
+	qsort(set->names, set->n, sizeof(*set->names), name_cmp);
+	return 0;
+}
+
 static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
 	json_t *volumes = json_object_get(pod->spec, "volumes");
 	size_t n = json_array_size(volumes), n_obsolete = 0;
-	struct obsolete_set set = { 0 };
+	struct obsolete_set set = { 0 }, stack = { 0 };
 	unsigned char *obsolete = NULL;
 	char *volumes_pointer;
 	int rc = -1;
@@ -237,7 +288,8 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	volumes_pointer = json_pointer_join(pod->pointer, "volumes");
 	obsolete = calloc(n, 1);
 	set.names = calloc(n, sizeof(*set.names));
-	if (!volumes_pointer || !obsolete || !set.names)
+	if (!volumes_pointer || !obsolete || !set.names ||
+	    stack_volumes_collect(ctx->cfg, pod->spec, &stack))
 		goto out_free;
 
 	/* report everything first, at the pointers of the input */
@@ -249,6 +301,11 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 
 		if (!p)
 			goto out_free;
+		if (obsolete_set_has(&stack, json_string_value(
+				json_object_get(volume, "name")))) {
+			free(p);
+			continue;
+		}
 		found = check_volume(ctx, pod, volume, p);
 		free(p);
 		if (found < 0)
@@ -286,6 +343,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		free(p);
 	}
 out_free:
+	free(stack.names);
 	free(set.names);
 	free(obsolete);
 	free(volumes_pointer);

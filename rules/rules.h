@@ -27,11 +27,14 @@ enum rule_id {
 	RULE_LEGACY_GPU_RESOURCE,
 	RULE_LEGACY_GPU_NODE_LABEL,
 	RULE_LEGACY_AFFINITY_ANNOTATION,
+	RULE_CRITICAL_POD_ANNOTATION,
 	RULE_GPU_MODEL_AFFINITY,
 	RULE_GPU_SHARING,
 	RULE_OBSOLETE_CUDA_HOSTPATH,
 	RULE_GPU_VISIBILITY,
 	RULE_REMOVED_GPU_FEATURE_GATE,
+	RULE_OBSOLETE_GPU_COMPONENT,
+	RULE_LEGACY_SCHEDULER_CONFIG,
 	RULE_COUNT
 };
 
@@ -85,6 +88,13 @@ struct label_pair {
 	char *value;
 };
 
+/* An obsolete component, recognised by an fnmatch(3) pattern on its image,
+ * and what replaces it. */
+struct image_rule {
+	char *pattern;
+	char *replacement;
+};
+
 /* GPU models that pods of one namespace must run on. */
 struct namespace_models {
 	char *namespace_name;
@@ -99,11 +109,17 @@ struct config {
 	char *gpu_resource;           /* nvidia.com/gpu */
 	char *shared_gpu_resource;    /* nvidia.com/gpu.shared (or nvidia.com/gpu) */
 	char *gpu_memory_resource;    /* nvidia.com/gpumem, for hami */
+	/* vendor forks' resources that count whole GPUs (aliyun.com/gpu) */
+	struct string_list vendor_gpu_resources;
 
 	/* node labels */
 	char *legacy_gpu_name_label;  /* alpha.kubernetes.io/nvidia-gpu-name */
 	char *gpu_product_label;      /* nvidia.com/gpu.product */
 	char *sharing_strategy_label; /* nvidia.com/gpu.sharing-strategy */
+	char *gpu_present_label;      /* nvidia.com/gpu.present */
+	/* what GPU Feature Discovery appends to gpu.product on nodes that
+	 * share GPUs without renaming them ("-SHARED") */
+	char *shared_product_suffix;
 
 	/* gpu-sharing */
 	enum sharing_strategy strategy;
@@ -116,6 +132,9 @@ struct config {
 	struct string_list stale_annotation_prefixes; /* ALIYUN_COM_GPU_MEM_ */
 	char *sharing_label;                    /* gpumend.io/gpu-sharing */
 	char *memory_request_annotation;        /* gpumend.io/gpu-memory-request */
+	/* the most memory a GPU has, in GiB: larger values of a GiB resource
+	 * are read as MiB, larger sizes are refused */
+	int max_gpu_memory_gib;
 
 	/* obsolete-cuda-hostpath: fnmatch(3) patterns on hostPath.path */
 	struct string_list obsolete_host_paths;
@@ -125,6 +144,18 @@ struct config {
 
 	/* gpu-visibility: fnmatch(3) patterns on container images */
 	struct string_list gpu_images;
+	/* the GPU stack's own components, which need every GPU of the node:
+	 * gpu-visibility and obsolete-cuda-hostpath leave them alone */
+	struct string_list stack_images;
+
+	/* obsolete-gpu-component */
+	struct image_rule *obsolete_components;
+	size_t n_obsolete_components;
+
+	/* critical-pod-annotation: the PriorityClass of DaemonSet pods, and of
+	 * the others */
+	char *daemonset_priority_class;         /* system-node-critical */
+	char *default_priority_class;           /* system-cluster-critical */
 
 	/* gpu-model-affinity */
 	char *models_annotation;                /* gpumend.io/gpu-models */

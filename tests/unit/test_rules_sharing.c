@@ -328,7 +328,11 @@ TEST(gpushare_hami)
 	CHECK(int_at(out, T "/spec/containers/2/resources/limits/nvidia.com~1gpu") == 1);
 	CHECK(json_pointer_get(out, T "/spec/containers/2/resources/limits/nvidia.com~1gpu.shared") == NULL);
 	CHECK(json_pointer_get(out, T "/spec/nodeSelector") == NULL);
-	CHECK(json_pointer_get(out, T "/spec/affinity") == NULL);
+	/* the selector's replacement: HAMi shares every GPU node */
+	CHECK_STR(test_string_at(out, T "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/0/key"),
+		  "nvidia.com/gpu.present");
+	CHECK_STR(test_string_at(out, T "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/0/values/0"),
+		  "true");
 	CHECK_STR(test_string_at(out, LABEL), "hami");
 	CHECK_STR(test_string_at(out, RECORD), "a=4096Mi");
 	CHECK(json_pointer_get(out, T "/metadata/annotations/ALIYUN_COM_GPU_MEM_IDX") == NULL);
