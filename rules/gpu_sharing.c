@@ -184,7 +184,12 @@ static int memory_read(struct rule_ctx *ctx, struct section *sec,
 		/* no GPU has that many GiB: the device plugin ran in MiB */
 		if (pod->quiet)
 			return 0;
-		value_text(value, text, sizeof(text));
+		/* the number bare: the message quotes the key and value */
+		if (json_is_string(value))
+			snprintf(text, sizeof(text), "%.24s",
+				 json_string_value(value));
+		else
+			value_text(value, text, sizeof(text));
 		if (!(at = json_pointer_join(sec->pointer, name)))
 			return -1;
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,

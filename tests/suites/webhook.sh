@@ -362,10 +362,13 @@ if [ "$have_kubectl" = 1 ]; then
 			 $b[0].apiVersion == "admission.k8s.io/v1beta1"' || ok=0
 		if [ $ok = 1 ] && apply_patch "$dir/g-in.json" "$dir/g-resp-v1.json" "$dir/g-got.json" 2>"$dir/g-err"; then
 			# the record annotation aside
+			# (and the metadata it had to make for it, as on a
+			# KubeSchedulerConfiguration, which has none)
 			jq -S 'if .metadata.annotations then
 				.metadata.annotations |= del(.["gpumend.io/mutations"]) |
 				if .metadata.annotations == {} then del(.metadata.annotations) else . end
-			    else . end' "$dir/g-got.json" >"$dir/g-got2.json"
+			    else . end |
+			    if .metadata == {} then del(.metadata) else . end' "$dir/g-got.json" >"$dir/g-got2.json"
 			jq -S 'if .metadata.annotations == {} then del(.metadata.annotations) else . end' \
 				"$dir/g-want.json" >"$dir/g-want2.json"
 			diff -u "$dir/g-want2.json" "$dir/g-got2.json" >"$dir/g-got2.json.diff" || ok=0
