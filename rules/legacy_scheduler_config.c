@@ -243,20 +243,19 @@ static int check_configuration(struct rule_ctx *ctx)
 		strcpy(at, ctx->object_pointer);
 		strcat(at, field);
 		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
-				 "KubeSchedulerConfiguration '%s' (removed in %s): '%.40s' differs in v1; migrate it by hand",
+				 "KubeSchedulerConfiguration %s (removed in %s): '%.28s' is not in v1 as such",
 				 short_version, removed->removed_in,
 				 strrchr(field, '/') + 1);
 		goto out;
 	}
 	if (!rule_mutates(ctx)) {
 		rc = rule_report(ctx, SEVERITY_WARNING, version_at, 0,
-				 "KubeSchedulerConfiguration '%s' was removed in Kubernetes %s; use '%s'",
-				 short_version, removed->removed_in, SCHEDULER_V1);
+				 "KubeSchedulerConfiguration %s was removed in Kubernetes %s; use v1",
+				 short_version, removed->removed_in);
 	} else {
 		rc = rule_report(ctx, SEVERITY_WARNING, version_at, 1,
-				 "moved KubeSchedulerConfiguration from '%s' (removed in %s) to '%s'",
-				 short_version, removed->removed_in,
-				 SCHEDULER_V1);
+				 "moved KubeSchedulerConfiguration from %s (removed in %s) to v1",
+				 short_version, removed->removed_in);
 		if (!rc)
 			rc = rule_replace(ctx, version_at,
 					  json_string(SCHEDULER_V1));
@@ -319,7 +318,7 @@ static int check_config_text(struct rule_ctx *ctx, const char *key,
 			rc = report_policy(ctx, at);
 		else if (is_kind(doc, "KubeSchedulerConfiguration") && removed)
 			rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
-					 "key '%.40s' holds a KubeSchedulerConfiguration '%s', removed in %s; migrate it to v1",
+					 "key '%.24s' holds a KubeSchedulerConfiguration %s, removed in %s; migrate it to v1",
 					 key, removed->api_version +
 					 strlen(SCHEDULER_GROUP),
 					 removed->removed_in);
@@ -343,7 +342,7 @@ static int check_config_text(struct rule_ctx *ctx, const char *key,
 			if (!strstr(text, removed->api_version))
 				continue;
 			return rule_report(ctx, SEVERITY_ERROR, at, 0,
-					   "key '%.40s' holds a KubeSchedulerConfiguration '%s', removed in %s; migrate it to v1",
+					   "key '%.24s' holds a KubeSchedulerConfiguration %s, removed in %s; migrate it to v1",
 					   key, removed->api_version +
 					   strlen(SCHEDULER_GROUP),
 					   removed->removed_in);
