@@ -14,11 +14,11 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 	[RULE_DEPRECATED_WORKLOAD_API] = {
 		RULE_DEPRECATED_WORKLOAD_API, "deprecated-workload-api",
 		RULE_MODE_MUTATE, 1, 1,
-		"workloads on removed API versions (extensions/v1beta1, apps/v1beta1/2, batch/v1beta1)" },
+		"workloads on removed API versions (extensions/v1beta1, apps/v1beta1/2, batch/v1beta1), apps/v1 without selector" },
 	[RULE_LEGACY_GPU_RESOURCE] = {
 		RULE_LEGACY_GPU_RESOURCE, "legacy-gpu-resource",
 		RULE_MODE_MUTATE, 1, 0,
-		"alpha.kubernetes.io/nvidia-gpu resource requests and limits" },
+		"alpha.kubernetes.io/nvidia-gpu and vendor whole-GPU resources (aliyun.com/gpu)" },
 	[RULE_LEGACY_GPU_NODE_LABEL] = {
 		RULE_LEGACY_GPU_NODE_LABEL, "legacy-gpu-node-label",
 		RULE_MODE_MUTATE, 1, 0,
@@ -38,11 +38,11 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 	[RULE_GPU_SHARING] = {
 		RULE_GPU_SHARING, "gpu-sharing",
 		RULE_MODE_MUTATE, 1, 0,
-		"legacy shared-GPU requests (aliyun, rancher, volcano) and sharing selectors" },
+		"legacy shared-GPU requests (aliyun, rancher, volcano) and sharing selectors, replaced by affinity" },
 	[RULE_OBSOLETE_CUDA_HOSTPATH] = {
 		RULE_OBSOLETE_CUDA_HOSTPATH, "obsolete-cuda-hostpath",
 		RULE_MODE_MUTATE, 1, 0,
-		"hostPath volumes mounting NVIDIA drivers or CUDA libraries by hand" },
+		"hostPath volumes mounting NVIDIA drivers or CUDA libraries by hand, or mounted at /usr/local/nvidia" },
 	[RULE_GPU_VISIBILITY] = {
 		RULE_GPU_VISIBILITY, "gpu-visibility",
 		RULE_MODE_WARN, 1, 0,
