@@ -24,12 +24,12 @@ enum field_kind {
 	FIELD_TEXT_LIST,        /* struct string_list of non-empty strings */
 	FIELD_STRATEGY,         /* enum sharing_strategy */
 	FIELD_MEMORY_RESOURCES, /* memory_resources, n_memory_resources */
-	FIELD_NODE_SELECTORS,   /* share_selectors, n_share_selectors */
+	FIELD_NODE_SELECTORS,   /* struct text_map: label keys to label values */
 	FIELD_NAMESPACE_MODELS, /* namespace_models, n_namespace_models */
 	FIELD_SIZE,             /* size_t, at least 1 */
 	FIELD_INT,              /* int, at least 1 */
 	FIELD_FAILURE_POLICY,   /* int failure_allow: "allow" or "deny" */
-	FIELD_COMPONENTS,       /* obsolete_components, n_obsolete_components */
+	FIELD_COMPONENTS,       /* struct text_map: image patterns to advice */
 	FIELD_SUFFIX,           /* char *: text appended to a label value */
 	FIELD_OBJECT_NAME,      /* char *: an object name (DNS subdomain) */
 };
@@ -203,22 +203,45 @@ static void memory_resources_free(struct memory_resource *items, size_t n)
 	free(items);
 }
 
-static void label_pairs_free(struct label_pair *items, size_t n)
+/* Frees what `map` holds and leaves it empty. */
+static void text_map_free(struct text_map *map)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(items[i].key);
-		free(items[i].value);
+	for (size_t i = 0; i < map->n; i++) {
+		free(map->items[i].key);
+		free(map->items[i].value);
 	}
-	free(items);
+	free(map->items);
+	map->items = NULL;
+	map->n = 0;
 }
 
-static void image_rules_free(struct image_rule *items, size_t n)
+/*
+ * Adds a copy of `key` and `value` to `map`, whose items have room for it.
+ * On failure the map holds what it had, and maybe the key, which
+ * text_map_free() releases.
+ */
+static int text_map_add(struct text_map *map, const char *key,
+			const char *value)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(items[i].pattern);
-		free(items[i].replacement);
-	}
-	free(items);
+	struct text_pair *p = &map->items[map->n];
+
+	if (!(p->key = strdup(key)))
+		return -1;
+	map->n++;
+	return (p->value = strdup(value)) ? 0 : -1;
+}
+
+/* Makes `dst` (empty) a copy of `src`; on failure `dst` holds a part of
+ * it, which text_map_free() releases. */
+static int text_map_copy(struct text_map *dst, const struct text_map *src)
+{
+	dst->items = calloc(src->n + 1, sizeof(*dst->items));
+	if (!dst->items)
+		return -1;
+	for (size_t i = 0; i < src->n; i++)
+		if (text_map_add(dst, src->items[i].key, src->items[i].value))
+			return -1;
+	return 0;
 }
 
 static void namespace_models_free(struct namespace_models *items, size_t n)
@@ -246,7 +269,7 @@ void config_free(struct config *cfg)
 	free(cfg->shared_product_suffix);
 	memory_resources_free(cfg->memory_resources, cfg->n_memory_resources);
 	string_list_free(&cfg->count_resources);
-	label_pairs_free(cfg->share_selectors, cfg->n_share_selectors);
+	text_map_free(&cfg->share_selectors);
 	string_list_free(&cfg->share_schedulers);
 	string_list_free(&cfg->stale_annotation_prefixes);
 	free(cfg->sharing_label);
@@ -256,7 +279,7 @@ void config_free(struct config *cfg)
 	string_list_free(&cfg->ambiguous_mount_paths);
 	string_list_free(&cfg->gpu_images);
 	string_list_free(&cfg->stack_images);
-	image_rules_free(cfg->obsolete_components, cfg->n_obsolete_components);
+	text_map_free(&cfg->obsolete_components);
 	free(cfg->daemonset_priority_class);
 	free(cfg->default_priority_class);
 	free(cfg->models_annotation);
@@ -306,37 +329,9 @@ static int field_copy(struct config *dst, const struct config *src,
 		}
 		return 0;
 	case FIELD_NODE_SELECTORS:
-		dst->share_selectors = calloc(src->n_share_selectors + 1,
-					      sizeof(*dst->share_selectors));
-		if (!dst->share_selectors)
-			return -1;
-		for (size_t i = 0; i < src->n_share_selectors; i++) {
-			struct label_pair *p = &dst->share_selectors[i];
-
-			if (!(p->key = strdup(src->share_selectors[i].key)))
-				return -1;
-			dst->n_share_selectors++;
-			if (!(p->value = strdup(src->share_selectors[i].value)))
-				return -1;
-		}
-		return 0;
 	case FIELD_COMPONENTS:
-		dst->obsolete_components = calloc(src->n_obsolete_components + 1,
-						  sizeof(*dst->obsolete_components));
-		if (!dst->obsolete_components)
-			return -1;
-		for (size_t i = 0; i < src->n_obsolete_components; i++) {
-			const struct image_rule *from =
-				&src->obsolete_components[i];
-			struct image_rule *to = &dst->obsolete_components[i];
-
-			if (!(to->pattern = strdup(from->pattern)))
-				return -1;
-			dst->n_obsolete_components++;
-			if (!(to->replacement = strdup(from->replacement)))
-				return -1;
-		}
-		return 0;
+		return text_map_copy(MEMBER(dst, f, struct text_map),
+				     CONST_MEMBER(src, f, struct text_map));
 	case FIELD_NAMESPACE_MODELS:
 		dst->namespace_models = calloc(src->n_namespace_models + 1,
 					       sizeof(*dst->namespace_models));
@@ -425,9 +420,17 @@ static const char *const default_stack_images[] = {
 	"*cos-gpu-installer*", "*projecthami/hami*", NULL
 };
 
-static const struct {
-	const char *pattern, *replacement;
-} default_obsolete_components[] = {
+/* A default entry of a mapping of strings. */
+struct default_pair {
+	const char *key, *value;
+};
+
+static const struct default_pair default_share_selectors[] = {
+	{ "gpushare", "true" },
+	{ "gpu.cattle.io/type", "share" },
+};
+
+static const struct default_pair default_obsolete_components[] = {
 	{ "nvidia/k8s-device-plugin:1.*",
 	  "use NVIDIA device plugin v0.x or GPU Operator" },
 	{ "*/nvidia/k8s-device-plugin:1.*",
@@ -447,9 +450,21 @@ static const struct {
 	{ "*nvidia-docker-plugin*", "use NVIDIA container toolkit" },
 };
 
-#define N_DEFAULT_OBSOLETE_COMPONENTS \
-	(sizeof(default_obsolete_components) / \
-	 sizeof(default_obsolete_components[0]))
+#define N_OF(array) (sizeof(array) / sizeof((array)[0]))
+
+/* Fills `map` (empty) with copies of `pairs`; on failure `map` holds a
+ * part of them, which text_map_free() releases. */
+static int text_map_set(struct text_map *map, const struct default_pair *pairs,
+			size_t n)
+{
+	map->items = calloc(n + 1, sizeof(*map->items));
+	if (!map->items)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (text_map_add(map, pairs[i].key, pairs[i].value))
+			return -1;
+	return 0;
+}
 
 static const char *const default_vendor_gpu_resources[] = {
 	"aliyun.com/gpu", NULL
@@ -477,12 +492,6 @@ struct config *config_new_default(void)
 		{ "aliyun.com/gpu-mem", 1024 },
 		{ "rancher.io/gpu-mem", 1024 },
 		{ "volcano.sh/gpu-memory", 1 },
-	};
-	static const struct {
-		const char *key, *value;
-	} selectors[] = {
-		{ "gpushare", "true" },
-		{ "gpu.cattle.io/type", "share" },
 	};
 
 	if (!cfg)
@@ -524,30 +533,11 @@ struct config *config_new_default(void)
 			goto out_free;
 		cfg->n_memory_resources++;
 	}
-	cfg->share_selectors = calloc(2, sizeof(*cfg->share_selectors));
-	if (!cfg->share_selectors)
+	if (text_map_set(&cfg->share_selectors, default_share_selectors,
+			 N_OF(default_share_selectors)) ||
+	    text_map_set(&cfg->obsolete_components, default_obsolete_components,
+			 N_OF(default_obsolete_components)))
 		goto out_free;
-	for (size_t i = 0; i < 2; i++) {
-		if (!(cfg->share_selectors[i].key = strdup(selectors[i].key)))
-			goto out_free;
-		cfg->n_share_selectors++;
-		if (!(cfg->share_selectors[i].value = strdup(selectors[i].value)))
-			goto out_free;
-	}
-	cfg->obsolete_components = calloc(N_DEFAULT_OBSOLETE_COMPONENTS,
-					  sizeof(*cfg->obsolete_components));
-	if (!cfg->obsolete_components)
-		goto out_free;
-	for (size_t i = 0; i < N_DEFAULT_OBSOLETE_COMPONENTS; i++) {
-		struct image_rule *c = &cfg->obsolete_components[i];
-
-		if (!(c->pattern = strdup(default_obsolete_components[i].pattern)))
-			goto out_free;
-		cfg->n_obsolete_components++;
-		if (!(c->replacement =
-		      strdup(default_obsolete_components[i].replacement)))
-			goto out_free;
-	}
 	if (string_list_set(&cfg->count_resources, default_count_resources) ||
 	    string_list_set(&cfg->vendor_gpu_resources,
 			    default_vendor_gpu_resources) ||
@@ -1136,108 +1126,72 @@ out_free_items:
 	return -1;
 }
 
-static int apply_node_selectors(struct config *cfg, json_t *value,
-				const char *pointer, struct rules_error *err)
-{
-	struct label_pair *items;
-	size_t n = 0;
-	const char *key;
-	json_t *label_value;
-
-	if (map_check(value, "nodeSelectors", pointer, err))
-		return -1;
-	items = calloc(json_object_size(value) + 1, sizeof(*items));
-	if (!items)
-		return config_fail_oom(err, pointer);
-	json_object_foreach(value, key, label_value) {
-		char subject[96], *at;
-		const char *s;
-		int rc;
-
-		if (map_key_check(key, TEXT_NAME, "a key of nodeSelectors",
-				  pointer, err))
-			goto out_free_items;
-		if (!(at = json_pointer_join(pointer, key))) {
-			config_fail_oom(err, pointer);
-			goto out_free_items;
-		}
-		snprintf(subject, sizeof(subject), "the value of '%.60s'", key);
-		rc = text_read(label_value, TEXT_LABEL_VALUE, subject, at, &s,
-			       err);
-		free(at);
-		if (rc)
-			goto out_free_items;
-		if (!(items[n].key = strdup(key))) {
-			config_fail_oom(err, pointer);
-			goto out_free_items;
-		}
-		n++;
-		if (!(items[n - 1].value = strdup(s))) {
-			config_fail_oom(err, pointer);
-			goto out_free_items;
-		}
-	}
-	label_pairs_free(cfg->share_selectors, cfg->n_share_selectors);
-	cfg->share_selectors = items;
-	cfg->n_share_selectors = n;
-	return 0;
-out_free_items:
-	label_pairs_free(items, n);
-	return -1;
-}
+/* How the entries of a mapping of strings are checked. */
+struct text_map_schema {
+	const char *name;             /* the mapping's key, for messages */
+	enum text_kind key_kind;
+	const char *key_subject;      /* "a key of nodeSelectors" */
+	enum text_kind value_kind;
+	size_t value_max;             /* the longest value, 0: no bound */
+};
 
 /* The longest replacement text of an obsolete component: it is quoted in
  * findings, which admission warnings cap. */
 #define REPLACEMENT_MAX 50
 
-static int apply_components(struct config *cfg, json_t *value,
-			    const char *pointer, struct rules_error *err)
+static const struct text_map_schema node_selectors_schema = {
+	"nodeSelectors", TEXT_NAME, "a key of nodeSelectors", TEXT_LABEL_VALUE, 0
+};
+
+static const struct text_map_schema components_schema = {
+	"obsolete", TEXT_ANY, "an image pattern", TEXT_ANY, REPLACEMENT_MAX
+};
+
+/* Reads the mapping `value` into `slot`, replacing it as a whole. */
+static int apply_text_map(struct text_map *slot, json_t *value,
+			  const struct text_map_schema *schema,
+			  const char *pointer, struct rules_error *err)
 {
-	struct image_rule *items;
-	size_t n = 0;
+	struct text_map map = { NULL, 0 };
 	const char *key;
 	json_t *text;
 
-	if (map_check(value, "obsolete", pointer, err))
+	if (map_check(value, schema->name, pointer, err))
 		return -1;
-	items = calloc(json_object_size(value) + 1, sizeof(*items));
-	if (!items)
+	map.items = calloc(json_object_size(value) + 1, sizeof(*map.items));
+	if (!map.items)
 		return config_fail_oom(err, pointer);
 	json_object_foreach(value, key, text) {
-		char *at = json_pointer_join(pointer, key);
+		char subject[96], *at;
 		const char *s;
 		int rc;
 
-		if (!at) {
+		if (map_key_check(key, schema->key_kind, schema->key_subject,
+				  pointer, err))
+			goto out_free_map;
+		if (!(at = json_pointer_join(pointer, key))) {
 			config_fail_oom(err, pointer);
-			goto out_free_items;
+			goto out_free_map;
 		}
-		rc = map_key_check(key, TEXT_ANY, "an image pattern", pointer,
-				   err) ||
-		     text_read(text, TEXT_ANY, "the replacement", at, &s, err);
-		if (!rc && strlen(s) > REPLACEMENT_MAX)
+		snprintf(subject, sizeof(subject), "the value of '%.60s'", key);
+		rc = text_read(text, schema->value_kind, subject, at, &s, err);
+		if (!rc && schema->value_max && strlen(s) > schema->value_max)
 			rc = config_fail(err, NULL, at,
-					 "the replacement of '%.60s' must be at most %d characters",
-					 key, REPLACEMENT_MAX);
+					 "the value of '%.60s' must be at most %zu characters",
+					 key, schema->value_max);
 		free(at);
 		if (rc)
-			goto out_free_items;
-		if (!(items[n].pattern = strdup(key))) {
+			goto out_free_map;
+		if (text_map_add(&map, key, s)) {
 			config_fail_oom(err, pointer);
-			goto out_free_items;
-		}
-		n++;
-		if (!(items[n - 1].replacement = strdup(s))) {
-			config_fail_oom(err, pointer);
-			goto out_free_items;
+			goto out_free_map;
 		}
 	}
-	image_rules_free(cfg->obsolete_components, cfg->n_obsolete_components);
-	cfg->obsolete_components = items;
-	cfg->n_obsolete_components = n;
+	text_map_free(slot);
+	*slot = map;
 	return 0;
-out_free_items:
-	image_rules_free(items, n);
+out_free_map:
+	text_map_free(&map);
 	return -1;
 }
 
@@ -1330,7 +1284,8 @@ static int field_apply(struct config *cfg, const struct config_field *f,
 	case FIELD_OBJECT_NAME:
 		return apply_name(cfg, f, value, pointer, err);
 	case FIELD_COMPONENTS:
-		return apply_components(cfg, value, pointer, err);
+		return apply_text_map(MEMBER(cfg, f, struct text_map), value,
+				      &components_schema, pointer, err);
 	case FIELD_NAME_LIST:
 	case FIELD_TEXT_LIST:
 		return apply_list(cfg, f, value, pointer, err);
@@ -1339,7 +1294,8 @@ static int field_apply(struct config *cfg, const struct config_field *f,
 	case FIELD_MEMORY_RESOURCES:
 		return apply_memory_resources(cfg, value, pointer, err);
 	case FIELD_NODE_SELECTORS:
-		return apply_node_selectors(cfg, value, pointer, err);
+		return apply_text_map(MEMBER(cfg, f, struct text_map), value,
+				      &node_selectors_schema, pointer, err);
 	case FIELD_NAMESPACE_MODELS:
 		return apply_namespace_models(cfg, value, pointer, err);
 	case FIELD_SIZE:
@@ -1657,14 +1613,19 @@ static json_t *field_to_json(const struct config *cfg,
 	case FIELD_SUFFIX:
 	case FIELD_OBJECT_NAME:
 		return string_or_null(*CONST_MEMBER(cfg, f, char *));
-	case FIELD_COMPONENTS:
+	case FIELD_NODE_SELECTORS:
+	case FIELD_COMPONENTS: {
+		const struct text_map *pairs = CONST_MEMBER(cfg, f,
+							    struct text_map);
+
 		if (!(map = json_object()))
 			return NULL;
-		for (size_t i = 0; i < cfg->n_obsolete_components; i++)
-			if (object_set_new(map, cfg->obsolete_components[i].pattern,
-					   json_string(cfg->obsolete_components[i].replacement)))
+		for (size_t i = 0; i < pairs->n; i++)
+			if (object_set_new(map, pairs->items[i].key,
+					   json_string(pairs->items[i].value)))
 				goto out_free_map;
 		return map;
+	}
 	case FIELD_NAME_LIST:
 	case FIELD_TEXT_LIST:
 		return string_list_to_json(CONST_MEMBER(cfg, f,
@@ -1683,14 +1644,6 @@ static json_t *field_to_json(const struct config *cfg,
 						       "GiB" : "MiB")))
 				goto out_free_map;
 		}
-		return map;
-	case FIELD_NODE_SELECTORS:
-		if (!(map = json_object()))
-			return NULL;
-		for (size_t i = 0; i < cfg->n_share_selectors; i++)
-			if (object_set_new(map, cfg->share_selectors[i].key,
-					   json_string(cfg->share_selectors[i].value)))
-				goto out_free_map;
 		return map;
 	case FIELD_NAMESPACE_MODELS:
 		if (!(map = json_object()))

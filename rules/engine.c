@@ -827,8 +827,8 @@ int image_is_stack_component(const struct config *cfg, const char *image)
 		return 0;
 	if (string_list_match(&cfg->stack_images, image))
 		return 1;
-	for (size_t i = 0; i < cfg->n_obsolete_components; i++)
-		if (fnmatch(cfg->obsolete_components[i].pattern, image, 0) == 0)
+	for (size_t i = 0; i < cfg->obsolete_components.n; i++)
+		if (fnmatch(cfg->obsolete_components.items[i].key, image, 0) == 0)
 			return 1;
 	return 0;
 }

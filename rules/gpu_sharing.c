@@ -529,8 +529,8 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 	char *at;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < cfg->n_share_selectors; i++) {
-		const struct label_pair *sel = &cfg->share_selectors[i];
+	for (size_t i = 0; !rc && i < cfg->share_selectors.n; i++) {
+		const struct text_pair *sel = &cfg->share_selectors.items[i];
 		char *map;
 
 		if (!selector_matches(json_object_get(selector, sel->key),
@@ -745,8 +745,8 @@ static int fix_placement(struct rule_ctx *ctx, struct pod_spec *pod)
 
 	if (!map)
 		return -1;
-	for (size_t i = 0; !rc && i < cfg->n_share_selectors; i++) {
-		const struct label_pair *sel = &cfg->share_selectors[i];
+	for (size_t i = 0; !rc && i < cfg->share_selectors.n; i++) {
+		const struct text_pair *sel = &cfg->share_selectors.items[i];
 		json_t *selector = json_pointer_get(ctx->root, map);
 
 		if (selector_matches(json_object_get(selector, sel->key),
@@ -859,10 +859,10 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		goto out;
 
 	selector = json_object_get(pod->spec, "nodeSelector");
-	for (size_t i = 0; i < cfg->n_share_selectors; i++)
+	for (size_t i = 0; i < cfg->share_selectors.n; i++)
 		if (selector_matches(json_object_get(selector,
-						     cfg->share_selectors[i].key),
-				     cfg->share_selectors[i].value))
+						     cfg->share_selectors.items[i].key),
+				     cfg->share_selectors.items[i].value))
 			placement = selected = 1;
 	scheduler = json_object_get(pod->spec, "schedulerName");
 	if (json_is_string(scheduler) &&

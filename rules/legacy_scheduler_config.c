@@ -183,6 +183,29 @@ static int check_extenders(struct rule_ctx *ctx, json_t *doc,
 }
 
 /*
+ * The first field of an item of the list `list` of `doc` that is not among
+ * `kept` (`n` names), written into `out` as "/list/i/field"; 0 when none.
+ */
+static int first_unkept_item_field(json_t *doc, const char *list,
+				   const char *const *kept, size_t n,
+				   char *out, size_t size)
+{
+	const char *key;
+	json_t *item, *value;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, list), i, item) {
+		json_object_foreach(item, key, value) {
+			if (in_list(kept, n, key))
+				continue;
+			snprintf(out, size, "/%s/%zu/%s", list, i, key);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
  * The first field of the configuration `doc` that v1 does not keep, as a
  * pointer relative to the document (written into `out`), or 0 when there
  * is none.
@@ -190,8 +213,7 @@ static int check_extenders(struct rule_ctx *ctx, json_t *doc,
 static int first_unkept_field(json_t *doc, char *out, size_t size)
 {
 	const char *key;
-	json_t *value, *item;
-	size_t i;
+	json_t *value;
 
 	json_object_foreach(doc, key, value) {
 		if (in_list(kept_fields, N_OF(kept_fields), key))
@@ -199,25 +221,10 @@ static int first_unkept_field(json_t *doc, char *out, size_t size)
 		snprintf(out, size, "/%s", key);
 		return 1;
 	}
-	json_array_foreach(json_object_get(doc, "extenders"), i, item) {
-		json_object_foreach(item, key, value) {
-			if (in_list(kept_extender_fields,
-				    N_OF(kept_extender_fields), key))
-				continue;
-			snprintf(out, size, "/extenders/%zu/%s", i, key);
-			return 1;
-		}
-	}
-	json_array_foreach(json_object_get(doc, "profiles"), i, item) {
-		json_object_foreach(item, key, value) {
-			if (in_list(kept_profile_fields,
-				    N_OF(kept_profile_fields), key))
-				continue;
-			snprintf(out, size, "/profiles/%zu/%s", i, key);
-			return 1;
-		}
-	}
-	return 0;
+	return first_unkept_item_field(doc, "extenders", kept_extender_fields,
+				       N_OF(kept_extender_fields), out, size) ||
+	       first_unkept_item_field(doc, "profiles", kept_profile_fields,
+				       N_OF(kept_profile_fields), out, size);
 }
 
 /* A KubeSchedulerConfiguration document of the object being checked. */

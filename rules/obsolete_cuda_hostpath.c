@@ -80,13 +80,13 @@ static const char *const container_lists[] = {
 	"initContainers", "containers", "ephemeralContainers"
 };
 
+typedef int (*mount_fn)(json_t *container, json_t *mount, void *arg);
+
 /*
- * The first mountPath at which a container of `spec` mounts volume `name`
- * and that matches the ambiguous mount paths; NULL when none does. Sets
- * *failed when out of memory.
+ * Calls `fn` for every volumeMount of every container of `spec`, with its
+ * container. Stops at the first nonzero return of `fn` and returns it.
  */
-static const char *ambiguous_mount(const struct config *cfg, json_t *spec,
-				   const char *name, int *failed)
+static int spec_for_each_mount(json_t *spec, mount_fn fn, void *arg)
 {
 	for (size_t l = 0; l < 3; l++) {
 		json_t *list = json_object_get(spec, container_lists[l]), *c;
@@ -95,27 +95,52 @@ static const char *ambiguous_mount(const struct config *cfg, json_t *spec,
 		json_array_foreach(list, i, c) {
 			json_t *mounts = json_object_get(c, "volumeMounts"), *m;
 			size_t j;
+			int rc;
 
-			json_array_foreach(mounts, j, m) {
-				const char *mname, *mpath;
-				int match;
-
-				mname = json_string_value(json_object_get(m, "name"));
-				mpath = json_string_value(json_object_get(m, "mountPath"));
-				if (!mname || !mpath || strcmp(mname, name) != 0)
-					continue;
-				match = path_matches(&cfg->ambiguous_mount_paths,
-						     mpath);
-				if (match < 0) {
-					*failed = 1;
-					return NULL;
-				}
-				if (match)
-					return mpath;
-			}
+			json_array_foreach(mounts, j, m)
+				if ((rc = fn(c, m, arg)) != 0)
+					return rc;
 		}
 	}
-	return NULL;
+	return 0;
+}
+
+struct ambiguous_search {
+	const struct config *cfg;
+	const char *name;         /* the volume */
+	const char *mount_path;   /* found */
+};
+
+/* 1 when `mount` mounts the volume at an ambiguous mount path; -1 on OOM. */
+static int find_ambiguous(json_t *container, json_t *mount, void *arg)
+{
+	struct ambiguous_search *search = arg;
+	const char *name = json_string_value(json_object_get(mount, "name"));
+	const char *path = json_string_value(json_object_get(mount, "mountPath"));
+	int match;
+
+	(void)container;
+	if (!name || !path || strcmp(name, search->name) != 0)
+		return 0;
+	match = path_matches(&search->cfg->ambiguous_mount_paths, path);
+	if (match > 0)
+		search->mount_path = path;
+	return match;
+}
+
+/*
+ * The first mountPath at which a container of `spec` mounts volume `name`
+ * and that matches the ambiguous mount paths; NULL when none does. Sets
+ * *failed when out of memory.
+ */
+static const char *ambiguous_mount(const struct config *cfg, json_t *spec,
+				   const char *name, int *failed)
+{
+	struct ambiguous_search search = { cfg, name, NULL };
+
+	if (spec_for_each_mount(spec, find_ambiguous, &search) < 0)
+		*failed = 1;
+	return search.mount_path;
 }
 
 /* Removes the container's mounts of obsolete volumes, last first. */
@@ -225,6 +250,29 @@ static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
 			   name);
 }
 
+struct stack_volumes {
+	const struct config *cfg;
+	struct obsolete_set *set;
+	size_t cap;               /* counted in a first pass, names NULL */
+};
+
+/* Counts, then records, the volumes that stack components mount. */
+static int note_stack_volume(json_t *container, json_t *mount, void *arg)
+{
+	struct stack_volumes *sv = arg;
+	const char *name = json_string_value(json_object_get(mount, "name"));
+	const char *image = json_string_value(json_object_get(container,
+							      "image"));
+
+	if (!name || !image_is_stack_component(sv->cfg, image))
+		return 0;
+	if (!sv->set->names)
+		sv->cap++;
+	else if (sv->set->n < sv->cap)
+		sv->set->names[sv->set->n++] = name;
+	return 0;
+}
+
 /*
  * Fills `set` (empty) with the names of the volumes that containers of the
  * GPU stack's own components mount, sorted; they are left alone. Most
@@ -234,41 +282,14 @@ static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
 static int stack_volumes_collect(const struct config *cfg, json_t *spec,
 				 struct obsolete_set *set)
 {
-	size_t cap = 0;
+	struct stack_volumes sv = { cfg, set, 0 };
 
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t l = 0; l < 3; l++) {
-			json_t *list = json_object_get(spec, container_lists[l]), *c;
-			size_t i;
-
-			json_array_foreach(list, i, c) {
-				json_t *mounts = json_object_get(c, "volumeMounts"), *m;
-				size_t j;
-
-				if (!image_is_stack_component(cfg,
-					json_string_value(json_object_get(c, "image"))))
-					continue;
-				json_array_foreach(mounts, j, m) {
-					const char *name = json_string_value(
-						json_object_get(m, "name"));
-
-					if (!name)
-						continue;
-					if (pass == 0)
-						cap++;
-					else
-						set->names[set->n++] = name;
-				}
-			}
-		}
-		if (pass == 0) {
-			if (cap == 0)
-				return 0;
-			set->names = calloc(cap, sizeof(*set->names));
-			if (!set->names)
-				return -1;
-		}
-	}
+	spec_for_each_mount(spec, note_stack_volume, &sv);
+	if (sv.cap == 0)
+		return 0;
+	if (!(set->names = calloc(sv.cap, sizeof(*set->names))))
+		return -1;
+	spec_for_each_mount(spec, note_stack_volume, &sv);
 	qsort(set->names, set->n, sizeof(*set->names), name_cmp);
 	return 0;
 }

@@ -19,15 +19,15 @@
 #define MESSAGE_MAX 96
 
 /* The component the image is, or NULL. */
-static const struct image_rule *find_component(const struct config *cfg,
+static const struct text_pair *find_component(const struct config *cfg,
 					       const char *image)
 {
 	if (!image)
 		return NULL;
 	/* flags 0, as string_list_match(): '*' also matches '/' */
-	for (size_t i = 0; i < cfg->n_obsolete_components; i++)
-		if (fnmatch(cfg->obsolete_components[i].pattern, image, 0) == 0)
-			return &cfg->obsolete_components[i];
+	for (size_t i = 0; i < cfg->obsolete_components.n; i++)
+		if (fnmatch(cfg->obsolete_components.items[i].key, image, 0) == 0)
+			return &cfg->obsolete_components.items[i];
 	return NULL;
 }
 
@@ -38,7 +38,7 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 							      "image"));
 	const char *name = json_string_value(json_object_get(c->container,
 							     "name"));
-	const struct image_rule *component;
+	const struct text_pair *component;
 	char *at;
 	int rc, len;
 
@@ -51,23 +51,23 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 		return -1;
 	/* the longest message that fits: admission warnings are capped */
 	len = snprintf(NULL, 0, "'%s' is obsolete; %s",
-		       image, component->replacement);
+		       image, component->value);
 	if (len >= 0 && len <= MESSAGE_MAX) {
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 				 "'%s' is obsolete; %s",
-				 image, component->replacement);
+				 image, component->value);
 		goto out;
 	}
 	len = snprintf(NULL, 0, "container '%s' is obsolete; %s",
-		       name ? name : "", component->replacement);
+		       name ? name : "", component->value);
 	if (name && len >= 0 && len <= MESSAGE_MAX)
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 				 "container '%s' is obsolete; %s",
-				 name, component->replacement);
+				 name, component->value);
 	else
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 				 "obsolete GPU component; %s",
-				 component->replacement);
+				 component->value);
 out:
 	free(at);
 	return rc;

@@ -82,17 +82,16 @@ struct memory_resource {
 	long long unit_mib;        /* 1024 for GiB, 1 for MiB */
 };
 
-/* A node selector label (key: value) that marked legacy sharing nodes. */
-struct label_pair {
+/* One entry of a mapping of strings in the config. */
+struct text_pair {
 	char *key;
 	char *value;
 };
 
-/* An obsolete component, recognised by an fnmatch(3) pattern on its image,
- * and what replaces it. */
-struct image_rule {
-	char *pattern;
-	char *replacement;
+/* A mapping of strings in the config, in file order. */
+struct text_map {
+	struct text_pair *items;
+	size_t n;
 };
 
 /* GPU models that pods of one namespace must run on. */
@@ -126,8 +125,9 @@ struct config {
 	struct memory_resource *memory_resources;
 	size_t n_memory_resources;
 	struct string_list count_resources;     /* volcano.sh/gpu-number */
-	struct label_pair *share_selectors;     /* gpushare: "true", ... */
-	size_t n_share_selectors;
+	/* node selector labels (key: value) that marked legacy sharing
+	 * nodes: gpushare: "true", ... */
+	struct text_map share_selectors;
 	struct string_list share_schedulers;    /* rancher-gpushare-scheduler */
 	struct string_list stale_annotation_prefixes; /* ALIYUN_COM_GPU_MEM_ */
 	char *sharing_label;                    /* gpumend.io/gpu-sharing */
@@ -148,9 +148,9 @@ struct config {
 	 * gpu-visibility and obsolete-cuda-hostpath leave them alone */
 	struct string_list stack_images;
 
-	/* obsolete-gpu-component */
-	struct image_rule *obsolete_components;
-	size_t n_obsolete_components;
+	/* obsolete-gpu-component: an fnmatch(3) pattern on the image of each
+	 * obsolete component (key), and what to do instead (value) */
+	struct text_map obsolete_components;
 
 	/* critical-pod-annotation: the PriorityClass of DaemonSet pods, and of
 	 * the others */

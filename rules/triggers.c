@@ -351,8 +351,8 @@ static int triggers_gpu_sharing(const struct config *cfg,
 		if (trigger_add(set, cfg->shared_gpu_resource))
 			return -1;
 	}
-	for (size_t i = 0; i < cfg->n_share_selectors; i++)
-		if (trigger_add(set, cfg->share_selectors[i].key))
+	for (size_t i = 0; i < cfg->share_selectors.n; i++)
+		if (trigger_add(set, cfg->share_selectors.items[i].key))
 			return -1;
 	if (trigger_add_list(set, &cfg->share_schedulers) ||
 	    trigger_add_list(set, &cfg->stale_annotation_prefixes))
@@ -461,15 +461,15 @@ static int triggers_obsolete_gpu_component(const struct config *cfg,
 	struct string_list patterns = { NULL, 0 };
 	int rc;
 
-	if (cfg->n_obsolete_components == 0)
+	if (cfg->obsolete_components.n == 0)
 		return 0;
-	patterns.items = calloc(cfg->n_obsolete_components,
+	patterns.items = calloc(cfg->obsolete_components.n,
 				sizeof(*patterns.items));
 	if (!patterns.items)
 		return -1;
 	/* borrowed: only read */
-	for (size_t i = 0; i < cfg->n_obsolete_components; i++)
-		patterns.items[patterns.n++] = cfg->obsolete_components[i].pattern;
+	for (size_t i = 0; i < cfg->obsolete_components.n; i++)
+		patterns.items[patterns.n++] = cfg->obsolete_components.items[i].key;
 	rc = trigger_add_patterns(set, &patterns);
 	free(patterns.items);
 	if (rc > 0)

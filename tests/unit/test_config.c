@@ -38,7 +38,7 @@ static int config_same(const struct config *a, const struct config *b)
 	    !strings_same(a->shared_product_suffix, b->shared_product_suffix) ||
 	    a->max_gpu_memory_gib != b->max_gpu_memory_gib ||
 	    !lists_same(&a->stack_images, &b->stack_images) ||
-	    a->n_obsolete_components != b->n_obsolete_components ||
+	    a->obsolete_components.n != b->obsolete_components.n ||
 	    !strings_same(a->daemonset_priority_class,
 			  b->daemonset_priority_class) ||
 	    !strings_same(a->default_priority_class, b->default_priority_class) ||
@@ -48,7 +48,7 @@ static int config_same(const struct config *a, const struct config *b)
 	    a->strategy != b->strategy ||
 	    a->n_memory_resources != b->n_memory_resources ||
 	    !lists_same(&a->count_resources, &b->count_resources) ||
-	    a->n_share_selectors != b->n_share_selectors ||
+	    a->share_selectors.n != b->share_selectors.n ||
 	    !lists_same(&a->share_schedulers, &b->share_schedulers) ||
 	    !lists_same(&a->stale_annotation_prefixes,
 			&b->stale_annotation_prefixes) ||
@@ -74,17 +74,17 @@ static int config_same(const struct config *a, const struct config *b)
 				  b->memory_resources[i].name) ||
 		    a->memory_resources[i].unit_mib != b->memory_resources[i].unit_mib)
 			return 0;
-	for (size_t i = 0; i < a->n_share_selectors; i++)
-		if (!strings_same(a->share_selectors[i].key,
-				  b->share_selectors[i].key) ||
-		    !strings_same(a->share_selectors[i].value,
-				  b->share_selectors[i].value))
+	for (size_t i = 0; i < a->share_selectors.n; i++)
+		if (!strings_same(a->share_selectors.items[i].key,
+				  b->share_selectors.items[i].key) ||
+		    !strings_same(a->share_selectors.items[i].value,
+				  b->share_selectors.items[i].value))
 			return 0;
-	for (size_t i = 0; i < a->n_obsolete_components; i++)
-		if (!strings_same(a->obsolete_components[i].pattern,
-				  b->obsolete_components[i].pattern) ||
-		    !strings_same(a->obsolete_components[i].replacement,
-				  b->obsolete_components[i].replacement))
+	for (size_t i = 0; i < a->obsolete_components.n; i++)
+		if (!strings_same(a->obsolete_components.items[i].key,
+				  b->obsolete_components.items[i].key) ||
+		    !strings_same(a->obsolete_components.items[i].value,
+				  b->obsolete_components.items[i].value))
 			return 0;
 	for (size_t i = 0; i < a->n_namespace_models; i++)
 		if (!strings_same(a->namespace_models[i].namespace_name,
@@ -220,10 +220,10 @@ TEST(config_every_key_set_and_read_back)
 		CHECK_STR(cfg->vendor_gpu_resources.items[0], "example.com/whole-gpu");
 	CHECK(cfg->max_gpu_memory_gib == 96);
 	CHECK(cfg->stack_images.n == 1);
-	CHECK(cfg->n_obsolete_components == 1);
-	if (cfg->n_obsolete_components == 1) {
-		CHECK_STR(cfg->obsolete_components[0].pattern, "old.example/plugin:*");
-		CHECK_STR(cfg->obsolete_components[0].replacement, "example.com/plugin");
+	CHECK(cfg->obsolete_components.n == 1);
+	if (cfg->obsolete_components.n == 1) {
+		CHECK_STR(cfg->obsolete_components.items[0].key, "old.example/plugin:*");
+		CHECK_STR(cfg->obsolete_components.items[0].value, "example.com/plugin");
 	}
 	CHECK_STR(cfg->daemonset_priority_class, "node-agents");
 	CHECK_STR(cfg->default_priority_class, "important.example.com");
@@ -241,10 +241,10 @@ TEST(config_every_key_set_and_read_back)
 		CHECK_STR(cfg->count_resources.items[0], "example.com/count");
 		CHECK_STR(cfg->count_resources.items[1], "example.com/n");
 	}
-	CHECK(cfg->n_share_selectors == 1);
-	if (cfg->n_share_selectors == 1) {
-		CHECK_STR(cfg->share_selectors[0].key, "share");
-		CHECK_STR(cfg->share_selectors[0].value, "yes");
+	CHECK(cfg->share_selectors.n == 1);
+	if (cfg->share_selectors.n == 1) {
+		CHECK_STR(cfg->share_selectors.items[0].key, "share");
+		CHECK_STR(cfg->share_selectors.items[0].value, "yes");
 	}
 	CHECK(cfg->share_schedulers.n == 1);
 	if (cfg->share_schedulers.n == 1)
@@ -344,7 +344,7 @@ TEST(config_lists_and_maps_replace_wholesale)
 			 " \"nodeSelectors\": {}, \"memoryResources\": {"
 			 "\"aliyun.com/gpu-mem\": \"MiB\"}}}", &err, failures) == 0);
 	CHECK(cfg->count_resources.n == 0);
-	CHECK(cfg->n_share_selectors == 0);
+	CHECK(cfg->share_selectors.n == 0);
 	CHECK(cfg->n_memory_resources == 1);
 	if (cfg->n_memory_resources == 1)
 		CHECK(cfg->memory_resources[0].unit_mib == 1);
