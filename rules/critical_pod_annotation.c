@@ -99,6 +99,19 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 			rc = json_object_get(pod->spec, "priorityClassName")
 				? rule_replace(ctx, p_class, json_string(wanted))
 				: rule_add(ctx, p_class, json_string(wanted));
+		/*
+		 * The integer priority is the API server's to compute from
+		 * the class: its Priority admission plugin set it before the
+		 * webhook was called, runs again after the webhook changed
+		 * the pod, and refuses a value that does not match the class.
+		 */
+		if (!rc && json_object_get(pod->spec, "priority")) {
+			char *p_priority = json_pointer_join(pod->pointer,
+							     "priority");
+
+			rc = p_priority ? rule_remove(ctx, p_priority) : -1;
+			free(p_priority);
+		}
 	}
 	if (!rc)
 		rc = rule_remove_key_pruned(ctx, p_annotations, CRITICAL_POD);

@@ -101,6 +101,13 @@ TEST(critical_pod_owner_existing_class_and_config)
 		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p','annotations':"
 		"{'scheduler.alpha.kubernetes.io/critical-pod':''}},"
 		"'spec':{'priorityClassName':null,'containers':[{'name':'c','image':'i'}]}}";
+	/* as the webhook sees a pod: the API server resolved its priority
+	 * already (no class: 0), and would refuse it against a new class */
+	static const char resolved[] =
+		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p','annotations':"
+		"{'scheduler.alpha.kubernetes.io/critical-pod':''}},"
+		"'spec':{'priorityClassName':'','priority':0,'preemptionPolicy':'PreemptLowerPriority',"
+		"'containers':[{'name':'c','image':'i'}]}}";
 	struct config *cfg = config_new_default();
 	struct rules_error err;
 	struct rules_result res;
@@ -128,6 +135,21 @@ TEST(critical_pod_owner_existing_class_and_config)
 
 	out = test_run_squoted(null_class, NULL, NULL, &res, failures);
 	CHECK_STR(test_string_at(out, "/spec/priorityClassName"), "system-cluster-critical");
+	json_decref(out);
+	rules_result_clear(&res);
+
+	out = test_run_squoted(resolved, NULL, NULL, &res, failures);
+	CHECK_STR(test_string_at(out, "/spec/priorityClassName"), "system-cluster-critical");
+	CHECK(json_pointer_get(out, "/spec/priority") == NULL);
+	CHECK_STR(test_string_at(out, "/spec/preemptionPolicy"), "PreemptLowerPriority");
+	json_decref(out);
+	rules_result_clear(&res);
+	/* a kept class keeps its priority */
+	out = test_run_squoted("{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p','annotations':"
+			       "{'scheduler.alpha.kubernetes.io/critical-pod':''}},'spec':{"
+			       "'priorityClassName':'high','priority':1000,'containers':[{'name':'c','image':'i'}]}}",
+			       NULL, NULL, &res, failures);
+	CHECK(json_integer_value(json_pointer_get(out, "/spec/priority")) == 1000);
 	json_decref(out);
 	rules_result_clear(&res);
 
