@@ -254,6 +254,8 @@ struct stack_volumes {
 	const struct config *cfg;
 	struct obsolete_set *set;
 	size_t cap;               /* counted in a first pass, names NULL */
+	json_t *container;        /* the last container looked at */
+	int stack;                /* whether it is a stack component */
 };
 
 /* Counts, then records, the volumes that stack components mount. */
@@ -261,10 +263,14 @@ static int note_stack_volume(json_t *container, json_t *mount, void *arg)
 {
 	struct stack_volumes *sv = arg;
 	const char *name = json_string_value(json_object_get(mount, "name"));
-	const char *image = json_string_value(json_object_get(container,
-							      "image"));
 
-	if (!name || !image_is_stack_component(sv->cfg, image))
+	/* once per container, not per mount: a pod may have thousands */
+	if (container != sv->container) {
+		sv->container = container;
+		sv->stack = image_is_stack_component(sv->cfg,
+			json_string_value(json_object_get(container, "image")));
+	}
+	if (!name || !sv->stack)
 		return 0;
 	if (!sv->set->names)
 		sv->cap++;
@@ -282,13 +288,14 @@ static int note_stack_volume(json_t *container, json_t *mount, void *arg)
 static int stack_volumes_collect(const struct config *cfg, json_t *spec,
 				 struct obsolete_set *set)
 {
-	struct stack_volumes sv = { cfg, set, 0 };
+	struct stack_volumes sv = { cfg, set, 0, NULL, 0 };
 
 	spec_for_each_mount(spec, note_stack_volume, &sv);
 	if (sv.cap == 0)
 		return 0;
 	if (!(set->names = calloc(sv.cap, sizeof(*set->names))))
 		return -1;
+	sv.container = NULL;
 	spec_for_each_mount(spec, note_stack_volume, &sv);
 	qsort(set->names, set->n, sizeof(*set->names), name_cmp);
 	return 0;
