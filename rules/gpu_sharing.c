@@ -387,18 +387,16 @@ struct report_state {
 	const char *replacement;
 };
 
-static int report_resource(struct rule_ctx *ctx, struct report_state *st,
-			   struct share_container *sc, const char *name)
+/* Reports the legacy resource `name` of the section `sec`. */
+static int report_resource_in(struct rule_ctx *ctx, struct report_state *st,
+			      struct share_container *sc, const char *name,
+			      struct section *sec)
 {
 	const struct config *cfg = ctx->cfg;
-	struct section *sec = json_object_get(sc->lim.map, name) ? &sc->lim
-								 : &sc->req;
 	int memory = is_memory_resource(cfg, name, NULL);
 	char *at;
 	int rc;
 
-	if (!json_object_get(sec->map, name))
-		return 0;
 	if (!(at = json_pointer_join(sec->pointer, name)))
 		return -1;
 	if (cfg->strategy == SHARING_KEEP) {
@@ -436,6 +434,20 @@ static int report_resource(struct rule_ctx *ctx, struct report_state *st,
 	}
 	free(at);
 	return rc;
+}
+
+/* Reports every occurrence of the legacy resource `name`: in limits and
+ * in requests, each at its own place. */
+static int report_resource(struct rule_ctx *ctx, struct report_state *st,
+			   struct share_container *sc, const char *name)
+{
+	struct section *sections[] = { &sc->lim, &sc->req };
+
+	for (size_t i = 0; i < 2; i++)
+		if (json_object_get(sections[i]->map, name) &&
+		    report_resource_in(ctx, st, sc, name, sections[i]))
+			return -1;
+	return 0;
 }
 
 static int report_shared(struct rule_ctx *ctx, struct report_state *st,

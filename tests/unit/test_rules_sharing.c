@@ -85,7 +85,9 @@ TEST(gpushare_fractional_gib_and_requests)
 	CHECK(json_pointer_get(out, "/spec/containers/0/resources/requests/aliyun.com~1gpu-mem") == NULL);
 	CHECK_STR(test_string_at(out, "/metadata/annotations/gpumend.io~1gpu-memory-request"),
 		  "infer=1536Mi");
-	CHECK(test_count_findings(&res, GS, NULL) == 1);
+	/* one finding at each key: limits and requests */
+	CHECK(test_count_findings(&res, GS, NULL) == 2);
+	CHECK(test_finding_at(&res, GS, "/spec/containers/0/resources/requests/aliyun.com~1gpu-mem") != NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 }
