@@ -35,11 +35,14 @@ RULES_SRCS += rules/deprecated_workload_api.c
 RULES_SRCS += rules/legacy_gpu_resource.c
 RULES_SRCS += rules/legacy_gpu_node_label.c
 RULES_SRCS += rules/legacy_affinity_annotation.c
+RULES_SRCS += rules/critical_pod_annotation.c
 RULES_SRCS += rules/gpu_model_affinity.c
 RULES_SRCS += rules/gpu_sharing.c
 RULES_SRCS += rules/obsolete_cuda_hostpath.c
 RULES_SRCS += rules/gpu_visibility.c
 RULES_SRCS += rules/removed_gpu_feature_gate.c
+RULES_SRCS += rules/obsolete_gpu_component.c
+RULES_SRCS += rules/legacy_scheduler_config.c
 RULES_SRCS += rules/triggers.c
 $(BUILD)/rules/%.o: INCLUDES := -Irules
 
@@ -62,6 +65,7 @@ CERTS_SRCS += certs/certs.c
 $(BUILD)/certs/%.o: INCLUDES := -Ilib -Icerts
 
 # cli/: the CLI. Subcommands, files, text patching, diffs, report formats.
+CLI_SRCS += cli/args.c
 CLI_SRCS += cli/files.c
 CLI_SRCS += cli/stream.c
 CLI_SRCS += cli/text_patch.c

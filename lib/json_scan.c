@@ -155,7 +155,10 @@ struct json_scan_filter *json_scan_filter_new(const struct config *cfg)
 		struct string_list list = { NULL, 0 };
 		int rc;
 
-		if (cfg->mode[r] == RULE_MODE_OFF)
+		/* the webhook never runs an offline-only rule: its triggers
+		 * (apps/v1, say) would only make bodies be read for nothing */
+		if (cfg->mode[r] == RULE_MODE_OFF ||
+		    rule_info_get((enum rule_id)r)->offline_only)
 			continue;
 		filter->enabled |= 1u << r;
 		rc = rules_rule_triggers(cfg, (enum rule_id)r, &list);

@@ -23,8 +23,8 @@
 struct json_scan_filter;
 
 /*
- * The trigger strings of the rules enabled in `cfg`, compiled for
- * scanning. When the rules have no finite set of triggers the filter
+ * The trigger strings of the rules enabled in `cfg` that the webhook runs
+ * (offline-only rules are left out), compiled for scanning. When the rules have no finite set of triggers the filter
  * passes every body on to the full reader. NULL when out of memory.
  */
 struct json_scan_filter *json_scan_filter_new(const struct config *cfg);

@@ -53,16 +53,27 @@ TEST(triggers_default_set)
 	static const char *const want[] = {
 		"-gpu", "gpushare", "nvcr.io/", "/libcuda.so", "/libnvidia-",
 		"nvidia/cuda", "Accelerators", "DevicePlugins",
-		"apps/v1beta1", "apps/v1beta2", "batch/v1beta1",
+		/* apps/v1 holds apps/v1beta1 and apps/v1beta2 */
+		"apps/v1", "batch/v1beta1",
 		"batch/v2alpha1", "extensions/v1beta1", "/usr/lib/nvidia-",
-		"/usr/lib64/nvidia", "/usr/local/nvidia",
+		"/usr/lib64/nvidia", "/usr/local/nvidia", "/opt/nvidia-driver",
 		"/var/lib/nvidia-docker/volumes/nvidia_driver/",
-		"aliyun.com/gpu-mem", "rancher.io/gpu-mem",
+		/* aliyun.com/gpu (vendorGPUs) holds aliyun.com/gpu-mem and
+		 * aliyun.com/gpu-count */
+		"aliyun.com/gpu", "rancher.io/gpu-mem",
 		"volcano.sh/gpu-memory", "volcano.sh/gpu-number",
 		"gpu.cattle.io/type", "ALIYUN_COM_GPU_MEM_",
 		"gpumend.io/gpu-models", "nvidia.com/gpu.shared",
 		"NVIDIA_VISIBLE_DEVICES",
 		"scheduler.alpha.kubernetes.io/affinity",
+		"scheduler.alpha.kubernetes.io/critical-pod",
+		/* obsolete components: the gpushare ones hold "gpushare" */
+		"nvidia/k8s-device-plugin:1.", "schd-extender-deployer",
+		"device-plugin-evict", "nvidia-docker-plugin",
+		/* legacy-scheduler-config */
+		"policy-config", "kubescheduler.config.k8s.io/v1beta",
+		"predicates", "priorities", "extenders",
+		"hardPodAffinitySymmetricWeight", "alwaysCheckAllPredicates",
 	};
 	struct config *cfg = config_new_default();
 	struct string_list list;

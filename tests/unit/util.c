@@ -93,6 +93,18 @@ static void check_triggers(const struct config *cfg, json_t *input,
 			res->ops[i].path);
 }
 
+/* 1 when some trigger of `triggers` is a substring of the input, read as
+ * JSON (so that escaped strings count as what they decode to). */
+static int test_triggers_hold(const struct string_list *triggers,
+			      const char *json_text)
+{
+	json_t *input = json_loads(json_text, 0, NULL);
+	int held = !input || holds_trigger(triggers, input, 0);
+
+	json_decref(input);
+	return held;
+}
+
 /*
  * The webhook's gating: with only the rules whose triggers the input's
  * text holds (json_scan_filter_rules() and the escaped strings that
@@ -122,6 +134,19 @@ static void check_gating(const struct config *cfg,
 	if (!read)
 		rules = ~0u;
 	json_decref(read);
+	/* the filter leaves out the rules the webhook never runs; offline,
+	 * they are gated by their own triggers */
+	for (int r = 0; opts->offline && r < RULE_COUNT; r++) {
+		struct string_list own = { NULL, 0 };
+		int rc;
+
+		if (!rule_info_get((enum rule_id)r)->offline_only)
+			continue;
+		rc = rules_rule_triggers(cfg, (enum rule_id)r, &own);
+		if (rc != 0 || test_triggers_hold(&own, json_text))
+			rules |= 1u << r;
+		string_list_clear(&own);
+	}
 	gated.skip_rules = ~rules;
 	rules_result_init(&got);
 	same = rules_apply(cfg, &gated, obj, &got, &err) == 0 &&
