@@ -35,11 +35,14 @@ RULES_SRCS += rules/deprecated_workload_api.c
 RULES_SRCS += rules/legacy_gpu_resource.c
 RULES_SRCS += rules/legacy_gpu_node_label.c
 RULES_SRCS += rules/legacy_affinity_annotation.c
+RULES_SRCS += rules/critical_pod_annotation.c
 RULES_SRCS += rules/gpu_model_affinity.c
 RULES_SRCS += rules/gpu_sharing.c
 RULES_SRCS += rules/obsolete_cuda_hostpath.c
 RULES_SRCS += rules/gpu_visibility.c
 RULES_SRCS += rules/removed_gpu_feature_gate.c
+RULES_SRCS += rules/obsolete_gpu_component.c
+RULES_SRCS += rules/legacy_scheduler_config.c
 RULES_SRCS += rules/triggers.c
 $(BUILD)/rules/%.o: INCLUDES := -Irules
 
@@ -53,6 +56,7 @@ LIB_SRCS += lib/yaml_source.c
 LIB_SRCS += lib/yaml_emit.c
 LIB_SRCS += lib/config_file.c
 LIB_SRCS += lib/json_scan.c
+LIB_SRCS += lib/converge.c
 LIB_SRCS += lib/admission.c
 $(BUILD)/lib/%.o: INCLUDES := -Irules -Ilib
 
@@ -61,6 +65,7 @@ CERTS_SRCS += certs/certs.c
 $(BUILD)/certs/%.o: INCLUDES := -Ilib -Icerts
 
 # cli/: the CLI. Subcommands, files, text patching, diffs, report formats.
+CLI_SRCS += cli/args.c
 CLI_SRCS += cli/files.c
 CLI_SRCS += cli/stream.c
 CLI_SRCS += cli/text_patch.c
@@ -192,6 +197,19 @@ e2e: all
 # ~/.cache/gpumend.
 fresh:
 	@sh tests/fresh.sh
+
+# The container image, built from the Dockerfile offline with buildah
+# (installed when missing; a local debian:12-slim is made with debootstrap
+# when there is none, its packages cached in ~/.cache/gpumend/image), and
+# tested: the binaries run inside it as user 65532 with nothing writable,
+# the webhook inside it answers a review over TLS as the host's build does.
+# IMAGE names it (default gpumend:VERSION).
+.PHONY: image image-test
+image:
+	@sh tests/image/build.sh
+
+image-test: all
+	@GPUMEND_BUILD=$(BUILD) sh tests/image/test.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

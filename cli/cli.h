@@ -102,6 +102,27 @@ struct source_limits cli_limits(const struct config *cfg);
  */
 struct config *cli_load_config(const char *path);
 
+/*
+ * Options anywhere on the command line (git and kubectl style), "--"
+ * ending them. After cli_args_init(), call cli_args_next() with a
+ * getopt_long() option string (without a leading '+' or '-') until it
+ * returns -1; it returns each option as getopt_long() does (optarg set).
+ * The operands (paths) are then argv[1 .. 1 + n), in order: they are packed
+ * there in place, so keep option values (optarg) by pointer.
+ */
+struct option;
+struct cli_args {
+	int argc;
+	char **argv;
+	int n;               /* operands found */
+	int done;
+};
+void cli_args_init(struct cli_args *args, int argc, char **argv);
+int cli_args_next(struct cli_args *args, const char *optstring,
+		  const struct option *longopts);
+/* 0 when there is no operand; else prints "unexpected argument" and -1. */
+int cli_args_none(const struct cli_args *args);
+
 /* Subcommands. Each returns the process exit status. */
 int cmd_migrate(int argc, char **argv);
 int cmd_lint(int argc, char **argv);

@@ -17,10 +17,11 @@ static int config_only_usage(const char *name, const char *what, int argc,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct cli_args args;
 	int opt;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+c:h", options, NULL)) != -1) {
+	cli_args_init(&args, argc, argv);
+	while ((opt = cli_args_next(&args, "c:h", options)) != -1) {
 		switch (opt) {
 		case 'c':
 			*config_path = optarg;
@@ -33,10 +34,8 @@ static int config_only_usage(const char *name, const char *what, int argc,
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		msg_error("unexpected argument '%s'", argv[optind]);
+	if (cli_args_none(&args))
 		return 2;
-	}
 	return -1;
 }
 

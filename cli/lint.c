@@ -144,6 +144,7 @@ static void lint_usage(FILE *out)
 	      "array, as SARIF 2.1.0 or as GitHub Actions workflow commands.\n"
 	      "PATH is a file, a directory (searched for *.yaml, *.yml, *.json) or\n"
 	      "'-' for standard input; with no PATH, standard input is read.\n"
+	      "Options may come before or after the paths; '--' ends them.\n"
 	      "\n"
 	      "  -f, --format FORMAT   text (default), json, sarif or github\n"
 	      "      --fail-on LEVEL   exit 1 on findings at or above LEVEL (default warning)\n"
@@ -195,10 +196,11 @@ int cmd_lint(int argc, char **argv)
 	const char *config_path = NULL;
 	struct report_item *items = NULL;
 	struct buf out;
+	struct cli_args args;
 	int opt, walk_errors = 0, failing = 0, rc;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+f:c:h", options, NULL)) != -1) {
+	cli_args_init(&args, argc, argv);
+	while ((opt = cli_args_next(&args, "f:c:h", options)) != -1) {
 		switch (opt) {
 		case 'f':
 			if (report_format_parse(optarg, &format)) {
@@ -222,7 +224,7 @@ int cmd_lint(int argc, char **argv)
 	l.cfg = cli_load_config(config_path);
 	if (!l.cfg)
 		return 2;
-	rc = paths_walk(argv + optind, argc - optind, lint_path, &l,
+	rc = paths_walk(argv + 1, args.n, lint_path, &l,
 			&walk_errors);
 	if (walk_errors)
 		l.bad_input += walk_errors;

@@ -293,6 +293,7 @@ static void migrate_usage(FILE *out)
 	      "they run on today's (device plugin, GPU Feature Discovery, sharing).\n"
 	      "PATH is a file, a directory (searched for *.yaml, *.yml, *.json) or\n"
 	      "'-' for standard input; with no PATH, standard input is read.\n"
+	      "Options may come before or after the paths; '--' ends them.\n"
 	      "Everything no rule has to change is kept byte for byte.\n"
 	      "\n"
 	      "  -i, --in-place    rewrite the files (atomically; the original mode kept)\n"
@@ -319,10 +320,11 @@ int cmd_migrate(int argc, char **argv)
 	};
 	struct migrate m = { 0 };
 	const char *config_path = NULL;
+	struct cli_args args;
 	int opt, walk_errors = 0;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+ic:h", options, NULL)) != -1) {
+	cli_args_init(&args, argc, argv);
+	while ((opt = cli_args_next(&args, "ic:h", options)) != -1) {
 		switch (opt) {
 		case 'i': m.in_place = 1; break;
 		case 'C': m.check = 1; break;
@@ -340,8 +342,8 @@ int cmd_migrate(int argc, char **argv)
 	m.cfg = cli_load_config(config_path);
 	if (!m.cfg)
 		return 2;
-	m.n_inputs = several_inputs(argv + optind, argc - optind) ? 2 : 1;
-	if (paths_walk(argv + optind, argc - optind, migrate_path, &m,
+	m.n_inputs = several_inputs(argv + 1, args.n) ? 2 : 1;
+	if (paths_walk(argv + 1, args.n, migrate_path, &m,
 		       &walk_errors) != 0)
 		m.errors++;
 	m.errors += walk_errors;

@@ -11,6 +11,7 @@
 #include "admission.h"
 #include "arena.h"
 #include "buf.h"
+#include "converge.h"
 
 static const char *const review_versions[] = {
 	"admission.k8s.io/v1",
@@ -55,6 +56,7 @@ void admission_outcome_clear(struct admission_outcome *out)
 	free(out->kind);
 	free(out->namespace_name);
 	free(out->name);
+	free(out->owner);
 	admission_outcome_init(out);
 }
 
@@ -77,7 +79,8 @@ const char *admission_outcome_diff(const struct admission_outcome *a,
 	    !same_text(a->operation, b->operation) ||
 	    !same_text(a->kind, b->kind) ||
 	    !same_text(a->namespace_name, b->namespace_name) ||
-	    !same_text(a->name, b->name) || a->dry_run != b->dry_run)
+	    !same_text(a->name, b->name) || !same_text(a->owner, b->owner) ||
+	    a->dry_run != b->dry_run)
 		return "what the review was about";
 	if (a->allowed != b->allowed || a->patched != b->patched ||
 	    a->mutated_rules != b->mutated_rules ||
@@ -514,20 +517,30 @@ static int csv_merge(struct buf *list, const char *names)
 	return 0;
 }
 
+/* The mutations annotation of `object`, borrowed; NULL when it has none. */
+static const char *mutations_of(const struct config *cfg, json_t *object)
+{
+	return json_string_value(json_object_get(json_object_get(
+		json_object_get(object, "metadata"), "annotations"),
+		cfg->mutations_annotation));
+}
+
 /*
  * Builds the operation that records `mutated` (a rule bit set) in the
- * mutations annotation of `object` (the migrated object): the rules
- * already listed there stay first. Returns 0 with op->path set, 0 with
- * op->path NULL when there is nowhere to put it (metadata not a mapping),
- * or -1 when out of memory.
+ * mutations annotation of `object` (the answer's object): the rules the
+ * stored object `stored` (NULL on CREATE) lists come first, then those
+ * `object` lists, so that an update that changes nothing new leaves the
+ * value as stored. Returns 0 with op->path set, 0 with op->path NULL when
+ * there is nowhere to put it (metadata not a mapping) or nothing to record
+ * or the value would not change, or -1 when out of memory.
  */
 static int annotation_op(const struct config *cfg, json_t *object,
-			 unsigned mutated, struct patch_op *op)
+			 json_t *stored, unsigned mutated, struct patch_op *op)
 {
 	const char *key = cfg->mutations_annotation;
 	json_t *meta = json_object_get(object, "metadata");
 	json_t *annotations = json_object_get(meta, "annotations");
-	const char *existing = NULL;
+	const char *existing = NULL, *before = NULL;
 	struct buf value;
 	json_t *holder = NULL;
 	int rc = -1;
@@ -539,13 +552,22 @@ static int annotation_op(const struct config *cfg, json_t *object,
 		return 0;
 	if (json_is_object(annotations))
 		existing = json_string_value(json_object_get(annotations, key));
+	if (stored)
+		before = mutations_of(cfg, stored);
 	buf_init(&value, 0);
-	if (existing && csv_merge(&value, existing))
+	if ((before && csv_merge(&value, before)) ||
+	    (existing && csv_merge(&value, existing)))
 		goto out_free;
 	for (int r = 0; r < RULE_COUNT; r++)
 		if ((mutated & 1u << r) &&
 		    csv_merge(&value, rule_info_get((enum rule_id)r)->name))
 			goto out_free;
+	/* nothing to record, or nothing new */
+	if (!value.len ||
+	    (existing && strcmp(existing, value.data) == 0)) {
+		rc = 0;
+		goto out_free;
+	}
 	op->rule = RULE_COUNT;
 	if (!(op->value = json_string(value.data ? value.data : "")))
 		goto out_free;
@@ -611,24 +633,22 @@ static int replay_op(json_t *root, const struct patch_op *op)
 }
 
 /*
- * Replays `result`'s operations and `extra` on the object as it came
- * (result->original, copied before the first operation) and compares
- * with `expected`: the guarantee that the patch sent applies and gives
- * what the engine computed. 0 when it holds.
+ * Replays `ops` and `extra` on `sent`, the object as it came (consumed),
+ * and compares with `expected`: the guarantee that the patch sent applies
+ * and gives the answer's object. 0 when it holds.
  */
-static int patch_replay_check(const struct rules_result *result,
-			      const struct patch_op *extra, json_t *expected)
+static int patch_replay_check(json_t *sent, const struct patch_op *ops,
+			      size_t n_ops, const struct patch_op *extra,
+			      json_t *expected)
 {
-	json_t *object = result->original;
-
-	if (!json_is_object(object))
+	if (!json_is_object(sent))
 		return -1;
-	for (size_t i = 0; i < result->n_ops; i++)
-		if (replay_op(object, &result->ops[i]) != 0)
+	for (size_t i = 0; i < n_ops; i++)
+		if (replay_op(sent, &ops[i]) != 0)
 			return -1;
-	if (extra->path && replay_op(object, extra) != 0)
+	if (extra->path && replay_op(sent, extra) != 0)
 		return -1;
-	return json_equal(object, expected) ? 0 : -1;
+	return json_equal(sent, expected) ? 0 : -1;
 }
 
 /*
@@ -705,29 +725,103 @@ static int deny_message(const struct config *cfg,
 	return rc;
 }
 
+/* What a review does with the request's object. */
+enum review_mode {
+	REVIEW_CREATE,   /* migrate; a rule in deny mode denies */
+	REVIEW_HEAL,     /* UPDATE of a workload whose pod template may
+			    change: migrate as on CREATE, never deny */
+	REVIEW_CONVERGE  /* any other UPDATE: migrate only what the stored
+			    object holds migrated (converge.h) */
+};
+
+/* `inner` is the place `outer` or inside it (JSON Pointers). */
+static int pointer_within(const char *inner, const char *outer)
+{
+	size_t len = strlen(outer);
+
+	return strncmp(inner, outer, len) == 0 &&
+	       (inner[len] == '\0' || inner[len] == '/');
+}
+
+/* The rules whose operations touch a place the update migrated. */
+static unsigned rules_taken(const struct rules_result *res,
+			    const struct string_list *taken)
+{
+	unsigned mutated = 0;
+
+	for (size_t i = 0; i < res->n_ops; i++) {
+		const struct patch_op *op = &res->ops[i];
+
+		if ((unsigned)op->rule >= RULE_COUNT)
+			continue;
+		for (size_t t = 0; t < taken->n; t++) {
+			const char *place = taken->items[t];
+
+			if (pointer_within(op->path, place) ||
+			    pointer_within(place, op->path) ||
+			    (op->from && (pointer_within(op->from, place) ||
+					  pointer_within(place, op->from))))
+				mutated |= 1u << op->rule;
+		}
+	}
+	return mutated;
+}
+
+/* One warning per place an update left unmigrated. */
+static int warn_kept(struct answer *a, const struct string_list *kept)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < kept->n; i++) {
+		struct buf text;
+
+		buf_init(&text, 0);
+		rc = buf_puts(&text, "gpumend: kept ");
+		if (!rc)
+			rc = *kept->items[i] ? field_path(&text, kept->items[i])
+					     : buf_puts(&text, "the object");
+		if (!rc)
+			rc = buf_puts(&text, " as sent (not migrated where "
+				      "stored); recreate the object to migrate it");
+		if (!rc) {
+			char *line = text_escape_controls(buf_detach(&text,
+								     NULL));
+
+			rc = line ? warning_add(a, line) : -1;
+			free(line);
+		}
+		buf_free(&text);
+	}
+	return rc;
+}
+
 /*
- * Runs the rules over the request's object (CREATE or UPDATE) and fills
- * the answer. `object` is rewritten in place.
+ * Runs the rules over the request's object and fills the answer as `mode`
+ * says; `stored` is request.oldObject (NULL on CREATE). `object` is
+ * rewritten in place.
  */
-static int review_object(const struct config *cfg, enum operation op,
+static int review_object(const struct config *cfg, enum review_mode mode,
 			 const char *ns, unsigned skip, json_t *object,
-			 struct answer *a, struct admission_outcome *out)
+			 json_t *stored, struct answer *a,
+			 struct admission_outcome *out)
 {
 	struct rules_options opts = {
 		.offline = 0,
-		.report_only = op != OP_CREATE,
 		.namespace_name = ns,
-		.keep_original = op == OP_CREATE,
+		.keep_original = 1,
 		.skip_rules = skip,
 	};
-	struct rules_result res;
+	struct rules_result res, sent_ops = { 0 };
 	struct rules_error err;
+	struct converge cv;
 	struct patch_op extra = { 0 };
+	json_t *answer_object = object;
 	unsigned mutated = 0;
 	int rc = -1;
 
 	memset(&err, 0, sizeof(err));
 	rules_result_init(&res);
+	converge_init(&cv);
 	if (rules_apply(cfg, &opts, object, &res, &err) != 0) {
 		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
 				    "internal error%s%s: %s",
@@ -745,10 +839,9 @@ static int review_object(const struct config *cfg, enum operation op,
 			goto out_clear;
 	}
 	rc = 0;
-	/* UPDATE only reports: an existing object is never denied or patched */
-	if (op != OP_CREATE)
-		goto out_clear;
-	if (res.denied) {
+	/* an update is never denied: objects that predate gpumend must
+	 * stay updatable and deletable */
+	if (mode == REVIEW_CREATE && res.denied) {
 		a->allowed = 0;
 		rc = deny_message(cfg, &res, a);
 		goto out_clear;
@@ -756,24 +849,42 @@ static int review_object(const struct config *cfg, enum operation op,
 	if (!res.n_ops)
 		goto out_clear;
 
-	for (size_t i = 0; i < res.n_ops; i++)
-		if ((unsigned)res.ops[i].rule < RULE_COUNT)
-			mutated |= 1u << res.ops[i].rule;
 	rc = -1;
-	if (annotation_op(cfg, object, mutated, &extra))
+	if (mode == REVIEW_CONVERGE) {
+		if (converge_update(res.original, object, stored, &cv) ||
+		    warn_kept(a, &cv.kept))
+			goto out_clear;
+		rc = 0;
+		if (!cv.n_ops)
+			goto out_clear;
+		rc = -1;
+		answer_object = cv.object;
+		sent_ops.ops = cv.ops;
+		sent_ops.n_ops = cv.n_ops;
+		mutated = rules_taken(&res, &cv.taken);
+	} else {
+		sent_ops.ops = res.ops;
+		sent_ops.n_ops = res.n_ops;
+		for (size_t i = 0; i < res.n_ops; i++)
+			if ((unsigned)res.ops[i].rule < RULE_COUNT)
+				mutated |= 1u << res.ops[i].rule;
+	}
+	if (annotation_op(cfg, answer_object, stored, mutated, &extra))
 		goto out_clear;
-	if (extra.path && patch_apply_op(object, &extra) != 0) {
+	if (extra.path && patch_apply_op(answer_object, &extra) != 0) {
 		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
 				    "internal error: cannot record '%s'",
 				    cfg->mutations_annotation);
 		goto out_clear;
 	}
-	if (patch_replay_check(&res, &extra, object) != 0) {
+	/* the replay consumes the object as it came: after the walk */
+	if (patch_replay_check(res.original, sent_ops.ops, sent_ops.n_ops,
+			       &extra, answer_object) != 0) {
 		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
 				    "internal error: the patch does not reproduce the migrated object");
 		goto out_clear;
 	}
-	if (!(a->patch = rules_patch_json(&res)))
+	if (!(a->patch = rules_patch_json(&sent_ops)))
 		goto out_clear;
 	if (extra.path &&
 	    json_array_append_new(a->patch, patch_op_json(&extra)) != 0)
@@ -783,8 +894,88 @@ static int review_object(const struct config *cfg, enum operation op,
 out_clear:
 	free(extra.path);
 	json_decref(extra.value);
+	converge_clear(&cv);
 	rules_result_clear(&res);
 	return rc;
+}
+
+/*
+ * Kinds whose pod template Kubernetes lets an update change (group, kind):
+ * an UPDATE migrates them as a CREATE does, so that one created before
+ * gpumend, or while it was down, is migrated on its next update (one
+ * rollout). A Pod's spec and a Job's template cannot change; a custom
+ * resource's controller owns what its spec means: those converge.
+ */
+static const char *const healed_kinds[][2] = {
+	{ "apps", "Deployment" }, { "apps", "ReplicaSet" },
+	{ "apps", "StatefulSet" }, { "apps", "DaemonSet" },
+	{ "extensions", "Deployment" }, { "extensions", "ReplicaSet" },
+	{ "extensions", "DaemonSet" },
+	{ "batch", "CronJob" },
+	{ "", "ReplicationController" }, { "", "PodTemplate" },
+};
+
+/* The API group of the request's kind ("" for the core group). */
+static const char *request_group(json_t *request, json_t *object)
+{
+	const char *group = json_string_value(json_object_get(
+		json_object_get(request, "kind"), "group"));
+	const char *api_version;
+
+	if (group)
+		return group;
+	api_version = json_string_value(json_object_get(object, "apiVersion"));
+	if (!api_version || !strchr(api_version, '/'))
+		return "";
+	return api_version;   /* compared up to its '/' */
+}
+
+static enum review_mode update_mode(json_t *request, json_t *object,
+				    const char *kind)
+{
+	const char *group = request_group(request, object);
+	size_t len = strcspn(group, "/");
+
+	for (size_t i = 0; kind && i < sizeof(healed_kinds) /
+					  sizeof(healed_kinds[0]); i++)
+		if (strlen(healed_kinds[i][0]) == len &&
+		    !strncmp(group, healed_kinds[i][0], len) &&
+		    !strcmp(kind, healed_kinds[i][1]))
+			return REVIEW_HEAL;
+	return REVIEW_CONVERGE;
+}
+
+/*
+ * The controlling owner of `object` (the ownerReferences entry with
+ * controller: true), borrowed; NULL when it has none.
+ */
+static json_t *controller_of(json_t *object)
+{
+	json_t *refs = json_object_get(json_object_get(object, "metadata"),
+				       "ownerReferences");
+	json_t *ref;
+	size_t i;
+
+	json_array_foreach(refs, i, ref)
+		if (json_is_true(json_object_get(ref, "controller")))
+			return ref;
+	return NULL;
+}
+
+/* out->owner: "KIND/NAME" of the owner reference `ref`; 0 or -1. */
+static int set_owner(struct admission_outcome *out, json_t *ref)
+{
+	const char *kind = json_string_value(json_object_get(ref, "kind"));
+	const char *name = json_string_value(json_object_get(ref, "name"));
+	struct buf text;
+
+	buf_init(&text, 0);
+	if (buf_printf(&text, "%s/%s", kind ? kind : "", name ? name : "")) {
+		buf_free(&text);
+		return -1;
+	}
+	out->owner = buf_detach(&text, NULL);
+	return out->owner ? 0 : -1;
 }
 
 /* A member that must be a string when present; -1 when it is something else. */
@@ -820,6 +1011,7 @@ static int review_request(const struct config *cfg, json_t *request,
 								  "operation"));
 	const char *ns = NULL, *sub_resource = NULL, *name = NULL;
 	const char *kind;
+	json_t *owner, *stored;
 	int op = -1, rc = -1;
 
 	if (!(a.warnings = json_array()))
@@ -882,13 +1074,34 @@ static int review_request(const struct config *cfg, json_t *request,
 				    cfg->max_depth);
 		goto out_write;
 	}
+	/*
+	 * A controller's copy of its template (a Deployment's ReplicaSet, a
+	 * CronJob's Job, an operator's StatefulSet) is left as its owner
+	 * made it: a change would make it differ from what the owner
+	 * expects, and the owner would make another. Its pods are migrated
+	 * as they are created: a Pod is what the scheduler sees.
+	 */
+	if (!(kind && strcmp(kind, "Pod") == 0) &&
+	    (owner = controller_of(object))) {
+		rc = set_owner(out, owner);
+		goto out_write;
+	}
 	/* the prefilter found no trigger: no rule has anything to do */
 	if (skeleton) {
 		rc = 0;
 		goto out_write;
 	}
-	rc = review_object(cfg, (enum operation)op, ns, skip, object, &a,
-			   out);
+	/* an object being deleted: only its finalizers still change */
+	if (op == OP_UPDATE &&
+	    json_object_get(json_object_get(object, "metadata"),
+			    "deletionTimestamp")) {
+		rc = 0;
+		goto out_write;
+	}
+	stored = json_object_get(request, "oldObject");
+	rc = review_object(cfg, op == OP_CREATE ? REVIEW_CREATE :
+			   update_mode(request, object, kind), ns, skip,
+			   object, op == OP_CREATE ? NULL : stored, &a, out);
 out_write:
 	if (rc == 0)
 		rc = answer_write(out, api_version, uid, &a);

@@ -12,8 +12,20 @@
  * - CREATE: the rules run in mutate mode; when they change the object,
  *   patchType "JSONPatch" and the base64 patch, which is the engine's
  *   operations followed by one operation that records the ids of the rules
- *   that changed the object in the annotation cfg->mutations_annotation;
- * - UPDATE: the rules only report (no patch, never a denial);
+ *   that changed the object in the annotation cfg->mutations_annotation
+ *   (merged with the rules it lists already; left out when that changes
+ *   nothing);
+ * - an object other than a Pod with a controlling owner (an
+ *   ownerReferences entry with controller: true) is left alone, on CREATE
+ *   and UPDATE: no patch, no warning, out->owner names the owner;
+ * - UPDATE (never denied; an object being deleted is left alone):
+ *   - Deployment, ReplicaSet, StatefulSet, DaemonSet (apps, extensions),
+ *     CronJob (batch), ReplicationController, PodTemplate (core): as on
+ *     CREATE, the stored object's record annotation listed first;
+ *   - any other kind (Pod, Job, custom resources): only what
+ *     request.oldObject already holds migrated is migrated (converge.h),
+ *     the patch going from the object to that result; a warning names
+ *     each place left as sent although the rules would migrate it;
  * - DELETE, CONNECT, and requests for a subresource: allowed untouched;
  * - warnings: one per finding (deduplicated), each at most
  *   ADMISSION_WARNING_MAX bytes, at most ADMISSION_WARNINGS_TOTAL in all;
@@ -64,6 +76,11 @@ struct admission_outcome {
 	char *namespace_name;
 	char *name;
 	int dry_run;
+	/*
+	 * "KIND/NAME" of the controlling owner when the object was left
+	 * alone for it (see below); NULL otherwise.
+	 */
+	char *owner;
 
 	/* What the answer said. */
 	int allowed;

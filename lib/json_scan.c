@@ -155,7 +155,10 @@ struct json_scan_filter *json_scan_filter_new(const struct config *cfg)
 		struct string_list list = { NULL, 0 };
 		int rc;
 
-		if (cfg->mode[r] == RULE_MODE_OFF)
+		/* the webhook never runs an offline-only rule: its triggers
+		 * (apps/v1, say) would only make bodies be read for nothing */
+		if (cfg->mode[r] == RULE_MODE_OFF ||
+		    rule_info_get((enum rule_id)r)->offline_only)
 			continue;
 		filter->enabled |= 1u << r;
 		rc = rules_rule_triggers(cfg, (enum rule_id)r, &list);
@@ -249,31 +252,49 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 struct capture {
 	const char *key;
 	const struct capture *children;  /* members kept of an object value */
+	const struct capture *elements;  /* how each element of an array
+					    value is kept (its children) */
+};
+
+static const struct capture capture_owner_fields[] = {
+	{ "apiVersion", NULL, NULL }, { "kind", NULL, NULL },
+	{ "name", NULL, NULL }, { "controller", NULL, NULL },
+	{ NULL, NULL, NULL }
+};
+
+static const struct capture capture_owner_reference = {
+	"", capture_owner_fields, NULL
 };
 
 static const struct capture capture_metadata[] = {
-	{ "name", NULL }, { "generateName", NULL }, { NULL, NULL }
+	{ "name", NULL, NULL }, { "generateName", NULL, NULL },
+	{ "ownerReferences", NULL, &capture_owner_reference },
+	{ NULL, NULL, NULL }
 };
 
 static const struct capture capture_object[] = {
-	{ "kind", NULL }, { "metadata", capture_metadata }, { NULL, NULL }
+	{ "kind", NULL, NULL }, { "metadata", capture_metadata, NULL },
+	{ NULL, NULL, NULL }
 };
 
 static const struct capture capture_kind[] = {
-	{ "kind", NULL }, { NULL, NULL }
+	{ "kind", NULL, NULL }, { NULL, NULL, NULL }
 };
 
 static const struct capture capture_request[] = {
-	{ "uid", NULL }, { "operation", NULL }, { "namespace", NULL },
-	{ "subResource", NULL }, { "name", NULL }, { "dryRun", NULL },
-	{ "kind", capture_kind }, { "object", capture_object },
-	{ NULL, NULL }
+	{ "uid", NULL, NULL }, { "operation", NULL, NULL },
+	{ "namespace", NULL, NULL }, { "subResource", NULL, NULL },
+	{ "name", NULL, NULL }, { "dryRun", NULL, NULL },
+	{ "kind", capture_kind, NULL }, { "object", capture_object, NULL },
+	{ NULL, NULL, NULL }
 };
 
 static const struct capture capture_review[] = {
-	{ "apiVersion", NULL }, { "kind", NULL },
-	{ "request", capture_request }, { NULL, NULL }
+	{ "apiVersion", NULL, NULL }, { "kind", NULL, NULL },
+	{ "request", capture_request, NULL }, { NULL, NULL, NULL }
 };
+
+static const struct capture capture_root = { "", capture_review, NULL };
 
 static const struct capture *capture_find(const struct capture *list,
 					  const char *key, size_t len)
@@ -527,7 +548,7 @@ static uint32_t key_hash(const char *key, size_t len)
 }
 
 static int scan_value(struct scan *s, int depth, int want,
-		      const struct capture *children, json_t **made);
+		      const struct capture *shape, json_t **made);
 
 /*
  * The members of an object (s->p just past its '{'). `object` is the
@@ -581,8 +602,7 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 		if (s->p >= s->end || *s->p != ':')
 			goto out;
 		s->p++;
-		if (scan_value(s, depth, s->full || kept,
-			       kept ? kept->children : NULL, &value))
+		if (scan_value(s, depth, s->full || kept, kept, &value))
 			goto out;
 		if (s->full) {
 			/* a duplicate replaces a member: the size stays */
@@ -613,9 +633,15 @@ out:
 	return rc;
 }
 
-/* The elements of an array (s->p just past its '['); `array` as above. */
-static int scan_elements(struct scan *s, int depth, json_t *array)
+/*
+ * The elements of an array (s->p just past its '['); `array` as above. In
+ * a skeleton, each element is kept as `element` says, when not NULL.
+ */
+static int scan_elements(struct scan *s, int depth, json_t *array,
+			 const struct capture *element)
 {
+	int want = s->full || (array && element);
+
 	skip_space(s);
 	if (s->p < s->end && *s->p == ']') {
 		s->p++;
@@ -624,8 +650,8 @@ static int scan_elements(struct scan *s, int depth, json_t *array)
 	for (;;) {
 		json_t *value = NULL;
 
-		if (scan_value(s, depth, s->full, NULL, &value) ||
-		    (s->full && json_array_append_new(array, value)))
+		if (scan_value(s, depth, want, element, &value) ||
+		    (want && json_array_append_new(array, value)))
 			return -1;
 		skip_space(s);
 		if (s->p < s->end && *s->p == ',') {
@@ -682,11 +708,11 @@ static int scan_literal(struct scan *s, const char *word, size_t len)
 
 /*
  * Reads one value at `depth` levels of nesting. With `want`, *made is the
- * value (in a full read) or its skeleton, keeping the `children` members
- * of an object.
+ * value (in a full read) or its skeleton, kept as `shape` says (the
+ * members of an object, the elements of an array; NULL: none).
  */
 static int scan_value(struct scan *s, int depth, int want,
-		      const struct capture *children, json_t **made)
+		      const struct capture *shape, json_t **made)
 {
 	json_t *value = NULL;
 	json_int_t number;
@@ -705,7 +731,8 @@ static int scan_value(struct scan *s, int depth, int want,
 		if (depth >= s->deepest)
 			s->deepest = depth + 1;
 		s->p++;
-		rc = scan_members(s, depth + 1, value, children);
+		rc = scan_members(s, depth + 1, value,
+				  shape ? shape->children : NULL);
 		break;
 	case '[':
 		if (depth >= s->depth_max ||
@@ -714,7 +741,8 @@ static int scan_value(struct scan *s, int depth, int want,
 		if (depth >= s->deepest)
 			s->deepest = depth + 1;
 		s->p++;
-		rc = scan_elements(s, depth + 1, value);
+		rc = scan_elements(s, depth + 1, value,
+				   shape ? shape->elements : NULL);
 		break;
 	case '"':
 		rc = scan_string(s, &text, &len);
@@ -763,7 +791,7 @@ static json_t *scan_document(struct scan *s, const char *body, size_t len)
 	s->end = s->p + len;
 	skip_space(s);
 	if (s->p >= s->end || *s->p != '{' ||
-	    scan_value(s, 0, 1, capture_review, &value))
+	    scan_value(s, 0, 1, &capture_root, &value))
 		goto out_fail;
 	skip_space(s);
 	if (s->p != s->end)

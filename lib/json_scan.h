@@ -23,8 +23,8 @@
 struct json_scan_filter;
 
 /*
- * The trigger strings of the rules enabled in `cfg`, compiled for
- * scanning. When the rules have no finite set of triggers the filter
+ * The trigger strings of the rules enabled in `cfg` that the webhook runs
+ * (offline-only rules are left out), compiled for scanning. When the rules have no finite set of triggers the filter
  * passes every body on to the full reader. NULL when out of memory.
  */
 struct json_scan_filter *json_scan_filter_new(const struct config *cfg);
@@ -45,9 +45,10 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
  * which no escaped string holds a trigger either. The skeleton has the
  * members apiVersion, kind, request.{uid, operation, namespace, name,
  * subResource, dryRun, kind.kind, object.kind, object.metadata.name,
- * object.metadata.generateName} where the body has them: strings,
- * booleans and null as they are, numbers as 0, objects and arrays without
- * their other members. Returns NULL when the body must be read in full (a
+ * object.metadata.generateName}, and each element of
+ * object.metadata.ownerReferences with its {apiVersion, kind, name,
+ * controller}, where the body has them: strings, booleans and null as
+ * they are, numbers as 0, objects and arrays without their other members. Returns NULL when the body must be read in full (a
  * trigger behind an escape, an error, a duplicate key, a number that is
  * not a plain integer, out of memory...): NULL never means the body is
  * wrong, only that this reader does not decide.

@@ -241,6 +241,50 @@ out:
 	return rc;
 }
 
+int product_label_drifts(const struct config *cfg)
+{
+	return (cfg->strategy == SHARING_TIME_SLICING ||
+		cfg->strategy == SHARING_MPS) &&
+	       strcmp(cfg->shared_gpu_resource, cfg->gpu_resource) == 0;
+}
+
+/* The longest label value Kubernetes takes. */
+#define LABEL_VALUE_MAX 63
+
+int product_values_add_shared(const struct config *cfg, json_t *values)
+{
+	size_t n = json_array_size(values), suffix = strlen(cfg->shared_product_suffix);
+
+	if (!product_label_drifts(cfg))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = json_string_value(json_array_get(values, i));
+		size_t len = name ? strlen(name) : 0;
+		char *shared;
+		int there = 0, rc;
+		json_t *item;
+		size_t k;
+
+		/* one already shared, or too long a label with the suffix */
+		if (!len || len + suffix > LABEL_VALUE_MAX ||
+		    (len >= suffix &&
+		     strcmp(name + len - suffix, cfg->shared_product_suffix) == 0))
+			continue;
+		if (!(shared = malloc(len + suffix + 1)))
+			return -1;
+		memcpy(shared, name, len);
+		memcpy(shared + len, cfg->shared_product_suffix, suffix + 1);
+		json_array_foreach(values, k, item)
+			there |= json_is_string(item) &&
+				 strcmp(json_string_value(item), shared) == 0;
+		rc = there ? 0 : json_array_append_new(values, json_string(shared));
+		free(shared);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 json_t *node_requirement_translate_new(const struct config *cfg,
 				       json_t *requirement, int *bad)
 {
@@ -279,6 +323,9 @@ json_t *node_requirement_translate_new(const struct config *cfg,
 		}
 		free(name);
 	}
+	/* GPU Feature Discovery spells shared nodes' models otherwise */
+	if (product_values_add_shared(cfg, fresh_values))
+		goto out_free_copy;
 	return copy;
 out_free_copy:
 	json_decref(copy);

@@ -24,11 +24,14 @@ enum field_kind {
 	FIELD_TEXT_LIST,        /* struct string_list of non-empty strings */
 	FIELD_STRATEGY,         /* enum sharing_strategy */
 	FIELD_MEMORY_RESOURCES, /* memory_resources, n_memory_resources */
-	FIELD_NODE_SELECTORS,   /* share_selectors, n_share_selectors */
+	FIELD_NODE_SELECTORS,   /* struct text_map: label keys to label values */
 	FIELD_NAMESPACE_MODELS, /* namespace_models, n_namespace_models */
 	FIELD_SIZE,             /* size_t, at least 1 */
 	FIELD_INT,              /* int, at least 1 */
 	FIELD_FAILURE_POLICY,   /* int failure_allow: "allow" or "deny" */
+	FIELD_COMPONENTS,       /* struct text_map: image patterns to advice */
+	FIELD_SUFFIX,           /* char *: text appended to a label value */
+	FIELD_OBJECT_NAME,      /* char *: an object name (DNS subdomain) */
 };
 
 struct config_field {
@@ -49,6 +52,7 @@ static const struct config_field resources_fields[] = {
 	FIELD("gpu", FIELD_NAME, gpu_resource),
 	FIELD("sharedGPU", FIELD_NAME, shared_gpu_resource),
 	FIELD("gpuMemory", FIELD_NAME, gpu_memory_resource),
+	FIELD("vendorGPUs", FIELD_NAME_LIST, vendor_gpu_resources),
 	{ NULL, 0, 0 }
 };
 
@@ -56,6 +60,8 @@ static const struct config_field labels_fields[] = {
 	FIELD("legacyGPUName", FIELD_NAME, legacy_gpu_name_label),
 	FIELD("gpuProduct", FIELD_NAME, gpu_product_label),
 	FIELD("sharingStrategy", FIELD_NAME, sharing_strategy_label),
+	FIELD("gpuPresent", FIELD_NAME, gpu_present_label),
+	FIELD("sharedProductSuffix", FIELD_SUFFIX, shared_product_suffix),
 	{ NULL, 0, 0 }
 };
 
@@ -69,6 +75,7 @@ static const struct config_field sharing_fields[] = {
 	      stale_annotation_prefixes),
 	FIELD("label", FIELD_NAME, sharing_label),
 	FIELD("memoryAnnotation", FIELD_NAME, memory_request_annotation),
+	FIELD("maxGPUMemoryGiB", FIELD_INT, max_gpu_memory_gib),
 	{ NULL, 0, 0 }
 };
 
@@ -81,6 +88,18 @@ static const struct config_field host_paths_fields[] = {
 
 static const struct config_field visibility_fields[] = {
 	FIELD("images", FIELD_TEXT_LIST, gpu_images),
+	FIELD("stackImages", FIELD_TEXT_LIST, stack_images),
+	{ NULL, 0, 0 }
+};
+
+static const struct config_field components_fields[] = {
+	FIELD("obsolete", FIELD_COMPONENTS, obsolete_components),
+	{ NULL, 0, 0 }
+};
+
+static const struct config_field priority_fields[] = {
+	FIELD("daemonSetClass", FIELD_OBJECT_NAME, daemonset_priority_class),
+	FIELD("defaultClass", FIELD_OBJECT_NAME, default_priority_class),
 	{ NULL, 0, 0 }
 };
 
@@ -116,6 +135,8 @@ static const struct config_section config_sections[] = {
 	{ "sharing", sharing_fields },
 	{ "hostPaths", host_paths_fields },
 	{ "visibility", visibility_fields },
+	{ "components", components_fields },
+	{ "priority", priority_fields },
 	{ "models", models_fields },
 	{ "annotations", annotations_fields },
 	{ "limits", limits_fields },
@@ -182,13 +203,45 @@ static void memory_resources_free(struct memory_resource *items, size_t n)
 	free(items);
 }
 
-static void label_pairs_free(struct label_pair *items, size_t n)
+/* Frees what `map` holds and leaves it empty. */
+static void text_map_free(struct text_map *map)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(items[i].key);
-		free(items[i].value);
+	for (size_t i = 0; i < map->n; i++) {
+		free(map->items[i].key);
+		free(map->items[i].value);
 	}
-	free(items);
+	free(map->items);
+	map->items = NULL;
+	map->n = 0;
+}
+
+/*
+ * Adds a copy of `key` and `value` to `map`, whose items have room for it.
+ * On failure the map holds what it had, and maybe the key, which
+ * text_map_free() releases.
+ */
+static int text_map_add(struct text_map *map, const char *key,
+			const char *value)
+{
+	struct text_pair *p = &map->items[map->n];
+
+	if (!(p->key = strdup(key)))
+		return -1;
+	map->n++;
+	return (p->value = strdup(value)) ? 0 : -1;
+}
+
+/* Makes `dst` (empty) a copy of `src`; on failure `dst` holds a part of
+ * it, which text_map_free() releases. */
+static int text_map_copy(struct text_map *dst, const struct text_map *src)
+{
+	dst->items = calloc(src->n + 1, sizeof(*dst->items));
+	if (!dst->items)
+		return -1;
+	for (size_t i = 0; i < src->n; i++)
+		if (text_map_add(dst, src->items[i].key, src->items[i].value))
+			return -1;
+	return 0;
 }
 
 static void namespace_models_free(struct namespace_models *items, size_t n)
@@ -208,12 +261,15 @@ void config_free(struct config *cfg)
 	free(cfg->gpu_resource);
 	free(cfg->shared_gpu_resource);
 	free(cfg->gpu_memory_resource);
+	string_list_free(&cfg->vendor_gpu_resources);
 	free(cfg->legacy_gpu_name_label);
 	free(cfg->gpu_product_label);
 	free(cfg->sharing_strategy_label);
+	free(cfg->gpu_present_label);
+	free(cfg->shared_product_suffix);
 	memory_resources_free(cfg->memory_resources, cfg->n_memory_resources);
 	string_list_free(&cfg->count_resources);
-	label_pairs_free(cfg->share_selectors, cfg->n_share_selectors);
+	text_map_free(&cfg->share_selectors);
 	string_list_free(&cfg->share_schedulers);
 	string_list_free(&cfg->stale_annotation_prefixes);
 	free(cfg->sharing_label);
@@ -222,6 +278,10 @@ void config_free(struct config *cfg)
 	string_list_free(&cfg->ambiguous_host_paths);
 	string_list_free(&cfg->ambiguous_mount_paths);
 	string_list_free(&cfg->gpu_images);
+	string_list_free(&cfg->stack_images);
+	text_map_free(&cfg->obsolete_components);
+	free(cfg->daemonset_priority_class);
+	free(cfg->default_priority_class);
 	free(cfg->models_annotation);
 	namespace_models_free(cfg->namespace_models, cfg->n_namespace_models);
 	free(cfg->skip_annotation);
@@ -238,7 +298,9 @@ static int field_copy(struct config *dst, const struct config *src,
 		      const struct config_field *f)
 {
 	switch (f->kind) {
-	case FIELD_NAME: {
+	case FIELD_NAME:
+	case FIELD_SUFFIX:
+	case FIELD_OBJECT_NAME: {
 		const char *s = *CONST_MEMBER(src, f, char *);
 
 		if (s && !(*MEMBER(dst, f, char *) = strdup(s)))
@@ -267,20 +329,9 @@ static int field_copy(struct config *dst, const struct config *src,
 		}
 		return 0;
 	case FIELD_NODE_SELECTORS:
-		dst->share_selectors = calloc(src->n_share_selectors + 1,
-					      sizeof(*dst->share_selectors));
-		if (!dst->share_selectors)
-			return -1;
-		for (size_t i = 0; i < src->n_share_selectors; i++) {
-			struct label_pair *p = &dst->share_selectors[i];
-
-			if (!(p->key = strdup(src->share_selectors[i].key)))
-				return -1;
-			dst->n_share_selectors++;
-			if (!(p->value = strdup(src->share_selectors[i].value)))
-				return -1;
-		}
-		return 0;
+	case FIELD_COMPONENTS:
+		return text_map_copy(MEMBER(dst, f, struct text_map),
+				     CONST_MEMBER(src, f, struct text_map));
 	case FIELD_NAMESPACE_MODELS:
 		dst->namespace_models = calloc(src->n_namespace_models + 1,
 					       sizeof(*dst->namespace_models));
@@ -337,14 +388,17 @@ static const char *const default_obsolete_host_paths[] = {
 	"/var/lib/nvidia-docker/volumes/nvidia_driver/*",
 	"/usr/lib64/nvidia",
 	"/usr/lib64/nvidia/*",
+	"/opt/nvidia-driver",
+	"/opt/nvidia-driver/*",
 	"*/libcuda.so*",
 	"*/libnvidia-*.so*",
 	NULL
 };
 
 static const char *const default_ambiguous_host_paths[] = {
+	"/home/kubernetes/bin/nvidia", "/home/kubernetes/bin/nvidia/*",
 	"/usr/bin", "/bin", "/usr/lib", "/usr/lib64", "/usr/lib/x86_64-linux-gnu",
-	NULL
+	"*", NULL
 };
 
 static const char *const default_ambiguous_mount_paths[] = {
@@ -356,8 +410,68 @@ static const char *const default_gpu_images[] = {
 	"nvcr.io/*", "*:*-gpu", "*:*-gpu-*", NULL
 };
 
+static const char *const default_stack_images[] = {
+	"*nvidia/k8s-device-plugin*", "*nvidia/gpu-feature-discovery*",
+	"*/dcgm-exporter*", "*nvidia/k8s/container-toolkit*",
+	"*nvidia/gpu-operator*", "nvcr.io/nvidia/cloud-native/*",
+	"nvcr.io/nvidia/driver:*", "*nvidia/k8s-dra-driver*",
+	"*nvidia/kubevirt-gpu-device-plugin*", "*nvidia-gpu-device-plugin*",
+	"*nvidia-driver-installer*", "*cos-nvidia-installer*",
+	"*cos-gpu-installer*", "*projecthami/hami*", NULL
+};
+
+/* A default entry of a mapping of strings. */
+struct default_pair {
+	const char *key, *value;
+};
+
+static const struct default_pair default_share_selectors[] = {
+	{ "gpushare", "true" },
+	{ "gpu.cattle.io/type", "share" },
+};
+
+static const struct default_pair default_obsolete_components[] = {
+	{ "nvidia/k8s-device-plugin:1.*",
+	  "use NVIDIA device plugin v0.x or GPU Operator" },
+	{ "*/nvidia/k8s-device-plugin:1.*",
+	  "use NVIDIA device plugin v0.x or GPU Operator" },
+	{ "*k8s-gpushare-plugin*",
+	  "use NVIDIA device plugin, time-slicing or MPS" },
+	{ "*gpushare-device-plugin*",
+	  "use NVIDIA device plugin, time-slicing or MPS" },
+	{ "*gpushare-schd-extender*",
+	  "use default scheduler: pods need no extender" },
+	{ "*gpushare-scheduler-extender*",
+	  "use default scheduler: pods need no extender" },
+	{ "*schd-extender-deployer*",
+	  "remove it: it installs the gpushare extender" },
+	{ "*device-plugin-evict*",
+	  "remove it with the gpushare device plugin" },
+	{ "*nvidia-docker-plugin*", "use NVIDIA container toolkit" },
+};
+
+#define N_OF(array) (sizeof(array) / sizeof((array)[0]))
+
+/* Fills `map` (empty) with copies of `pairs`; on failure `map` holds a
+ * part of them, which text_map_free() releases. */
+static int text_map_set(struct text_map *map, const struct default_pair *pairs,
+			size_t n)
+{
+	map->items = calloc(n + 1, sizeof(*map->items));
+	if (!map->items)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (text_map_add(map, pairs[i].key, pairs[i].value))
+			return -1;
+	return 0;
+}
+
+static const char *const default_vendor_gpu_resources[] = {
+	"aliyun.com/gpu", NULL
+};
+
 static const char *const default_count_resources[] = {
-	"volcano.sh/gpu-number", NULL
+	"volcano.sh/gpu-number", "aliyun.com/gpu-count", NULL
 };
 
 static const char *const default_share_schedulers[] = {
@@ -379,12 +493,6 @@ struct config *config_new_default(void)
 		{ "rancher.io/gpu-mem", 1024 },
 		{ "volcano.sh/gpu-memory", 1 },
 	};
-	static const struct {
-		const char *key, *value;
-	} selectors[] = {
-		{ "gpushare", "true" },
-		{ "gpu.cattle.io/type", "share" },
-	};
 
 	if (!cfg)
 		return NULL;
@@ -395,6 +503,7 @@ struct config *config_new_default(void)
 	cfg->max_depth = 128;
 	cfg->max_alias_nodes = 100000;
 	cfg->failure_allow = 1;
+	cfg->max_gpu_memory_gib = 288;
 
 	if (!(cfg->legacy_gpu_resource = strdup("alpha.kubernetes.io/nvidia-gpu")) ||
 	    !(cfg->gpu_resource = strdup("nvidia.com/gpu")) ||
@@ -403,6 +512,10 @@ struct config *config_new_default(void)
 	    !(cfg->legacy_gpu_name_label = strdup("alpha.kubernetes.io/nvidia-gpu-name")) ||
 	    !(cfg->gpu_product_label = strdup("nvidia.com/gpu.product")) ||
 	    !(cfg->sharing_strategy_label = strdup("nvidia.com/gpu.sharing-strategy")) ||
+	    !(cfg->gpu_present_label = strdup("nvidia.com/gpu.present")) ||
+	    !(cfg->shared_product_suffix = strdup("-SHARED")) ||
+	    !(cfg->daemonset_priority_class = strdup("system-node-critical")) ||
+	    !(cfg->default_priority_class = strdup("system-cluster-critical")) ||
 	    !(cfg->sharing_label = strdup("gpumend.io/gpu-sharing")) ||
 	    !(cfg->memory_request_annotation = strdup("gpumend.io/gpu-memory-request")) ||
 	    !(cfg->models_annotation = strdup("gpumend.io/gpu-models")) ||
@@ -420,17 +533,15 @@ struct config *config_new_default(void)
 			goto out_free;
 		cfg->n_memory_resources++;
 	}
-	cfg->share_selectors = calloc(2, sizeof(*cfg->share_selectors));
-	if (!cfg->share_selectors)
+	if (text_map_set(&cfg->share_selectors, default_share_selectors,
+			 N_OF(default_share_selectors)) ||
+	    text_map_set(&cfg->obsolete_components, default_obsolete_components,
+			 N_OF(default_obsolete_components)))
 		goto out_free;
-	for (size_t i = 0; i < 2; i++) {
-		if (!(cfg->share_selectors[i].key = strdup(selectors[i].key)))
-			goto out_free;
-		cfg->n_share_selectors++;
-		if (!(cfg->share_selectors[i].value = strdup(selectors[i].value)))
-			goto out_free;
-	}
 	if (string_list_set(&cfg->count_resources, default_count_resources) ||
+	    string_list_set(&cfg->vendor_gpu_resources,
+			    default_vendor_gpu_resources) ||
+	    string_list_set(&cfg->stack_images, default_stack_images) ||
 	    string_list_set(&cfg->share_schedulers, default_share_schedulers) ||
 	    string_list_set(&cfg->stale_annotation_prefixes,
 			    default_stale_prefixes) ||
@@ -474,6 +585,8 @@ static const char default_yaml[] =
 	"    mode: mutate\n"
 	"  legacy-affinity-annotation:\n"
 	"    mode: mutate\n"
+	"  critical-pod-annotation:\n"
+	"    mode: mutate  # the annotation becomes priorityClassName (see priority)\n"
 	"  gpu-model-affinity:\n"
 	"    mode: mutate\n"
 	"  gpu-sharing:\n"
@@ -484,6 +597,10 @@ static const char default_yaml[] =
 	"    mode: warn    # mutate sets NVIDIA_VISIBLE_DEVICES=void\n"
 	"  removed-gpu-feature-gate:\n"
 	"    mode: warn    # lint only: off, warn or deny\n"
+	"  obsolete-gpu-component:\n"
+	"    mode: warn    # lint only: says what replaces each component (see components)\n"
+	"  legacy-scheduler-config:\n"
+	"    mode: mutate  # offline only: KubeSchedulerConfiguration v1beta1-3 becomes v1\n"
 	"\n"
 	"# Extended resource names.\n"
 	"resources:\n"
@@ -493,22 +610,29 @@ static const char default_yaml[] =
 	"  # device plugin does not rename shared GPUs\n"
 	"  sharedGPU: nvidia.com/gpu.shared\n"
 	"  gpuMemory: nvidia.com/gpumem                # GPU memory in MiB, for strategy hami\n"
+	"  vendorGPUs:              # vendor forks' resources counting whole GPUs, renamed to gpu\n"
+	"    - aliyun.com/gpu       # Alibaba Cloud ACK topology-aware GPU scheduling\n"
 	"\n"
 	"# Node labels.\n"
 	"labels:\n"
 	"  legacyGPUName: alpha.kubernetes.io/nvidia-gpu-name  # legacy GPU model label\n"
 	"  gpuProduct: nvidia.com/gpu.product                   # GPU Feature Discovery's model label\n"
 	"  sharingStrategy: nvidia.com/gpu.sharing-strategy     # GPU Feature Discovery's sharing label\n"
+	"  gpuPresent: nvidia.com/gpu.present                   # set on every NVIDIA GPU node\n"
+	"  # appended to gpuProduct by GPU Feature Discovery on nodes that share GPUs\n"
+	"  # without renaming them (sharedGPU: nvidia.com/gpu); see the README\n"
+	"  sharedProductSuffix: \"-SHARED\"\n"
 	"\n"
 	"# The gpu-sharing rule.\n"
 	"sharing:\n"
 	"  strategy: time-slicing  # time-slicing | mps | hami | keep\n"
 	"  memoryResources:        # legacy GPU-memory resources and their unit: MiB | GiB\n"
-	"    aliyun.com/gpu-mem: GiB\n"
+	"    aliyun.com/gpu-mem: GiB  # gpushare's --memory-unit default; larger values: see below\n"
 	"    rancher.io/gpu-mem: GiB\n"
 	"    volcano.sh/gpu-memory: MiB\n"
 	"  countResources:         # legacy resources that count shared GPUs\n"
 	"    - volcano.sh/gpu-number\n"
+	"    - aliyun.com/gpu-count\n"
 	"  nodeSelectors:          # node selector labels that marked legacy sharing nodes\n"
 	"    gpushare: \"true\"\n"
 	"    gpu.cattle.io/type: share\n"
@@ -520,6 +644,10 @@ static const char default_yaml[] =
 	"  label: gpumend.io/gpu-sharing                    # pod label set to the strategy\n"
 	"  # pod annotation that records the original GPU-memory request\n"
 	"  memoryAnnotation: gpumend.io/gpu-memory-request\n"
+	"  # the most memory one GPU has (288 GiB: NVIDIA B300, AMD MI355X). A GiB\n"
+	"  # resource asking for more is read as MiB, and said so; a size larger\n"
+	"  # than this in MiB too is refused\n"
+	"  maxGPUMemoryGiB: 288\n"
 	"\n"
 	"# The obsolete-cuda-hostpath rule: fnmatch(3) patterns on hostPath.path\n"
 	"# (\"*\" also matches \"/\").\n"
@@ -531,14 +659,19 @@ static const char default_yaml[] =
 	"    - \"/var/lib/nvidia-docker/volumes/nvidia_driver/*\"\n"
 	"    - \"/usr/lib64/nvidia\"\n"
 	"    - \"/usr/lib64/nvidia/*\"\n"
+	"    - \"/opt/nvidia-driver\"    # a copy of nvidia-docker 1's driver volume (DLWorkspace)\n"
+	"    - \"/opt/nvidia-driver/*\"\n"
 	"    - \"*/libcuda.so*\"\n"
 	"    - \"*/libnvidia-*.so*\"\n"
 	"  ambiguous:              # only warned about, when mounted at ambiguousMountPaths\n"
+	"    - \"/home/kubernetes/bin/nvidia\"    # GKE installs the driver here today\n"
+	"    - \"/home/kubernetes/bin/nvidia/*\"\n"
 	"    - \"/usr/bin\"\n"
 	"    - \"/bin\"\n"
 	"    - \"/usr/lib\"\n"
 	"    - \"/usr/lib64\"\n"
 	"    - \"/usr/lib/x86_64-linux-gnu\"\n"
+	"    - \"*\"                 # any other host path mounted there\n"
 	"  ambiguousMountPaths:    # fnmatch(3) patterns on volumeMounts[].mountPath\n"
 	"    - \"/usr/local/nvidia\"\n"
 	"    - \"/usr/local/nvidia/*\"\n"
@@ -553,6 +686,44 @@ static const char default_yaml[] =
 	"    - \"nvcr.io/*\"\n"
 	"    - \"*:*-gpu\"\n"
 	"    - \"*:*-gpu-*\"\n"
+	"  # the GPU stack's own components, which need every GPU of the node:\n"
+	"  # gpu-visibility and obsolete-cuda-hostpath leave their containers alone\n"
+	"  stackImages:\n"
+	"    - \"*nvidia/k8s-device-plugin*\"\n"
+	"    - \"*nvidia/gpu-feature-discovery*\"\n"
+	"    - \"*/dcgm-exporter*\"\n"
+	"    - \"*nvidia/k8s/container-toolkit*\"\n"
+	"    - \"*nvidia/gpu-operator*\"\n"
+	"    - \"nvcr.io/nvidia/cloud-native/*\"\n"
+	"    - \"nvcr.io/nvidia/driver:*\"\n"
+	"    - \"*nvidia/k8s-dra-driver*\"\n"
+	"    - \"*nvidia/kubevirt-gpu-device-plugin*\"\n"
+	"    - \"*nvidia-gpu-device-plugin*\"     # GKE's device plugin\n"
+	"    - \"*nvidia-driver-installer*\"      # GKE's driver installers\n"
+	"    - \"*cos-nvidia-installer*\"\n"
+	"    - \"*cos-gpu-installer*\"\n"
+	"    - \"*projecthami/hami*\"\n"
+	"\n"
+	"# The obsolete-gpu-component rule: fnmatch(3) patterns on container images\n"
+	"# of the legacy stacks' own components, each with what to do instead (at\n"
+	"# most 50 characters, quoted in findings). Sources for each are in the README.\n"
+	"components:\n"
+	"  obsolete:\n"
+	"    \"nvidia/k8s-device-plugin:1.*\": use NVIDIA device plugin v0.x or GPU Operator\n"
+	"    \"*/nvidia/k8s-device-plugin:1.*\": use NVIDIA device plugin v0.x or GPU Operator\n"
+	"    \"*k8s-gpushare-plugin*\": \"use NVIDIA device plugin, time-slicing or MPS\"\n"
+	"    \"*gpushare-device-plugin*\": \"use NVIDIA device plugin, time-slicing or MPS\"\n"
+	"    \"*gpushare-schd-extender*\": \"use default scheduler: pods need no extender\"\n"
+	"    \"*gpushare-scheduler-extender*\": \"use default scheduler: pods need no extender\"\n"
+	"    \"*schd-extender-deployer*\": \"remove it: it installs the gpushare extender\"\n"
+	"    \"*device-plugin-evict*\": remove it with the gpushare device plugin\n"
+	"    \"*nvidia-docker-plugin*\": use NVIDIA container toolkit\n"
+	"\n"
+	"# The critical-pod-annotation rule: the PriorityClass that replaces the\n"
+	"# annotation scheduler.alpha.kubernetes.io/critical-pod (removed in 1.16).\n"
+	"priority:\n"
+	"  daemonSetClass: system-node-critical     # for DaemonSet pods\n"
+	"  defaultClass: system-cluster-critical    # for every other pod\n"
 	"\n"
 	"# The gpu-model-affinity rule.\n"
 	"models:\n"
@@ -678,6 +849,8 @@ enum text_kind {
 	TEXT_NAME,              /* a qualified name */
 	TEXT_LABEL_VALUE,       /* a label value */
 	TEXT_NAMESPACE,         /* a namespace name */
+	TEXT_OBJECT_NAME,       /* an object name: a DNS-1123 subdomain */
+	TEXT_LABEL_SUFFIX,      /* text that keeps a label value valid */
 };
 
 /*
@@ -713,6 +886,24 @@ static int text_check(const char *s, size_t len, enum text_kind kind,
 			return 0;
 		return config_fail(err, NULL, pointer,
 				   "'%.60s' is not a valid namespace name", s);
+	case TEXT_OBJECT_NAME:
+		if (dns_subdomain_valid(s, len))
+			return 0;
+		return config_fail(err, NULL, pointer,
+				   "'%.60s' is not a valid object name", s);
+	case TEXT_LABEL_SUFFIX:
+		/* appended to a label value, which it must keep valid */
+		for (size_t i = 0; i < len; i++)
+			if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' &&
+			    s[i] != '.')
+				return config_fail(err, NULL, pointer,
+						   "'%.60s' has characters a label value cannot hold",
+						   s);
+		if (len > 20 || !is_alnum(s[len - 1]))
+			return config_fail(err, NULL, pointer,
+					   "'%.60s' must end with a letter or digit and be at most 20 characters",
+					   s);
+		return 0;
 	}
 	return -1;
 }
@@ -739,10 +930,13 @@ static int apply_name(struct config *cfg, const struct config_field *f,
 		      struct rules_error *err)
 {
 	char **slot = MEMBER(cfg, f, char *);
+	enum text_kind kind = f->kind == FIELD_SUFFIX ? TEXT_LABEL_SUFFIX :
+			      f->kind == FIELD_OBJECT_NAME ? TEXT_OBJECT_NAME :
+			      TEXT_NAME;
 	const char *s;
 	char *copy;
 
-	if (text_read(value, TEXT_NAME, f->key, pointer, &s, err))
+	if (text_read(value, kind, f->key, pointer, &s, err))
 		return -1;
 	if (!(copy = strdup(s)))
 		return config_fail_oom(err, pointer);
@@ -932,53 +1126,72 @@ out_free_items:
 	return -1;
 }
 
-static int apply_node_selectors(struct config *cfg, json_t *value,
-				const char *pointer, struct rules_error *err)
-{
-	struct label_pair *items;
-	size_t n = 0;
-	const char *key;
-	json_t *label_value;
+/* How the entries of a mapping of strings are checked. */
+struct text_map_schema {
+	const char *name;             /* the mapping's key, for messages */
+	enum text_kind key_kind;
+	const char *key_subject;      /* "a key of nodeSelectors" */
+	enum text_kind value_kind;
+	size_t value_max;             /* the longest value, 0: no bound */
+};
 
-	if (map_check(value, "nodeSelectors", pointer, err))
+/* The longest replacement text of an obsolete component: it is quoted in
+ * findings, which admission warnings cap. */
+#define REPLACEMENT_MAX 50
+
+static const struct text_map_schema node_selectors_schema = {
+	"nodeSelectors", TEXT_NAME, "a key of nodeSelectors", TEXT_LABEL_VALUE, 0
+};
+
+static const struct text_map_schema components_schema = {
+	"obsolete", TEXT_ANY, "an image pattern", TEXT_ANY, REPLACEMENT_MAX
+};
+
+/* Reads the mapping `value` into `slot`, replacing it as a whole. */
+static int apply_text_map(struct text_map *slot, json_t *value,
+			  const struct text_map_schema *schema,
+			  const char *pointer, struct rules_error *err)
+{
+	struct text_map map = { NULL, 0 };
+	const char *key;
+	json_t *text;
+
+	if (map_check(value, schema->name, pointer, err))
 		return -1;
-	items = calloc(json_object_size(value) + 1, sizeof(*items));
-	if (!items)
+	map.items = calloc(json_object_size(value) + 1, sizeof(*map.items));
+	if (!map.items)
 		return config_fail_oom(err, pointer);
-	json_object_foreach(value, key, label_value) {
+	json_object_foreach(value, key, text) {
 		char subject[96], *at;
 		const char *s;
 		int rc;
 
-		if (map_key_check(key, TEXT_NAME, "a key of nodeSelectors",
+		if (map_key_check(key, schema->key_kind, schema->key_subject,
 				  pointer, err))
-			goto out_free_items;
+			goto out_free_map;
 		if (!(at = json_pointer_join(pointer, key))) {
 			config_fail_oom(err, pointer);
-			goto out_free_items;
+			goto out_free_map;
 		}
 		snprintf(subject, sizeof(subject), "the value of '%.60s'", key);
-		rc = text_read(label_value, TEXT_LABEL_VALUE, subject, at, &s,
-			       err);
+		rc = text_read(text, schema->value_kind, subject, at, &s, err);
+		if (!rc && schema->value_max && strlen(s) > schema->value_max)
+			rc = config_fail(err, NULL, at,
+					 "the value of '%.60s' must be at most %zu characters",
+					 key, schema->value_max);
 		free(at);
 		if (rc)
-			goto out_free_items;
-		if (!(items[n].key = strdup(key))) {
+			goto out_free_map;
+		if (text_map_add(&map, key, s)) {
 			config_fail_oom(err, pointer);
-			goto out_free_items;
-		}
-		n++;
-		if (!(items[n - 1].value = strdup(s))) {
-			config_fail_oom(err, pointer);
-			goto out_free_items;
+			goto out_free_map;
 		}
 	}
-	label_pairs_free(cfg->share_selectors, cfg->n_share_selectors);
-	cfg->share_selectors = items;
-	cfg->n_share_selectors = n;
+	text_map_free(slot);
+	*slot = map;
 	return 0;
-out_free_items:
-	label_pairs_free(items, n);
+out_free_map:
+	text_map_free(&map);
 	return -1;
 }
 
@@ -1067,7 +1280,12 @@ static int field_apply(struct config *cfg, const struct config_field *f,
 {
 	switch (f->kind) {
 	case FIELD_NAME:
+	case FIELD_SUFFIX:
+	case FIELD_OBJECT_NAME:
 		return apply_name(cfg, f, value, pointer, err);
+	case FIELD_COMPONENTS:
+		return apply_text_map(MEMBER(cfg, f, struct text_map), value,
+				      &components_schema, pointer, err);
 	case FIELD_NAME_LIST:
 	case FIELD_TEXT_LIST:
 		return apply_list(cfg, f, value, pointer, err);
@@ -1076,7 +1294,8 @@ static int field_apply(struct config *cfg, const struct config_field *f,
 	case FIELD_MEMORY_RESOURCES:
 		return apply_memory_resources(cfg, value, pointer, err);
 	case FIELD_NODE_SELECTORS:
-		return apply_node_selectors(cfg, value, pointer, err);
+		return apply_text_map(MEMBER(cfg, f, struct text_map), value,
+				      &node_selectors_schema, pointer, err);
 	case FIELD_NAMESPACE_MODELS:
 		return apply_namespace_models(cfg, value, pointer, err);
 	case FIELD_SIZE:
@@ -1298,7 +1517,8 @@ static int config_coherent(const struct config *cfg, struct rules_error *err)
 	for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
 		const char *name = targets[t].name;
 		int legacy = strcmp(name, cfg->legacy_gpu_resource) == 0 ||
-			     string_list_has(&cfg->count_resources, name);
+			     string_list_has(&cfg->count_resources, name) ||
+			     string_list_has(&cfg->vendor_gpu_resources, name);
 
 		for (size_t i = 0; i < cfg->n_memory_resources; i++)
 			legacy |= strcmp(name, cfg->memory_resources[i].name) == 0;
@@ -1306,6 +1526,22 @@ static int config_coherent(const struct config *cfg, struct rules_error *err)
 			return config_fail(err, NULL, targets[t].pointer,
 					   "'%s' is a legacy resource gpumend rewrites; it cannot be a target",
 					   name);
+	}
+	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++) {
+		const char *name = cfg->vendor_gpu_resources.items[i];
+		int shared = strcmp(name, cfg->legacy_gpu_resource) == 0 ||
+			     string_list_has(&cfg->count_resources, name);
+		char at[48];
+
+		for (size_t m = 0; m < cfg->n_memory_resources; m++)
+			shared |= strcmp(name, cfg->memory_resources[m].name) == 0;
+		if (!shared)
+			continue;
+		/* two rules would rewrite the same request */
+		snprintf(at, sizeof(at), "/resources/vendorGPUs/%zu", i);
+		return config_fail(err, NULL, at,
+				   "'%s' is also a legacy GPU or sharing resource",
+				   name);
 	}
 	if (strcmp(cfg->gpu_product_label, cfg->legacy_gpu_name_label) == 0)
 		return config_fail(err, NULL, "/labels/gpuProduct",
@@ -1374,7 +1610,22 @@ static json_t *field_to_json(const struct config *cfg,
 
 	switch (f->kind) {
 	case FIELD_NAME:
+	case FIELD_SUFFIX:
+	case FIELD_OBJECT_NAME:
 		return string_or_null(*CONST_MEMBER(cfg, f, char *));
+	case FIELD_NODE_SELECTORS:
+	case FIELD_COMPONENTS: {
+		const struct text_map *pairs = CONST_MEMBER(cfg, f,
+							    struct text_map);
+
+		if (!(map = json_object()))
+			return NULL;
+		for (size_t i = 0; i < pairs->n; i++)
+			if (object_set_new(map, pairs->items[i].key,
+					   json_string(pairs->items[i].value)))
+				goto out_free_map;
+		return map;
+	}
 	case FIELD_NAME_LIST:
 	case FIELD_TEXT_LIST:
 		return string_list_to_json(CONST_MEMBER(cfg, f,
@@ -1393,14 +1644,6 @@ static json_t *field_to_json(const struct config *cfg,
 						       "GiB" : "MiB")))
 				goto out_free_map;
 		}
-		return map;
-	case FIELD_NODE_SELECTORS:
-		if (!(map = json_object()))
-			return NULL;
-		for (size_t i = 0; i < cfg->n_share_selectors; i++)
-			if (object_set_new(map, cfg->share_selectors[i].key,
-					   json_string(cfg->share_selectors[i].value)))
-				goto out_free_map;
 		return map;
 	case FIELD_NAMESPACE_MODELS:
 		if (!(map = json_object()))

@@ -5,7 +5,9 @@
  *
  * Offline only: an API server converts these versions itself, the files do
  * not. apps/v1 requires spec.selector, which the old versions defaulted
- * from the template labels; the rule writes that default down. Fields that
+ * from the template labels; the rule writes that default down, also in
+ * apps/v1 workloads that lack it (copied from an old manifest with only
+ * its apiVersion changed: the API server refuses them). Fields that
  * apps/v1 no longer has (spec.rollbackTo, spec.templateGeneration) go.
  */
 #include <stdlib.h>
@@ -37,19 +39,37 @@ static const struct api_move moves[] = {
 	{ "CronJob", old_batch, "batch/v1", NULL, 0 },
 };
 
+/* apps/v1 itself: nothing to move, but the selector is required. */
+static const char *const apps_v1[] = { "apps/v1", NULL };
+
+static const struct api_move selector_only[] = {
+	{ "Deployment", apps_v1, "apps/v1", NULL, 1 },
+	{ "DaemonSet", apps_v1, "apps/v1", NULL, 1 },
+	{ "ReplicaSet", apps_v1, "apps/v1", NULL, 1 },
+	{ "StatefulSet", apps_v1, "apps/v1", NULL, 1 },
+};
+
+static const struct api_move *find_in(const struct api_move *table,
+				      size_t n, const char *kind,
+				      const char *api_version)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(table[i].kind, kind) != 0)
+			continue;
+		for (size_t v = 0; table[i].from[v]; v++)
+			if (strcmp(table[i].from[v], api_version) == 0)
+				return &table[i];
+	}
+	return NULL;
+}
+
 static const struct api_move *find_move(const char *kind,
 					const char *api_version)
 {
 	if (!kind || !api_version)
 		return NULL;
-	for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++) {
-		if (strcmp(moves[i].kind, kind) != 0)
-			continue;
-		for (size_t v = 0; moves[i].from[v]; v++)
-			if (strcmp(moves[i].from[v], api_version) == 0)
-				return &moves[i];
-	}
-	return NULL;
+	return find_in(moves, sizeof(moves) / sizeof(moves[0]), kind,
+		       api_version);
 }
 
 /* Joins `tokens` (NULL-terminated) to `base`; a new string or NULL. */
@@ -139,6 +159,45 @@ static int add_selector(struct rule_ctx *ctx, const char *spec_pointer,
 	return rc;
 }
 
+/*
+ * The missing selector of an apps/v1 workload's spec (absent or null) and
+ * nothing else to do.
+ */
+static int add_missing_selector(struct rule_ctx *ctx,
+				const struct api_move *move)
+{
+	json_t *spec = json_object_get(ctx->object, "spec");
+	json_t *selector = json_object_get(spec, "selector");
+	json_t *labels = json_object_get(json_object_get(json_object_get(spec,
+		"template"), "metadata"), "labels");
+	char *spec_pointer, *at;
+	int rc = -1, bad;
+
+	if (!json_is_object(spec) || (selector && !json_is_null(selector)))
+		return 0;
+	bad = check_labels(ctx, move, labels);
+	if (bad)
+		return bad < 0 ? -1 : 0;
+	spec_pointer = json_pointer_join(ctx->object_pointer, "spec");
+	at = json_pointer_join(ctx->object_pointer, "apiVersion");
+	if (!spec_pointer || !at)
+		goto out;
+	if (!rule_mutates(ctx)) {
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+				 "'apps/v1' %s has no spec.selector, which apps/v1 requires",
+				 move->kind);
+		goto out;
+	}
+	rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+			 "added the spec.selector that 'apps/v1' requires, from the template labels");
+	if (!rc)
+		rc = add_selector(ctx, spec_pointer, selector, labels);
+out:
+	free(spec_pointer);
+	free(at);
+	return rc;
+}
+
 int rule_run_deprecated_workload_api(struct rule_ctx *ctx)
 {
 	json_t *object = ctx->object;
@@ -150,8 +209,14 @@ int rule_run_deprecated_workload_api(struct rule_ctx *ctx)
 	char *version_pointer, *spec_pointer = NULL, *old_version = NULL;
 	int needs_selector = 0, rc = -1, bad;
 
-	if (!move)
+	if (!move) {
+		if (kind && api_version &&
+		    (move = find_in(selector_only,
+				    sizeof(selector_only) / sizeof(selector_only[0]),
+				    kind, api_version)))
+			return add_missing_selector(ctx, move);
 		return 0;
+	}
 	spec = json_object_get(object, "spec");
 	selector = json_object_get(spec, "selector");
 	if (move->needs_selector && (!selector || json_is_null(selector))) {

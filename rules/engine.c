@@ -14,11 +14,11 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 	[RULE_DEPRECATED_WORKLOAD_API] = {
 		RULE_DEPRECATED_WORKLOAD_API, "deprecated-workload-api",
 		RULE_MODE_MUTATE, 1, 1,
-		"workloads on removed API versions (extensions/v1beta1, apps/v1beta1/2, batch/v1beta1)" },
+		"workloads on removed API versions (extensions/v1beta1, apps/v1beta1/2, batch/v1beta1), apps/v1 without selector" },
 	[RULE_LEGACY_GPU_RESOURCE] = {
 		RULE_LEGACY_GPU_RESOURCE, "legacy-gpu-resource",
 		RULE_MODE_MUTATE, 1, 0,
-		"alpha.kubernetes.io/nvidia-gpu resource requests and limits" },
+		"alpha.kubernetes.io/nvidia-gpu and vendor whole-GPU resources (aliyun.com/gpu)" },
 	[RULE_LEGACY_GPU_NODE_LABEL] = {
 		RULE_LEGACY_GPU_NODE_LABEL, "legacy-gpu-node-label",
 		RULE_MODE_MUTATE, 1, 0,
@@ -27,6 +27,10 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 		RULE_LEGACY_AFFINITY_ANNOTATION, "legacy-affinity-annotation",
 		RULE_MODE_MUTATE, 1, 0,
 		"scheduler.alpha.kubernetes.io/affinity annotation instead of spec.affinity" },
+	[RULE_CRITICAL_POD_ANNOTATION] = {
+		RULE_CRITICAL_POD_ANNOTATION, "critical-pod-annotation",
+		RULE_MODE_MUTATE, 1, 0,
+		"scheduler.alpha.kubernetes.io/critical-pod annotation instead of priorityClassName" },
 	[RULE_GPU_MODEL_AFFINITY] = {
 		RULE_GPU_MODEL_AFFINITY, "gpu-model-affinity",
 		RULE_MODE_MUTATE, 1, 0,
@@ -34,11 +38,11 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 	[RULE_GPU_SHARING] = {
 		RULE_GPU_SHARING, "gpu-sharing",
 		RULE_MODE_MUTATE, 1, 0,
-		"legacy shared-GPU requests (aliyun, rancher, volcano) and sharing selectors" },
+		"legacy shared-GPU requests (aliyun, rancher, volcano) and sharing selectors, replaced by affinity" },
 	[RULE_OBSOLETE_CUDA_HOSTPATH] = {
 		RULE_OBSOLETE_CUDA_HOSTPATH, "obsolete-cuda-hostpath",
 		RULE_MODE_MUTATE, 1, 0,
-		"hostPath volumes mounting NVIDIA drivers or CUDA libraries by hand" },
+		"hostPath volumes mounting NVIDIA drivers or CUDA libraries by hand, or mounted at /usr/local/nvidia" },
 	[RULE_GPU_VISIBILITY] = {
 		RULE_GPU_VISIBILITY, "gpu-visibility",
 		RULE_MODE_WARN, 1, 0,
@@ -47,6 +51,14 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 		RULE_REMOVED_GPU_FEATURE_GATE, "removed-gpu-feature-gate",
 		RULE_MODE_WARN, 0, 0,
 		"Accelerators or DevicePlugins feature gates, which no longer exist" },
+	[RULE_OBSOLETE_GPU_COMPONENT] = {
+		RULE_OBSOLETE_GPU_COMPONENT, "obsolete-gpu-component",
+		RULE_MODE_WARN, 0, 0,
+		"the legacy GPU stacks' own components (1.8/1.9 device plugin, gpushare, nvidia-docker-plugin)" },
+	[RULE_LEGACY_SCHEDULER_CONFIG] = {
+		RULE_LEGACY_SCHEDULER_CONFIG, "legacy-scheduler-config",
+		RULE_MODE_MUTATE, 1, 1,
+		"kube-scheduler Policy files and flags, KubeSchedulerConfiguration on removed versions" },
 };
 
 static const rule_run_fn rule_runs[RULE_COUNT] = {
@@ -54,11 +66,14 @@ static const rule_run_fn rule_runs[RULE_COUNT] = {
 	[RULE_LEGACY_GPU_RESOURCE] = rule_run_legacy_gpu_resource,
 	[RULE_LEGACY_GPU_NODE_LABEL] = rule_run_legacy_gpu_node_label,
 	[RULE_LEGACY_AFFINITY_ANNOTATION] = rule_run_legacy_affinity_annotation,
+	[RULE_CRITICAL_POD_ANNOTATION] = rule_run_critical_pod_annotation,
 	[RULE_GPU_MODEL_AFFINITY] = rule_run_gpu_model_affinity,
 	[RULE_GPU_SHARING] = rule_run_gpu_sharing,
 	[RULE_OBSOLETE_CUDA_HOSTPATH] = rule_run_obsolete_cuda_hostpath,
 	[RULE_GPU_VISIBILITY] = rule_run_gpu_visibility,
 	[RULE_REMOVED_GPU_FEATURE_GATE] = rule_run_removed_gpu_feature_gate,
+	[RULE_OBSOLETE_GPU_COMPONENT] = rule_run_obsolete_gpu_component,
+	[RULE_LEGACY_SCHEDULER_CONFIG] = rule_run_legacy_scheduler_config,
 };
 
 const struct rule_info *rule_info_get(enum rule_id id)
@@ -776,6 +791,9 @@ int container_requests_gpu(const struct config *cfg, json_t *container)
 		for (size_t i = 0; i < cfg->count_resources.n; i++)
 			if (asks_for(map, cfg->count_resources.items[i]))
 				return 1;
+		for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
+			if (asks_for(map, cfg->vendor_gpu_resources.items[i]))
+				return 1;
 	}
 	return 0;
 }
@@ -799,6 +817,18 @@ int string_list_match(const struct string_list *patterns, const char *s)
 		return 0;
 	for (size_t i = 0; i < patterns->n; i++)
 		if (fnmatch(patterns->items[i], s, 0) == 0)
+			return 1;
+	return 0;
+}
+
+int image_is_stack_component(const struct config *cfg, const char *image)
+{
+	if (!image)
+		return 0;
+	if (string_list_match(&cfg->stack_images, image))
+		return 1;
+	for (size_t i = 0; i < cfg->obsolete_components.n; i++)
+		if (fnmatch(cfg->obsolete_components.items[i].key, image, 0) == 0)
 			return 1;
 	return 0;
 }

@@ -222,6 +222,9 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
 			 "required node label '%s' in [%s]",
 			 cfg->gpu_product_label, names);
+	/* and the shared spellings, where GPU Feature Discovery uses them */
+	if (!rc && product_values_add_shared(cfg, values))
+		rc = -1;
 	if (!rc) {
 		rc = pod_require_node_label(ctx, pod, cfg->gpu_product_label,
 					    values);

@@ -15,6 +15,20 @@
  *
  * A pod with a value that cannot be translated is reported and left
  * entirely as it is: a half-migrated pod would be worse than either.
+ *
+ * Memory units. gpushare's device plugin counts in GiB by default
+ * (--memory-unit, cmd/nvidia/main.go of gpushare-device-plugin), but its
+ * own samples and most real manifests run it with --memory-unit=MiB and
+ * ask for 4064, 8138... So a value of a GiB resource larger than any GPU's
+ * memory in GiB (cfg->max_gpu_memory_gib) is read as MiB, and a finding
+ * says so; a size that is more than that even in MiB is refused.
+ *
+ * Placement. A legacy sharing selector (gpushare: "true") is never dropped
+ * without a replacement: under time-slicing and MPS, required node
+ * affinity on the sharing-strategy label keeps the pod on the nodes that
+ * share GPUs, as the selector did, also for a pod that requests no GPU
+ * (the gpushare device plugin's own DaemonSet); under HAMi, which shares
+ * every GPU it manages, affinity on cfg->gpu_present_label.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +125,20 @@ static int memory_mib(json_t *value, long long unit_mib, long long *mib)
 	return 0;
 }
 
+/* The value as the manifest wrote it, not as a double prints. */
+static void value_text(json_t *value, char *text, size_t size)
+{
+	if (json_is_real(value))
+		snprintf(text, size, "%g", json_real_value(value));
+	else if (json_is_integer(value))
+		snprintf(text, size, "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(value));
+	else if (json_is_string(value))
+		snprintf(text, size, "'%.24s'", json_string_value(value));
+	else
+		snprintf(text, size, "this value");
+}
+
 /* Reports an unusable value of `name` in `sec`. Returns -1 when out of
  * memory, else 0. */
 static int report_bad_value(struct rule_ctx *ctx, struct section *sec,
@@ -121,21 +149,67 @@ static int report_bad_value(struct rule_ctx *ctx, struct section *sec,
 	char text[32];
 	int rc = -1;
 
-	/* the value as the manifest wrote it, not as a double prints */
-	if (json_is_real(value))
-		snprintf(text, sizeof(text), "%g", json_real_value(value));
-	else if (json_is_integer(value))
-		snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT,
-			 json_integer_value(value));
-	else if (json_is_string(value))
-		snprintf(text, sizeof(text), "'%.24s'", json_string_value(value));
-	else
-		snprintf(text, sizeof(text), "this value");
+	value_text(value, text, sizeof(text));
 	if (at)
 		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
 				 "'%s' must be %s, not %s", name, what, text);
 	free(at);
 	return rc;
+}
+
+/*
+ * Reads the memory resource `name` of `sec` (unit `unit_mib`) into *mib,
+ * reading a GiB value no GPU could hold as MiB (and saying so, unless
+ * pod->quiet). Returns 0, 1 when the value is unusable (reported unless
+ * pod->quiet), -1 when out of memory.
+ */
+static int memory_read(struct rule_ctx *ctx, struct section *sec,
+		       const char *name, long long unit_mib, long long *mib,
+		       struct share_pod *pod)
+{
+	const struct config *cfg = ctx->cfg;
+	json_t *value = json_object_get(sec->map, name);
+	long long max_mib = (long long)cfg->max_gpu_memory_gib * 1024;
+	char text[32], *at;
+	int rc;
+
+	if (memory_mib(value, unit_mib, mib) != 0) {
+		if (pod->quiet)
+			return 1;
+		return report_bad_value(ctx, sec, name,
+					"a whole, non-negative number of MiB") ? -1 : 1;
+	}
+	if (unit_mib > 1 && *mib > max_mib &&
+	    memory_mib(value, 1, mib) == 0 && *mib <= max_mib) {
+		/* no GPU has that many GiB: the device plugin ran in MiB */
+		if (pod->quiet)
+			return 0;
+		/* the number bare: the message quotes the key and value */
+		if (json_is_string(value))
+			snprintf(text, sizeof(text), "%.24s",
+				 json_string_value(value));
+		else
+			value_text(value, text, sizeof(text));
+		if (!(at = json_pointer_join(sec->pointer, name)))
+			return -1;
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+				 "read '%s: %s' as MiB: no GPU has %s GiB (at most %d)",
+				 name, text, text, cfg->max_gpu_memory_gib);
+		free(at);
+		return rc ? -1 : 0;
+	}
+	if (*mib <= max_mib)
+		return 0;
+	if (pod->quiet)
+		return 1;
+	value_text(value, text, sizeof(text));
+	if (!(at = json_pointer_join(sec->pointer, name)))
+		return -1;
+	rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+			 "'%s: %s' is more memory than any GPU has (%d GiB)",
+			 name, text, cfg->max_gpu_memory_gib);
+	free(at);
+	return rc ? -1 : 1;
 }
 
 /* Reads one section; counts (and unless pod->quiet, reports) unusable
@@ -164,15 +238,14 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 		long long unit, n;
 
 		if (is_memory_resource(cfg, key, &unit)) {
-			if (memory_mib(value, unit, &n) != 0) {
+			int rc = memory_read(ctx, sec, key, unit, &n, pod);
+
+			if (rc < 0)
+				return -1;
+			if (rc > 0)
 				pod->bad++;
-				if (!pod->quiet &&
-				    report_bad_value(ctx, sec, key,
-						     "a whole, non-negative number of MiB") != 0)
-					return -1;
-			} else if (sec->mib < 0) {
+			else if (sec->mib < 0)
 				sec->mib = n;
-			}
 		} else if (string_list_has(&cfg->count_resources, key) ||
 			   (shared_is_distinct(cfg) &&
 			    strcmp(key, cfg->shared_gpu_resource) == 0)) {
@@ -309,20 +382,21 @@ static int scan_container(struct rule_ctx *ctx, struct pod_spec *p,
 struct report_state {
 	int fixing;             /* the rule changes this pod */
 	int shared_needs_fix;   /* the shared resource calls for changes */
+	/* the node label whose affinity replaces a removed selector, or NULL
+	 * when the pod has affinity on it already */
+	const char *replacement;
 };
 
-static int report_resource(struct rule_ctx *ctx, struct report_state *st,
-			   struct share_container *sc, const char *name)
+/* Reports the legacy resource `name` of the section `sec`. */
+static int report_resource_in(struct rule_ctx *ctx, struct report_state *st,
+			      struct share_container *sc, const char *name,
+			      struct section *sec)
 {
 	const struct config *cfg = ctx->cfg;
-	struct section *sec = json_object_get(sc->lim.map, name) ? &sc->lim
-								 : &sc->req;
 	int memory = is_memory_resource(cfg, name, NULL);
 	char *at;
 	int rc;
 
-	if (!json_object_get(sec->map, name))
-		return 0;
 	if (!(at = json_pointer_join(sec->pointer, name)))
 		return -1;
 	if (cfg->strategy == SHARING_KEEP) {
@@ -360,6 +434,20 @@ static int report_resource(struct rule_ctx *ctx, struct report_state *st,
 	}
 	free(at);
 	return rc;
+}
+
+/* Reports every occurrence of the legacy resource `name`: in limits and
+ * in requests, each at its own place. */
+static int report_resource(struct rule_ctx *ctx, struct report_state *st,
+			   struct share_container *sc, const char *name)
+{
+	struct section *sections[] = { &sc->lim, &sc->req };
+
+	for (size_t i = 0; i < 2; i++)
+		if (json_object_get(sections[i]->map, name) &&
+		    report_resource_in(ctx, st, sc, name, sections[i]))
+			return -1;
+	return 0;
 }
 
 static int report_shared(struct rule_ctx *ctx, struct report_state *st,
@@ -453,8 +541,8 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 	char *at;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < cfg->n_share_selectors; i++) {
-		const struct label_pair *sel = &cfg->share_selectors[i];
+	for (size_t i = 0; !rc && i < cfg->share_selectors.n; i++) {
+		const struct text_pair *sel = &cfg->share_selectors.items[i];
 		char *map;
 
 		if (!selector_matches(json_object_get(selector, sel->key),
@@ -473,6 +561,10 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 					 "node selector '%s: %s' targets legacy GPU-sharing nodes",
 					 sel->key, sel->value);
+		else if (st->replacement)
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+					 "replaced selector '%s: %s' by node affinity on '%s'",
+					 sel->key, sel->value, st->replacement);
 		else
 			rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
 					 "removed legacy GPU-sharing node selector '%s: %s'",
@@ -665,8 +757,8 @@ static int fix_placement(struct rule_ctx *ctx, struct pod_spec *pod)
 
 	if (!map)
 		return -1;
-	for (size_t i = 0; !rc && i < cfg->n_share_selectors; i++) {
-		const struct label_pair *sel = &cfg->share_selectors[i];
+	for (size_t i = 0; !rc && i < cfg->share_selectors.n; i++) {
+		const struct text_pair *sel = &cfg->share_selectors.items[i];
 		json_t *selector = json_pointer_get(ctx->root, map);
 
 		if (selector_matches(json_object_get(selector, sel->key),
@@ -771,7 +863,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	struct report_state st = { 0 };
 	json_t *selector, *scheduler, *annotations, *key_value;
 	int placement = 0, stale = 0, need_label = 0, need_record = 0;
-	int need_affinity = 0, placed, rc = -1;
+	int need_affinity = 0, need_present = 0, selected = 0, placed, rc = -1;
 	const char *key;
 
 	(void)arg;
@@ -779,11 +871,11 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		goto out;
 
 	selector = json_object_get(pod->spec, "nodeSelector");
-	for (size_t i = 0; i < cfg->n_share_selectors; i++)
+	for (size_t i = 0; i < cfg->share_selectors.n; i++)
 		if (selector_matches(json_object_get(selector,
-						     cfg->share_selectors[i].key),
-				     cfg->share_selectors[i].value))
-			placement = 1;
+						     cfg->share_selectors.items[i].key),
+				     cfg->share_selectors.items[i].value))
+			placement = selected = 1;
 	scheduler = json_object_get(pod->spec, "schedulerName");
 	if (json_is_string(scheduler) &&
 	    string_list_has(&cfg->share_schedulers,
@@ -806,9 +898,14 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 			      (!record || strcmp(record, sp.record) != 0);
 	}
 	placed = pod_constrains_node_label(pod, cfg->sharing_strategy_label);
-	need_affinity = sp.shares && !placed &&
+	/* a removed selector is replaced, whatever the pod asks for */
+	need_affinity = (sp.shares || selected) && !placed &&
 			(cfg->strategy == SHARING_TIME_SLICING ||
 			 cfg->strategy == SHARING_MPS);
+	need_present = selected && cfg->strategy == SHARING_HAMI &&
+		       !pod_constrains_node_label(pod, cfg->gpu_present_label);
+	st.replacement = need_affinity ? cfg->sharing_strategy_label :
+			 need_present ? cfg->gpu_present_label : NULL;
 	st.shared_needs_fix = need_label || need_affinity ||
 			      cfg->strategy == SHARING_HAMI;
 	rc = 0;
@@ -847,6 +944,9 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		rc = pod_require_node_label(ctx, pod,
 					    cfg->sharing_strategy_label,
 					    json_pack("[s]", strategy));
+	else if (need_present)
+		rc = pod_require_node_label(ctx, pod, cfg->gpu_present_label,
+					    json_pack("[s]", "true"));
 out:
 	free(sp.record);
 	return rc;

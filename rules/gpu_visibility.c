@@ -6,6 +6,13 @@
  * sets NVIDIA_VISIBLE_DEVICES=all) or sets that variable itself is handed
  * every GPU of the node by the NVIDIA container runtime, behind the
  * scheduler's back. Setting it to "void" closes the hole.
+ *
+ * Two kinds of container are left alone. The GPU stack's own components
+ * (device plugin, GPU Feature Discovery, DCGM exporter, the GPU Operator's
+ * other parts, and the legacy stacks' components, which obsolete-gpu-
+ * component reports) request no GPU on purpose and need every GPU of the
+ * node: "void" would blind them. And a container that sets
+ * NVIDIA_VISIBLE_DEVICES=all itself has made that decision.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +105,8 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 
 	(void)pod;
 	(void)arg;
-	if (container_requests_gpu(cfg, c->container))
+	if (container_requests_gpu(cfg, c->container) ||
+	    image_is_stack_component(cfg, image))
 		return 0;
 	if (!name)
 		name = "(unnamed)";
@@ -110,10 +118,12 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 		value_from = json_object_get(entry, "valueFrom");
 		if (json_is_null(value_from))
 			value_from = NULL;
-		/* no value at all is the empty value */
+		/* no value at all is the empty value; "all", said outright,
+		 * is the manifest's decision */
 		if (!value_from && (!value || json_is_null(value) ||
 				    (json_is_string(value) &&
-				     value_hides_gpus(json_string_value(value)))))
+				     (value_hides_gpus(json_string_value(value)) ||
+				      strcmp(json_string_value(value), "all") == 0))))
 			return 0;
 	} else if (!string_list_match(&cfg->gpu_images, image)) {
 		return 0;

@@ -27,6 +27,91 @@ static int is_affinity_kind(const char *name)
 	return 0;
 }
 
+/* 1 when each element of the array `part` is in the array `whole`. */
+static int array_within(json_t *part, json_t *whole)
+{
+	json_t *item, *other;
+	size_t i, j;
+
+	if (!json_is_array(part) || !json_is_array(whole))
+		return 0;
+	json_array_foreach(part, i, item) {
+		int found = 0;
+
+		json_array_foreach(whole, j, other)
+			if (json_equal(item, other))
+				found = 1;
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/* 1 when the node selector term `strict` asks for all `loose` asks for. */
+static int term_implies(json_t *strict, json_t *loose)
+{
+	const char *key;
+	json_t *value;
+
+	if (!json_is_object(strict) || !json_is_object(loose))
+		return 0;
+	json_object_foreach(loose, key, value)
+		if (!array_within(value, json_object_get(strict, key)))
+			return 0;
+	return 1;
+}
+
+/*
+ * 1 when the nodeAffinity `present` already asks for all the nodeAffinity
+ * `wanted` does, so that merging `wanted` would change nothing: each
+ * required term of `present` implies one of `wanted` (terms are ORed, the
+ * expressions of a term ANDed), and each preference of `wanted` is in
+ * `present`. That is the case when the annotation comes back next to the
+ * spec.affinity it was moved into (a manifest applied again), after the
+ * other rules added their expressions to it.
+ */
+static int node_affinity_covers(json_t *present, json_t *wanted)
+{
+	static const char *const required =
+		"requiredDuringSchedulingIgnoredDuringExecution";
+	static const char *const preferred =
+		"preferredDuringSchedulingIgnoredDuringExecution";
+	const char *key;
+	json_t *value, *term;
+	size_t i, j;
+
+	if (!json_is_object(present) || !json_is_object(wanted))
+		return 0;
+	json_object_foreach(wanted, key, value) {
+		json_t *mine = json_object_get(present, key);
+		json_t *terms = json_object_get(mine, "nodeSelectorTerms");
+		json_t *wanted_terms = json_object_get(value, "nodeSelectorTerms");
+
+		if (json_equal(mine, value))
+			continue;
+		if (!strcmp(key, preferred)) {
+			if (!array_within(value, mine))
+				return 0;
+			continue;
+		}
+		if (strcmp(key, required) || json_object_size(value) != 1 ||
+		    !json_is_array(terms) || !json_array_size(terms) ||
+		    !json_is_array(wanted_terms))
+			return 0;
+		json_array_foreach(terms, i, term) {
+			json_t *other;
+			int implied = 0;
+
+			json_array_foreach(wanted_terms, j, other)
+				if (term_implies(term, other))
+					implied = 1;
+			if (!implied)
+				return 0;
+		}
+	}
+	return 1;
+}
+
 /*
  * Checks the parsed annotation against the pod's spec.affinity. Returns 0
  * when it merges, 1 after reporting why it does not, -1 on failure.
@@ -45,7 +130,9 @@ static int check_merge(struct rule_ctx *ctx, json_t *parsed, json_t *current,
 					   "annotation '%s' has unknown member '%.24s'",
 					   AFFINITY_ANNOTATION, kind) ? -1 : 1;
 		present = json_object_get(current, kind);
-		if (present && !json_equal(present, value))
+		if (present && !json_equal(present, value) &&
+		    !(strcmp(kind, "nodeAffinity") == 0 &&
+		      node_affinity_covers(present, value)))
 			return rule_report(ctx, SEVERITY_ERROR, at, 0,
 					   "annotation '%s' conflicts with spec.affinity.%s",
 					   AFFINITY_ANNOTATION, kind) ? -1 : 1;

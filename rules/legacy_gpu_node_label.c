@@ -5,6 +5,9 @@
  * Nothing sets the old label any more, so a pod that selects on it stays
  * Pending forever. GPU Feature Discovery also spells model names its own way
  * ("Tesla K80" is labelled "Tesla-K80"), so each value is normalised too.
+ * On nodes that share GPUs without renaming them, it appends "-SHARED" to
+ * the model ("Tesla-K80-SHARED"): the requirement then names both, and a
+ * nodeSelector, which holds one value, becomes required node affinity.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +77,25 @@ static int fix_node_selector(struct rule_ctx *ctx, struct pod_spec *pod)
 		goto out;
 	}
 
+	if (rule_mutates(ctx) && product_label_drifts(cfg)) {
+		/* one selector value cannot match both spellings of the
+		 * model: a required node affinity term can */
+		json_t *values = json_pack("[s]", name);
+
+		rc = !values || product_values_add_shared(cfg, values) ||
+		     rule_report(ctx, SEVERITY_WARNING, at, 1,
+				 "moved the GPU model selector to affinity on '%s', with '%s' models too",
+				 cfg->gpu_product_label,
+				 cfg->shared_product_suffix) ||
+		     rule_remove_key_pruned(ctx, map, cfg->legacy_gpu_name_label)
+			? -1 : 0;
+		if (rc)
+			json_decref(values);
+		else
+			rc = pod_require_node_label(ctx, pod,
+						    cfg->gpu_product_label, values);
+		goto out;
+	}
 	rc = report_legacy(ctx, at);
 	if (rc || !rule_mutates(ctx))
 		goto out;
@@ -118,23 +140,30 @@ static int fix_requirement(json_t *requirement, const char *pointer,
 		goto out;
 	rc = rule_replace(ctx, at, json_string(cfg->gpu_product_label));
 
-	/* values one by one, so that untouched ones keep their spelling */
+	/* values one by one, so that untouched ones keep their spelling;
+	 * then the shared spellings, if any, at the end */
 	values = json_object_get(requirement, "values");
 	fresh_values = json_object_get(fresh, "values");
 	if (!rc && json_is_array(values) &&
 	    !(p_values = json_pointer_join(pointer, "values")))
 		rc = -1;
-	for (i = 0; !rc && i < json_array_size(values); i++) {
+	for (i = 0; !rc && json_is_array(values) &&
+		    i < json_array_size(fresh_values); i++) {
 		json_t *name = json_array_get(fresh_values, i);
+		int added = i >= json_array_size(
+			json_object_get(requirement, "values"));
 		char *p_value;
 
-		if (json_equal(name, json_array_get(values, i)))
+		if (!added && json_equal(name, json_array_get(values, i)))
 			continue;
-		if (!(p_value = json_pointer_join_index(p_values, i))) {
+		p_value = added ? json_pointer_join(p_values, "-")
+				: json_pointer_join_index(p_values, i);
+		if (!p_value) {
 			rc = -1;
 			break;
 		}
-		rc = rule_replace(ctx, p_value, json_incref(name));
+		rc = added ? rule_add(ctx, p_value, json_incref(name))
+			   : rule_replace(ctx, p_value, json_incref(name));
 		free(p_value);
 	}
 out:

@@ -1,11 +1,14 @@
 /*
  * legacy_gpu_resource.c - alpha.kubernetes.io/nvidia-gpu becomes the device
- * plugin's nvidia.com/gpu.
+ * plugin's nvidia.com/gpu, and so do the vendor forks' resources that count
+ * whole GPUs (aliyun.com/gpu, Alibaba Cloud's topology-aware scheduling).
  *
  * An extended resource must have a limit, and a request, if any, equal to
  * it (Kubernetes does not overcommit them), so the result is made valid in
  * that sense; anything ambiguous is reported as an error and left as it is.
+ * Every occurrence (in limits and in requests) is reported where it is.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +16,7 @@
 
 struct section {
 	const char *name;      /* "limits" or "requests" */
+	const char *legacy_name; /* the legacy resource looked for */
 	char *pointer;         /* of the map */
 	json_t *map;
 	json_t *legacy, *target;
@@ -26,13 +30,15 @@ static void section_free(struct section *s)
 
 /* Reads one section; reports and returns 1 when a value is unusable. */
 static int section_read(struct rule_ctx *ctx, struct container *c,
-			struct section *s, const char *name)
+			struct section *s, const char *name,
+			const char *legacy_name)
 {
 	const struct config *cfg = ctx->cfg;
 	char *resources = json_pointer_join(c->pointer, "resources");
 	int bad = 0;
 
 	s->name = name;
+	s->legacy_name = legacy_name;
 	s->pointer = resources ? json_pointer_join(resources, name) : NULL;
 	free(resources);
 	if (!s->pointer)
@@ -43,30 +49,28 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 		s->map = NULL;
 		return 0;
 	}
-	s->legacy = json_object_get(s->map, cfg->legacy_gpu_resource);
+	s->legacy = json_object_get(s->map, legacy_name);
 	s->target = json_object_get(s->map, cfg->gpu_resource);
 	if (!s->legacy)
 		return 0;
 	if (resource_count(s->legacy, &s->legacy_count) != 0) {
-		char *at = json_pointer_join(s->pointer, cfg->legacy_gpu_resource);
+		char *at = json_pointer_join(s->pointer, legacy_name);
 		char *text = json_text_new(s->legacy, JSON_ENCODE_ANY);
 
 		bad = rule_report(ctx, SEVERITY_ERROR, at, 0,
 				  "'%s' must be a whole, non-negative number of GPUs, not %s",
-				  cfg->legacy_gpu_resource,
-				  text ? text : "this value") ? -1 : 1;
+				  legacy_name, text ? text : "this value") ? -1 : 1;
 		free(at);
 		free(text);
 		return bad;
 	}
 	if (s->target && (resource_count(s->target, &s->target_count) != 0 ||
 			  s->target_count != s->legacy_count)) {
-		char *at = json_pointer_join(s->pointer, cfg->legacy_gpu_resource);
+		char *at = json_pointer_join(s->pointer, legacy_name);
 
 		bad = rule_report(ctx, SEVERITY_ERROR, at, 0,
 				  "%s has both '%s' and '%s' with different counts",
-				  name, cfg->legacy_gpu_resource,
-				  cfg->gpu_resource) ? -1 : 1;
+				  name, legacy_name, cfg->gpu_resource) ? -1 : 1;
 		free(at);
 	}
 	return bad;
@@ -80,26 +84,77 @@ static int section_fix(struct rule_ctx *ctx, struct section *s, int drop)
 	if (!s->legacy)
 		return 0;
 	if (drop || s->target)
-		return rule_remove_key_pruned(ctx, s->pointer,
-					      cfg->legacy_gpu_resource);
-	return rule_rename(ctx, s->pointer, cfg->legacy_gpu_resource,
-			   cfg->gpu_resource);
+		return rule_remove_key_pruned(ctx, s->pointer, s->legacy_name);
+	return rule_rename(ctx, s->pointer, s->legacy_name, cfg->gpu_resource);
 }
 
-static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
-			   struct container *c, void *arg)
+/*
+ * Reports one finding at each occurrence of the legacy key (limits, then
+ * requests): lint shows every line a user has to change.
+ */
+static int report_each(struct rule_ctx *ctx, struct section *lim,
+		       struct section *req, enum severity severity, int fixed,
+		       const char *message)
+{
+	struct section *sections[] = { lim, req };
+
+	for (size_t i = 0; i < 2; i++) {
+		char *at;
+		int rc;
+
+		if (!sections[i]->legacy)
+			continue;
+		at = json_pointer_join(sections[i]->pointer,
+				       sections[i]->legacy_name);
+		rc = at ? rule_report(ctx, severity, at, fixed, "%s", message)
+			: -1;
+		free(at);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* Adds the limit an extended resource needs when only a request was given. */
+static int add_limit(struct rule_ctx *ctx, struct section *lim,
+		     struct section *req)
+{
+	const struct config *cfg = ctx->cfg;
+	json_t *value = json_deep_copy(req->legacy);
+	int rc;
+
+	if (lim->map) {
+		char *p = json_pointer_join(lim->pointer, cfg->gpu_resource);
+
+		rc = p ? rule_add(ctx, p, value) : (json_decref(value), -1);
+		free(p);
+		return rc;
+	}
+	{
+		json_t *map = json_object();
+
+		if (!map || !value ||
+		    json_object_set_new(map, cfg->gpu_resource, value)) {
+			json_decref(map);
+			return -1;
+		}
+		return rule_add(ctx, lim->pointer, map);
+	}
+}
+
+/* Checks and rewrites the legacy resource `name` in one container. */
+static int check_name(struct rule_ctx *ctx, struct container *c,
+		      const char *name)
 {
 	const struct config *cfg = ctx->cfg;
 	struct section lim = { 0 }, req = { 0 };
 	long long limit = -1, request = -1, count;
-	char *at = NULL;
+	char *at = NULL, message[256];
 	int rc = -1, bad;
 
-	(void)pod;
-	(void)arg;
-	bad = section_read(ctx, c, &lim, "limits");
+	bad = section_read(ctx, c, &lim, "limits", name);
 	if (bad >= 0) {
-		int bad_req = section_read(ctx, c, &req, "requests");
+		int bad_req = section_read(ctx, c, &req, "requests", name);
 
 		bad = bad_req < 0 ? -1 : bad | bad_req;
 	}
@@ -118,8 +173,7 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 	else if (req.target && resource_count(req.target, &count) == 0)
 		request = count;
 
-	at = json_pointer_join(lim.legacy ? lim.pointer : req.pointer,
-			       cfg->legacy_gpu_resource);
+	at = json_pointer_join(lim.legacy ? lim.pointer : req.pointer, name);
 	if (!at) {
 		rc = -1;
 		goto out;
@@ -133,15 +187,16 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 	count = limit >= 0 ? limit : request;
 
 	if (!rule_mutates(ctx)) {
-		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
-				 "'%s' is not served by the device plugin; use '%s'",
-				 cfg->legacy_gpu_resource, cfg->gpu_resource);
+		snprintf(message, sizeof(message),
+			 "'%s' is not served by the device plugin; use '%s'",
+			 name, cfg->gpu_resource);
+		rc = report_each(ctx, &lim, &req, SEVERITY_WARNING, 0, message);
 		goto out;
 	}
 	if (count == 0) {
-		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
-				 "dropped '%s: 0' (asks for no GPU)",
-				 cfg->legacy_gpu_resource);
+		snprintf(message, sizeof(message),
+			 "dropped '%s: 0' (asks for no GPU)", name);
+		rc = report_each(ctx, &lim, &req, SEVERITY_WARNING, 1, message);
 		/* requests first: pruning limits may remove the parent */
 		if (!rc)
 			rc = section_fix(ctx, &req, 1);
@@ -149,38 +204,35 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			rc = section_fix(ctx, &lim, 1);
 		goto out;
 	}
-	rc = rule_report(ctx, SEVERITY_WARNING, at, 1, "renamed '%s' to '%s'",
-			 cfg->legacy_gpu_resource, cfg->gpu_resource);
+	snprintf(message, sizeof(message), "renamed '%s' to '%s'", name,
+		 cfg->gpu_resource);
+	rc = report_each(ctx, &lim, &req, SEVERITY_WARNING, 1, message);
 	if (!rc)
 		rc = section_fix(ctx, &lim, 0);
 	if (!rc)
 		rc = section_fix(ctx, &req, 0);
-	if (!rc && limit < 0) {
-		/* only a request: extended resources need the limit too */
-		json_t *value = json_deep_copy(req.legacy);
-
-		if (lim.map) {
-			char *p = json_pointer_join(lim.pointer, cfg->gpu_resource);
-
-			rc = p ? rule_add(ctx, p, value) : -1;
-			free(p);
-		} else {
-			json_t *map = json_object();
-
-			if (!map || !value ||
-			    json_object_set_new(map, cfg->gpu_resource, value)) {
-				json_decref(map);
-				rc = -1;
-			} else {
-				rc = rule_add(ctx, lim.pointer, map);
-			}
-		}
-	}
+	if (!rc && limit < 0)
+		rc = add_limit(ctx, &lim, &req);
 out:
 	free(at);
 	section_free(&lim);
 	section_free(&req);
 	return rc;
+}
+
+static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
+			   struct container *c, void *arg)
+{
+	const struct string_list *vendor = &ctx->cfg->vendor_gpu_resources;
+
+	(void)pod;
+	(void)arg;
+	if (check_name(ctx, c, ctx->cfg->legacy_gpu_resource))
+		return -1;
+	for (size_t i = 0; i < vendor->n; i++)
+		if (check_name(ctx, c, vendor->items[i]))
+			return -1;
+	return 0;
 }
 
 static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)

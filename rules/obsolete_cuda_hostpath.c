@@ -6,8 +6,11 @@
  * binaries into every container that gets a GPU, so these volumes are at
  * best redundant and at worst pin a driver version the node no longer has.
  * Each one goes, with every volumeMount that uses it. Host paths that may
- * hold other things too (/usr/bin mounted at /usr/local/nvidia/bin) are
- * only warned about.
+ * hold other things too (/usr/bin mounted at /usr/local/nvidia/bin), or
+ * that a platform still fills with its driver (GKE's
+ * /home/kubernetes/bin/nvidia), are only warned about. The volumes of the
+ * GPU stack's own components (a driver installer, the DCGM exporter on
+ * GKE) are theirs to mount: those are left alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,13 +80,13 @@ static const char *const container_lists[] = {
 	"initContainers", "containers", "ephemeralContainers"
 };
 
+typedef int (*mount_fn)(json_t *container, json_t *mount, void *arg);
+
 /*
- * The first mountPath at which a container of `spec` mounts volume `name`
- * and that matches the ambiguous mount paths; NULL when none does. Sets
- * *failed when out of memory.
+ * Calls `fn` for every volumeMount of every container of `spec`, with its
+ * container. Stops at the first nonzero return of `fn` and returns it.
  */
-static const char *ambiguous_mount(const struct config *cfg, json_t *spec,
-				   const char *name, int *failed)
+static int spec_for_each_mount(json_t *spec, mount_fn fn, void *arg)
 {
 	for (size_t l = 0; l < 3; l++) {
 		json_t *list = json_object_get(spec, container_lists[l]), *c;
@@ -92,27 +95,52 @@ static const char *ambiguous_mount(const struct config *cfg, json_t *spec,
 		json_array_foreach(list, i, c) {
 			json_t *mounts = json_object_get(c, "volumeMounts"), *m;
 			size_t j;
+			int rc;
 
-			json_array_foreach(mounts, j, m) {
-				const char *mname, *mpath;
-				int match;
-
-				mname = json_string_value(json_object_get(m, "name"));
-				mpath = json_string_value(json_object_get(m, "mountPath"));
-				if (!mname || !mpath || strcmp(mname, name) != 0)
-					continue;
-				match = path_matches(&cfg->ambiguous_mount_paths,
-						     mpath);
-				if (match < 0) {
-					*failed = 1;
-					return NULL;
-				}
-				if (match)
-					return mpath;
-			}
+			json_array_foreach(mounts, j, m)
+				if ((rc = fn(c, m, arg)) != 0)
+					return rc;
 		}
 	}
-	return NULL;
+	return 0;
+}
+
+struct ambiguous_search {
+	const struct config *cfg;
+	const char *name;         /* the volume */
+	const char *mount_path;   /* found */
+};
+
+/* 1 when `mount` mounts the volume at an ambiguous mount path; -1 on OOM. */
+static int find_ambiguous(json_t *container, json_t *mount, void *arg)
+{
+	struct ambiguous_search *search = arg;
+	const char *name = json_string_value(json_object_get(mount, "name"));
+	const char *path = json_string_value(json_object_get(mount, "mountPath"));
+	int match;
+
+	(void)container;
+	if (!name || !path || strcmp(name, search->name) != 0)
+		return 0;
+	match = path_matches(&search->cfg->ambiguous_mount_paths, path);
+	if (match > 0)
+		search->mount_path = path;
+	return match;
+}
+
+/*
+ * The first mountPath at which a container of `spec` mounts volume `name`
+ * and that matches the ambiguous mount paths; NULL when none does. Sets
+ * *failed when out of memory.
+ */
+static const char *ambiguous_mount(const struct config *cfg, json_t *spec,
+				   const char *name, int *failed)
+{
+	struct ambiguous_search search = { cfg, name, NULL };
+
+	if (spec_for_each_mount(spec, find_ambiguous, &search) < 0)
+		*failed = 1;
+	return search.mount_path;
 }
 
 /* Removes the container's mounts of obsolete volumes, last first. */
@@ -222,11 +250,62 @@ static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
 			   name);
 }
 
+struct stack_volumes {
+	const struct config *cfg;
+	struct obsolete_set *set;
+	size_t cap;               /* counted in a first pass, names NULL */
+	json_t *container;        /* the last container looked at */
+	int stack;                /* whether it is a stack component */
+};
+
+/* Counts, then records, the volumes that stack components mount. */
+static int note_stack_volume(json_t *container, json_t *mount, void *arg)
+{
+	struct stack_volumes *sv = arg;
+	const char *name = json_string_value(json_object_get(mount, "name"));
+
+	/* once per container, not per mount: a pod may have thousands */
+	if (container != sv->container) {
+		sv->container = container;
+		sv->stack = image_is_stack_component(sv->cfg,
+			json_string_value(json_object_get(container, "image")));
+	}
+	if (!name || !sv->stack)
+		return 0;
+	if (!sv->set->names)
+		sv->cap++;
+	else if (sv->set->n < sv->cap)
+		sv->set->names[sv->set->n++] = name;
+	return 0;
+}
+
+/*
+ * Fills `set` (empty) with the names of the volumes that containers of the
+ * GPU stack's own components mount, sorted; they are left alone. Most
+ * pods run none, and then nothing is allocated. 0, or -1 when out of
+ * memory.
+ */
+static int stack_volumes_collect(const struct config *cfg, json_t *spec,
+				 struct obsolete_set *set)
+{
+	struct stack_volumes sv = { cfg, set, 0, NULL, 0 };
+
+	spec_for_each_mount(spec, note_stack_volume, &sv);
+	if (sv.cap == 0)
+		return 0;
+	if (!(set->names = calloc(sv.cap, sizeof(*set->names))))
+		return -1;
+	sv.container = NULL;
+	spec_for_each_mount(spec, note_stack_volume, &sv);
+	qsort(set->names, set->n, sizeof(*set->names), name_cmp);
+	return 0;
+}
+
 static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
 	json_t *volumes = json_object_get(pod->spec, "volumes");
 	size_t n = json_array_size(volumes), n_obsolete = 0;
-	struct obsolete_set set = { 0 };
+	struct obsolete_set set = { 0 }, stack = { 0 };
 	unsigned char *obsolete = NULL;
 	char *volumes_pointer;
 	int rc = -1;
@@ -237,7 +316,8 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	volumes_pointer = json_pointer_join(pod->pointer, "volumes");
 	obsolete = calloc(n, 1);
 	set.names = calloc(n, sizeof(*set.names));
-	if (!volumes_pointer || !obsolete || !set.names)
+	if (!volumes_pointer || !obsolete || !set.names ||
+	    stack_volumes_collect(ctx->cfg, pod->spec, &stack))
 		goto out_free;
 
 	/* report everything first, at the pointers of the input */
@@ -249,6 +329,11 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 
 		if (!p)
 			goto out_free;
+		if (obsolete_set_has(&stack, json_string_value(
+				json_object_get(volume, "name")))) {
+			free(p);
+			continue;
+		}
 		found = check_volume(ctx, pod, volume, p);
 		free(p);
 		if (found < 0)
@@ -286,6 +371,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		free(p);
 	}
 out_free:
+	free(stack.names);
 	free(set.names);
 	free(obsolete);
 	free(volumes_pointer);

@@ -27,11 +27,14 @@ enum rule_id {
 	RULE_LEGACY_GPU_RESOURCE,
 	RULE_LEGACY_GPU_NODE_LABEL,
 	RULE_LEGACY_AFFINITY_ANNOTATION,
+	RULE_CRITICAL_POD_ANNOTATION,
 	RULE_GPU_MODEL_AFFINITY,
 	RULE_GPU_SHARING,
 	RULE_OBSOLETE_CUDA_HOSTPATH,
 	RULE_GPU_VISIBILITY,
 	RULE_REMOVED_GPU_FEATURE_GATE,
+	RULE_OBSOLETE_GPU_COMPONENT,
+	RULE_LEGACY_SCHEDULER_CONFIG,
 	RULE_COUNT
 };
 
@@ -79,10 +82,16 @@ struct memory_resource {
 	long long unit_mib;        /* 1024 for GiB, 1 for MiB */
 };
 
-/* A node selector label (key: value) that marked legacy sharing nodes. */
-struct label_pair {
+/* One entry of a mapping of strings in the config. */
+struct text_pair {
 	char *key;
 	char *value;
+};
+
+/* A mapping of strings in the config, in file order. */
+struct text_map {
+	struct text_pair *items;
+	size_t n;
 };
 
 /* GPU models that pods of one namespace must run on. */
@@ -99,23 +108,33 @@ struct config {
 	char *gpu_resource;           /* nvidia.com/gpu */
 	char *shared_gpu_resource;    /* nvidia.com/gpu.shared (or nvidia.com/gpu) */
 	char *gpu_memory_resource;    /* nvidia.com/gpumem, for hami */
+	/* vendor forks' resources that count whole GPUs (aliyun.com/gpu) */
+	struct string_list vendor_gpu_resources;
 
 	/* node labels */
 	char *legacy_gpu_name_label;  /* alpha.kubernetes.io/nvidia-gpu-name */
 	char *gpu_product_label;      /* nvidia.com/gpu.product */
 	char *sharing_strategy_label; /* nvidia.com/gpu.sharing-strategy */
+	char *gpu_present_label;      /* nvidia.com/gpu.present */
+	/* what GPU Feature Discovery appends to gpu.product on nodes that
+	 * share GPUs without renaming them ("-SHARED") */
+	char *shared_product_suffix;
 
 	/* gpu-sharing */
 	enum sharing_strategy strategy;
 	struct memory_resource *memory_resources;
 	size_t n_memory_resources;
 	struct string_list count_resources;     /* volcano.sh/gpu-number */
-	struct label_pair *share_selectors;     /* gpushare: "true", ... */
-	size_t n_share_selectors;
+	/* node selector labels (key: value) that marked legacy sharing
+	 * nodes: gpushare: "true", ... */
+	struct text_map share_selectors;
 	struct string_list share_schedulers;    /* rancher-gpushare-scheduler */
 	struct string_list stale_annotation_prefixes; /* ALIYUN_COM_GPU_MEM_ */
 	char *sharing_label;                    /* gpumend.io/gpu-sharing */
 	char *memory_request_annotation;        /* gpumend.io/gpu-memory-request */
+	/* the most memory a GPU has, in GiB: larger values of a GiB resource
+	 * are read as MiB, larger sizes are refused */
+	int max_gpu_memory_gib;
 
 	/* obsolete-cuda-hostpath: fnmatch(3) patterns on hostPath.path */
 	struct string_list obsolete_host_paths;
@@ -125,6 +144,18 @@ struct config {
 
 	/* gpu-visibility: fnmatch(3) patterns on container images */
 	struct string_list gpu_images;
+	/* the GPU stack's own components, which need every GPU of the node:
+	 * gpu-visibility and obsolete-cuda-hostpath leave them alone */
+	struct string_list stack_images;
+
+	/* obsolete-gpu-component: an fnmatch(3) pattern on the image of each
+	 * obsolete component (key), and what to do instead (value) */
+	struct text_map obsolete_components;
+
+	/* critical-pod-annotation: the PriorityClass of DaemonSet pods, and of
+	 * the others */
+	char *daemonset_priority_class;         /* system-node-critical */
+	char *default_priority_class;           /* system-cluster-critical */
 
 	/* gpu-model-affinity */
 	char *models_annotation;                /* gpumend.io/gpu-models */

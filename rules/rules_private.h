@@ -55,11 +55,14 @@ int rule_run_deprecated_workload_api(struct rule_ctx *ctx);
 int rule_run_legacy_gpu_resource(struct rule_ctx *ctx);
 int rule_run_legacy_gpu_node_label(struct rule_ctx *ctx);
 int rule_run_legacy_affinity_annotation(struct rule_ctx *ctx);
+int rule_run_critical_pod_annotation(struct rule_ctx *ctx);
 int rule_run_gpu_model_affinity(struct rule_ctx *ctx);
 int rule_run_gpu_sharing(struct rule_ctx *ctx);
 int rule_run_obsolete_cuda_hostpath(struct rule_ctx *ctx);
 int rule_run_gpu_visibility(struct rule_ctx *ctx);
 int rule_run_removed_gpu_feature_gate(struct rule_ctx *ctx);
+int rule_run_obsolete_gpu_component(struct rule_ctx *ctx);
+int rule_run_legacy_scheduler_config(struct rule_ctx *ctx);
 
 /*
  * Calls `fn` for every PodSpec of the current object (any mapping holding a
@@ -148,12 +151,29 @@ int affinity_for_each_node_requirement(json_t *affinity, const char *pointer,
 /*
  * Returns a new copy of `requirement` (a matchExpression on the legacy GPU
  * name label) translated for GPU Feature Discovery: key
- * cfg->gpu_product_label, each value gpu_name_normalize()d. Returns NULL
+ * cfg->gpu_product_label, each value gpu_name_normalize()d, followed by
+ * their shared spellings (product_values_add_shared()). Returns NULL
  * with *bad set to 1 when `values` is not an array of strings (nothing to
  * translate safely), or with *bad 0 when out of memory.
  */
 json_t *node_requirement_translate_new(const struct config *cfg,
 				       json_t *requirement, int *bad);
+
+/*
+ * 1 when GPU Feature Discovery labels the model of nodes that share GPUs
+ * with cfg->shared_product_suffix ("Tesla-T4-SHARED"): time-slicing or MPS
+ * without renaming the shared resource (sharedGPU is the plain GPU
+ * resource; internal/lm/resource.go of NVIDIA/k8s-device-plugin).
+ */
+int product_label_drifts(const struct config *cfg);
+
+/*
+ * When product_label_drifts(), appends to `values` (an array of model
+ * label values) each value with the suffix, unless it is there, already
+ * ends with it, or would be too long a label value; so that a requirement
+ * on the model matches both spellings. 0, or -1 when out of memory.
+ */
+int product_values_add_shared(const struct config *cfg, json_t *values);
 
 /* What affinity_translate_gpu_name() did. */
 struct affinity_translation {
@@ -182,12 +202,20 @@ const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
 
 /*
  * 1 when the container asks for a GPU: the GPU resource, the legacy one,
- * the shared one, a legacy sharing resource or the hami memory resource, in
- * limits or requests, with a value other than 0.
+ * the shared one, a legacy sharing resource, a vendor whole-GPU resource or
+ * the hami memory resource, in limits or requests, with a value other
+ * than 0.
  */
 int container_requests_gpu(const struct config *cfg, json_t *container);
 /* 1 when any container of the pod asks for a GPU. */
 int pod_requests_gpu(const struct config *cfg, json_t *spec);
+
+/*
+ * 1 when `image` is one of the GPU stack's own components, which need every
+ * GPU of the node and the driver: today's (cfg->stack_images) or a legacy
+ * one (cfg->obsolete_components). NULL matches nothing.
+ */
+int image_is_stack_component(const struct config *cfg, const char *image);
 
 /* 1 when `list` holds the string `s`. */
 int string_list_has(const struct string_list *list, const char *s);

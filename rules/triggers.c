@@ -241,7 +241,8 @@ static int gpu_request_triggers(const struct config *cfg,
 	    trigger_add(set, cfg->legacy_gpu_resource) ||
 	    trigger_add(set, cfg->shared_gpu_resource) ||
 	    trigger_add(set, cfg->gpu_memory_resource) ||
-	    trigger_add_list(set, &cfg->count_resources))
+	    trigger_add_list(set, &cfg->count_resources) ||
+	    trigger_add_list(set, &cfg->vendor_gpu_resources))
 		return -1;
 	for (size_t i = 0; i < cfg->n_memory_resources; i++)
 		if (trigger_add(set, cfg->memory_resources[i].name))
@@ -252,15 +253,17 @@ static int gpu_request_triggers(const struct config *cfg,
 /*
  * deprecated-workload-api acts only when find_move() matches the object's
  * apiVersion exactly against its table of removed versions, which are
- * these. The rule is offline only (the webhook never runs it); it is
- * covered anyway, so that the set holds for the CLI's options too.
+ * these, or on an "apps/v1" workload without a selector. The rule is
+ * offline only (the webhook never runs it, and its prefilter leaves it
+ * out); it is covered anyway, so that the set holds for the CLI's options
+ * too.
  */
 static int triggers_deprecated_workload_api(const struct config *cfg,
 					    struct trigger_set *set)
 {
 	static const char *const versions[] = {
 		"extensions/v1beta1", "apps/v1beta1", "apps/v1beta2",
-		"batch/v1beta1", "batch/v2alpha1",
+		"batch/v1beta1", "batch/v2alpha1", "apps/v1",
 	};
 
 	(void)cfg;
@@ -272,13 +275,16 @@ static int triggers_deprecated_workload_api(const struct config *cfg,
 
 /*
  * legacy-gpu-resource reports and rewrites only a container whose limits
- * or requests hold the key cfg->legacy_gpu_resource (section_read() finds
- * no legacy value otherwise, and check_container() stops).
+ * or requests hold the key cfg->legacy_gpu_resource or one of
+ * cfg->vendor_gpu_resources (section_read() finds no legacy value
+ * otherwise, and check_name() stops).
  */
 static int triggers_legacy_gpu_resource(const struct config *cfg,
 					struct trigger_set *set)
 {
-	return trigger_add(set, cfg->legacy_gpu_resource);
+	if (trigger_add(set, cfg->legacy_gpu_resource))
+		return -1;
+	return trigger_add_list(set, &cfg->vendor_gpu_resources);
 }
 
 /*
@@ -345,8 +351,8 @@ static int triggers_gpu_sharing(const struct config *cfg,
 		if (trigger_add(set, cfg->shared_gpu_resource))
 			return -1;
 	}
-	for (size_t i = 0; i < cfg->n_share_selectors; i++)
-		if (trigger_add(set, cfg->share_selectors[i].key))
+	for (size_t i = 0; i < cfg->share_selectors.n; i++)
+		if (trigger_add(set, cfg->share_selectors.items[i].key))
 			return -1;
 	if (trigger_add_list(set, &cfg->share_schedulers) ||
 	    trigger_add_list(set, &cfg->stale_annotation_prefixes))
@@ -432,6 +438,70 @@ static int triggers_removed_gpu_feature_gate(const struct config *cfg,
 	return 0;
 }
 
+/*
+ * critical-pod-annotation returns at once when the pod's annotations have
+ * no member named scheduler.alpha.kubernetes.io/critical-pod.
+ */
+static int triggers_critical_pod_annotation(const struct config *cfg,
+					    struct trigger_set *set)
+{
+	(void)cfg;
+	return trigger_add(set, "scheduler.alpha.kubernetes.io/critical-pod");
+}
+
+/*
+ * obsolete-gpu-component reports a container only when its image matches
+ * the pattern of an obsolete component (fnmatch(3), flags 0): the
+ * pattern's literal is then in the image. A pattern without a literal
+ * could match any image: no useful set then.
+ */
+static int triggers_obsolete_gpu_component(const struct config *cfg,
+					   struct trigger_set *set)
+{
+	struct string_list patterns = { NULL, 0 };
+	int rc;
+
+	if (cfg->obsolete_components.n == 0)
+		return 0;
+	patterns.items = calloc(cfg->obsolete_components.n,
+				sizeof(*patterns.items));
+	if (!patterns.items)
+		return -1;
+	/* borrowed: only read */
+	for (size_t i = 0; i < cfg->obsolete_components.n; i++)
+		patterns.items[patterns.n++] = cfg->obsolete_components.items[i].key;
+	rc = trigger_add_patterns(set, &patterns);
+	free(patterns.items);
+	if (rc > 0)
+		set->unbounded = 1;
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * legacy-scheduler-config acts on: a string of a container's command or
+ * args holding "policy-config" (every removed flag does); a document or
+ * ConfigMap value of kind Policy holding one of the Policy members, all
+ * listed (a member name is a key of the document or a substring of the
+ * value's text); a KubeSchedulerConfiguration, or text, on a removed
+ * version, each of which starts with "kubescheduler.config.k8s.io/v1beta";
+ * an extender entry, under the key "extenders".
+ */
+static int triggers_legacy_scheduler_config(const struct config *cfg,
+					    struct trigger_set *set)
+{
+	static const char *const literals[] = {
+		"policy-config", "kubescheduler.config.k8s.io/v1beta",
+		"predicates", "priorities", "extenders",
+		"hardPodAffinitySymmetricWeight", "alwaysCheckAllPredicates",
+	};
+
+	(void)cfg;
+	for (size_t i = 0; i < sizeof(literals) / sizeof(literals[0]); i++)
+		if (trigger_add(set, literals[i]))
+			return -1;
+	return 0;
+}
+
 typedef int (*trigger_fn)(const struct config *cfg, struct trigger_set *set);
 
 static const trigger_fn rule_triggers[RULE_COUNT] = {
@@ -439,11 +509,14 @@ static const trigger_fn rule_triggers[RULE_COUNT] = {
 	[RULE_LEGACY_GPU_RESOURCE] = triggers_legacy_gpu_resource,
 	[RULE_LEGACY_GPU_NODE_LABEL] = triggers_legacy_gpu_node_label,
 	[RULE_LEGACY_AFFINITY_ANNOTATION] = triggers_legacy_affinity_annotation,
+	[RULE_CRITICAL_POD_ANNOTATION] = triggers_critical_pod_annotation,
 	[RULE_GPU_MODEL_AFFINITY] = triggers_gpu_model_affinity,
 	[RULE_GPU_SHARING] = triggers_gpu_sharing,
 	[RULE_OBSOLETE_CUDA_HOSTPATH] = triggers_obsolete_cuda_hostpath,
 	[RULE_GPU_VISIBILITY] = triggers_gpu_visibility,
 	[RULE_REMOVED_GPU_FEATURE_GATE] = triggers_removed_gpu_feature_gate,
+	[RULE_OBSOLETE_GPU_COMPONENT] = triggers_obsolete_gpu_component,
+	[RULE_LEGACY_SCHEDULER_CONFIG] = triggers_legacy_scheduler_config,
 };
 
 /* Shortest first, then bytewise: a trigger is only ever dropped for one

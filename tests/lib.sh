@@ -16,10 +16,11 @@
 case "$GPUMEND_BUILD" in /*) ;; *) GPUMEND_BUILD="$(pwd)/$GPUMEND_BUILD" ;; esac
 GPUMEND="$GPUMEND_BUILD/gpumend"
 GPUMEND_WEBHOOK="$GPUMEND_BUILD/gpumend-webhook"
-# tests/: the script's own folder when it holds this file (tests/soak.sh),
-# else its parent (tests/suites/*.sh, tests/e2e/run.sh, tests/bench/*.sh)
+# tests/: the script's own folder when it is tests/ (tests/soak.sh), else
+# its parent (tests/suites/*.sh, tests/e2e/run.sh, tests/image/test.sh...)
 TESTS_DIR="$(cd "$(dirname "$0")" && pwd)"
-[ -f "$TESTS_DIR/lib.sh" ] || TESTS_DIR="$(cd "$TESTS_DIR/.." && pwd)"
+[ -f "$TESTS_DIR/lib.sh" ] && [ -d "$TESTS_DIR/suites" ] ||
+	TESTS_DIR="$(cd "$TESTS_DIR/.." && pwd)"
 REPO_DIR="$(cd "$TESTS_DIR/.." && pwd)"
 export GPUMEND_BUILD GPUMEND GPUMEND_WEBHOOK TESTS_DIR REPO_DIR
 

@@ -424,6 +424,9 @@ static void log_review(struct MHD_Connection *connection, struct request *req,
 	log_line_string(&line, "name", out->name);
 	log_line_string(&line, "operation", out->operation);
 	log_line_bool(&line, "dry_run", out->dry_run);
+	/* left alone: a controller's copy of its template */
+	if (out->owner)
+		log_line_string(&line, "owner", out->owner);
 	/* "rules": the names of the rules that changed the object */
 	if (!line.failed && buf_puts(&line.text, ",\"rules\":["))
 		line.failed = 1;

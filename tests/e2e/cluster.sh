@@ -1,18 +1,23 @@
 # tests/e2e/cluster.sh - a throwaway Kubernetes control plane on 127.0.0.1
 # for the end-to-end suite (sourced by tests/e2e/run.sh, POSIX sh).
 #
-# etcd, kube-apiserver and kube-scheduler run as children of the suite,
-# each under `timeout` (so none can outlive a killed suite by more than
-# $E2E_LIFETIME seconds), on free loopback ports, with certificates made
-# here by openssl, in the state directory $E2E_DIR:
+# etcd, kube-apiserver, kube-scheduler and kube-controller-manager run as
+# children of the suite, each under `timeout` (so none can outlive a
+# killed suite by more than $E2E_LIFETIME seconds), on free loopback
+# ports, with certificates made here by openssl, in the state directory
+# $E2E_DIR:
 #   pids             "NAME PID" per started process, stopped in reverse
 #   *.log            each process's output
 #   pki/             the cluster CA, the apiserver's serving pair, the
 #                    admin client pair (group system:masters), the
 #                    service-account signing key
 #   kubeconfig       the admin kubeconfig, exported as KUBECONFIG
-# No controller-manager and no kubelet run: nodes are API objects whose
-# status the suite writes itself, and workloads create no pods.
+# kubectl is $KUBECTL (tests/tools/get.sh). No kubelet runs: nodes are API
+# objects whose status the suite writes itself; the controllers make real
+# pods, which the scheduler binds and which then stay Pending on their
+# node. The reaper stands in for the kubelets in one respect only: it
+# confirms the deletion of pods being deleted (a bound pod is otherwise
+# Terminating for ever, its GPUs still counted as used).
 #
 # Every wait polls with a bound; nothing sleeps blindly.
 
@@ -35,7 +40,15 @@ spawn() {
 }
 
 # stop_pid PID [SECONDS]: SIGTERM, then SIGKILL after SECONDS (default 10).
+# "image:DIR" is a webhook run from the image: stopped, and its container
+# removed, by tests/image/webhook.sh.
 stop_pid() {
+	case $1 in
+	image:*)
+		sh "$IMAGE_WEBHOOK" stop "${1#image:}" "${2:-10}" >/dev/null 2>&1
+		return 0
+		;;
+	esac
 	kill -TERM "$1" 2>/dev/null || return 0
 	_i=0
 	while kill -0 "$1" 2>/dev/null && [ $_i -lt $((${2:-10} * 20)) ]; do
@@ -158,11 +171,12 @@ etcd_healthy() {
 	curl -sf --max-time 2 "$etcd_url/health" 2>/dev/null | grep -q '"health":"true"'
 }
 
-# start_apiserver: kube-apiserver on a free port; sets $api_url and
-# writes $E2E_DIR/kubeconfig. Admission plugins: the defaults less
-# ServiceAccount (no controller-manager makes tokens), so the mutating and
-# validating webhooks, NamespaceLifecycle, DefaultTolerationSeconds,
-# TaintNodesByCondition... all run as in a real cluster.
+# start_apiserver: kube-apiserver on a free port, until /readyz answers
+# ok; sets $api_url. Admission plugins: the defaults less ServiceAccount
+# (the pods need no API token, and none waits for its namespace's service
+# account), so the mutating and validating webhooks, NamespaceLifecycle,
+# DefaultTolerationSeconds, TaintNodesByCondition... all run as in a real
+# cluster.
 start_apiserver() {
 	_pki=$E2E_DIR/pki
 	api_port=$(free_port)
@@ -185,18 +199,18 @@ start_apiserver() {
 		--allow-privileged=true --profiling=false \
 		--cert-dir "$E2E_DIR/apiserver-certs"
 	api_pid=$spawned
+	poll 120 apiserver_ready
+}
 
-	kubectl config set-cluster e2e --server "$api_url" \
+# write_kubeconfig: the admin kubeconfig ($KUBECONFIG), by kubectl.
+write_kubeconfig() {
+	_pki=$E2E_DIR/pki
+	"$KUBECTL" config set-cluster e2e --server "$api_url" \
 		--certificate-authority "$_pki/ca.crt" --embed-certs >/dev/null &&
-	kubectl config set-credentials admin --client-certificate "$_pki/admin.crt" \
+	"$KUBECTL" config set-credentials admin --client-certificate "$_pki/admin.crt" \
 		--client-key "$_pki/admin.key" --embed-certs >/dev/null &&
-	kubectl config set-context e2e --cluster e2e --user admin >/dev/null &&
-	kubectl config use-context e2e >/dev/null || return 1
-
-	poll 120 apiserver_ready || return 1
-	# the bootstrap controllers make the default namespace and the
-	# built-in priority classes shortly after /readyz
-	poll 60 k get namespace default -o name >/dev/null 2>&1
+	"$KUBECTL" config set-context e2e --cluster e2e --user admin >/dev/null &&
+	"$KUBECTL" config use-context e2e >/dev/null
 }
 
 apiserver_ready() {
@@ -218,10 +232,57 @@ start_scheduler() {
 	poll 10 kill -0 "$scheduler_pid"
 }
 
+# start_controller_manager: kube-controller-manager on the admin
+# kubeconfig (every controller with the admin's credentials), serving
+# nothing outside 127.0.0.1, without the node-lifecycle controller (the
+# nodes have no kubelet to post heartbeats: it would mark them NotReady
+# and evict their pods). Tokens are signed with the cluster's
+# service-account key. Ready once the service-account controller has
+# made the default namespace's account.
+start_controller_manager() {
+	_cport=$(free_port)
+	spawn controller-manager "$K8S_BIN/kube-controller-manager" \
+		--kubeconfig "$KUBECONFIG" \
+		--authentication-kubeconfig "$KUBECONFIG" \
+		--authorization-kubeconfig "$KUBECONFIG" \
+		--bind-address 127.0.0.1 --secure-port "$_cport" --port 0 \
+		--leader-elect=false --controllers='*,-nodelifecycle' \
+		--use-service-account-credentials=false \
+		--service-account-private-key-file "$E2E_DIR/pki/sa.key" \
+		--root-ca-file "$E2E_DIR/pki/ca.crt"
+	cm_pid=$spawned
+	poll 60 controller_manager_ready
+}
+
+controller_manager_ready() {
+	kill -0 "$cm_pid" 2>/dev/null || return 2
+	k get serviceaccount default -n default -o name >/dev/null 2>&1
+}
+
+# start_reaper: in the background, every second, removes the pods being
+# deleted (as their kubelet would once their containers stopped).
+start_reaper() {
+	(
+		_end=$(($(date +%s) + E2E_LIFETIME))
+		while [ "$(date +%s)" -lt "$_end" ]; do
+			api GET /api/v1/pods application/json "" 2>/dev/null | jq -r '
+				.items[] | select(.metadata.deletionTimestamp) |
+				"\(.metadata.namespace) \(.metadata.name) \(.metadata.uid)"' |
+			while read -r _ns _pod _uid; do
+				api DELETE "/api/v1/namespaces/$_ns/pods/$_pod" application/json \
+					"{\"gracePeriodSeconds\":0,\"preconditions\":{\"uid\":\"$_uid\"}}" \
+					>/dev/null && echo "reaped $_ns/$_pod"
+			done
+			sleep 1
+		done
+	) >"$E2E_DIR/reaper.log" 2>&1 &
+	echo "reaper $!" >>"$E2E_DIR/pids"
+}
+
 # k ARGS...: kubectl against the suite's apiserver, bounded in time, with
 # its own discovery cache.
 k() {
-	kubectl --request-timeout=30s --cache-dir "$E2E_DIR/kube-cache" "$@"
+	"$KUBECTL" --request-timeout=30s --cache-dir "$E2E_DIR/kube-cache" "$@"
 }
 
 # ------------------------------------------------------------------
@@ -271,11 +332,51 @@ node_untaint() {
 # ------------------------------------------------------------------
 # The webhook
 
+# The webhook users deploy is the image: when `make image` has built it
+# (E2E_IMAGE=auto, the default) or E2E_IMAGE=1 asks for it, the main
+# webhook (NAME gpumend) runs from the image as the Deployment runs it
+# (tests/image/webhook.sh: user 65532, read-only directories, certificates
+# and config mounted read-only); E2E_IMAGE=0 runs the host's binary.
+# Other webhooks of the suite (the reinvocation peer) always run on the
+# host.
+: "${E2E_IMAGE:=auto}"
+IMAGE_WEBHOOK="$TESTS_DIR/image/webhook.sh"
+
+# use_image NAME: whether NAME runs from the image.
+use_image() {
+	[ "$1" = gpumend ] || return 1
+	case $E2E_IMAGE in
+	0 | no) return 1 ;;
+	1 | yes) return 0 ;;
+	esac
+	[ -z "${_image_present:-}" ] && {
+		_image_present=no
+		command -v buildah >/dev/null 2>&1 &&
+			buildah inspect --type image "gpumend:$(sed -n 's/^#define GPUMEND_VERSION "\(.*\)"$/\1/p' \
+				"$REPO_DIR/rules/rules.h")" >/dev/null 2>&1 && _image_present=yes
+	}
+	[ "$_image_present" = yes ]
+}
+
 # start_webhook NAME CERTDIR ARGS...: gpumend-webhook on a port of its
-# choosing; sets $wh_pid, $wh_port, $wh_url (https://127.0.0.1:PORT).
+# choosing; sets $wh_pid, $wh_port, $wh_url (https://127.0.0.1:PORT). Its
+# log is $E2E_DIR/NAME.log either way.
 start_webhook() {
 	_name=$1 _certs=$2
 	shift 2
+	if use_image "$_name"; then
+		_run="$E2E_DIR/image-$_name"
+		rm -rf "$_run"
+		ln -sf "$_run/webhook.log" "$E2E_DIR/$_name.log"
+		wh_port=$(sh "$IMAGE_WEBHOOK" start "$_run" "$_certs" "$@" 2>"$E2E_DIR/$_name.start") || {
+			cat "$E2E_DIR/$_name.start" >>"$_run/webhook.log" 2>/dev/null
+			return 1
+		}
+		wh_pid=$(cat "$_run/pid")
+		echo "$_name image:$_run" >>"$E2E_DIR/pids"
+		wh_url="https://127.0.0.1:$wh_port"
+		return 0
+	fi
 	spawn "$_name" "$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 \
 		--tls-cert "$_certs/tls.crt" --tls-key "$_certs/tls.key" "$@"
 	wh_pid=$spawned
@@ -293,6 +394,8 @@ webhook_port() {
 
 # webhook_certs DIR [reuse]: a CA and a serving pair for IP 127.0.0.1,
 # by `gpumend certs`; "reuse" signs a new pair with the CA already there.
+# The key is made readable by group 65532 (mode 0440), as the Deployment's
+# secret volume mounts it, so that the webhook in the image can read it.
 webhook_certs() {
 	if [ "${2:-}" = reuse ]; then
 		"$GPUMEND" certs --service gpumend-webhook --namespace gpumend-system \
@@ -301,7 +404,8 @@ webhook_certs() {
 		mkdir -p "$1" &&
 		"$GPUMEND" certs --service gpumend-webhook --namespace gpumend-system \
 			--ip 127.0.0.1 --out "$1"
-	fi
+	fi || return 1
+	chmod 755 "$1" && chgrp 65532 "$1/tls.key" && chmod 0440 "$1/tls.key"
 }
 
 # log_count NAME PATTERN: lines of NAME.log matching PATTERN.

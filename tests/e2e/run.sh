@@ -1,10 +1,11 @@
 #!/bin/sh
-# tests/e2e/run.sh - gpumend-webhook behind a real kube-apiserver and
-# kube-scheduler (`make e2e`).
+# tests/e2e/run.sh - gpumend-webhook behind a real kube-apiserver,
+# kube-scheduler and kube-controller-manager (`make e2e`).
 #
 # The control plane (tests/e2e/cluster.sh) is Debian's Kubernetes built once
 # by tests/e2e/k8s-build.sh and cached in ~/.cache/gpumend/, started on
-# 127.0.0.1 with fake GPU nodes. The webhook is registered from
+# 127.0.0.1 with fake GPU nodes (no kubelet). kubectl is the one
+# tests/tools/get.sh names. The webhook is registered from
 # manifests/base/mutatingwebhookconfiguration.yaml with clientConfig.url and
 # a caBundle. With kubectl:
 #   - the problem: a legacy GPU pod is stored but never scheduled without
@@ -16,9 +17,15 @@
 #     object equals `gpumend migrate`'s output (defaulted by the same
 #     apiserver, the webhook off), apart from the fields the server sets
 #     and the gpumend.io/mutations annotation;
-#   - deny mode; reinvocation with a second webhook; certificate rotation
-#     under a loop of creates; kubectl apply --dry-run=server of the
-#     manifests; failurePolicy Ignore and Fail with the webhook stopped.
+#   - deny mode; reinvocation with a second webhook;
+#   - the controllers: a Deployment made before gpumend, or while it was
+#     down, heals on its next update with one rollout; each legacy kind
+#     re-applied (client-side, server-side) succeeds without a rollout; a
+#     CronJob's Job is left alone and its pod placed; every pod lands
+#     where its GPU model or sharing mode says;
+#   - certificate rotation under a loop of creates; kubectl apply
+#     --dry-run=server of the manifests; failurePolicy Ignore and Fail
+#     with the webhook stopped.
 # Everything started is stopped at exit; the state directory, with every
 # log, is kept when a test fails. Ends with "e2e: N passed, N failed".
 #
@@ -83,7 +90,6 @@ for tool in jq curl openssl; do
 	command -v "$tool" >/dev/null 2>&1 || need="$need $tool"
 done
 command -v etcd >/dev/null 2>&1 || need="$need etcd-server"
-command -v kubectl >/dev/null 2>&1 || need="$need kubernetes-client"
 if [ -n "$need" ]; then
 	[ "$(id -u)" = 0 ] || abort "e2e needs:$need (run as root to install them)"
 	say "installing$need"
@@ -92,6 +98,11 @@ if [ -n "$need" ]; then
 			apt-get install -y -qq $need >/dev/null; } ||
 		abort "cannot install$need"
 fi
+# kubectl from the project's own set-up, never Debian 12's (it panics)
+KUBECTL=$(sh "$TESTS_DIR/tools/get.sh" kubectl 2>"$E2E_DIR/get-kubectl.err") && [ -x "$KUBECTL" ] ||
+	abort "no kubectl: tests/tools/get.sh kubectl failed" "$E2E_DIR/get-kubectl.err"
+export KUBECTL
+say "kubectl $("$KUBECTL" version --client 2>/dev/null | sed -n 's/^Client Version: //p') from $KUBECTL"
 for bin in "$GPUMEND" "$GPUMEND_WEBHOOK"; do
 	[ -x "$bin" ] || abort "$bin not built (make, or make check for build-asan)"
 done
@@ -109,8 +120,9 @@ fi
 
 t0=$(date +%s)
 K8S_BIN=$(sh "$E2E_HOME/k8s-build.sh" | tail -n 1)
-[ -n "$K8S_BIN" ] && [ -x "$K8S_BIN/kube-apiserver" ] ||
-	abort "no kube-apiserver: tests/e2e/k8s-build.sh failed (see above)"
+[ -n "$K8S_BIN" ] && [ -x "$K8S_BIN/kube-apiserver" ] &&
+	[ -x "$K8S_BIN/kube-controller-manager" ] ||
+	abort "no kube-apiserver or kube-controller-manager: tests/e2e/k8s-build.sh failed (see above)"
 say "kube-apiserver $("$K8S_BIN/kube-apiserver" --version 2>/dev/null | sed 's/^Kubernetes //') from $K8S_BIN ($(($(date +%s) - t0)) s)"
 
 # ------------------------------------------------------------------
@@ -120,8 +132,19 @@ t0=$(date +%s)
 make_pki || abort "cannot make the cluster certificates" "$E2E_DIR/pki.log"
 start_etcd || abort "etcd does not start" "$E2E_DIR/etcd.log"
 start_apiserver || abort "kube-apiserver does not become ready" "$E2E_DIR/apiserver.log"
+write_kubeconfig 2>"$E2E_DIR/kubeconfig.err" ||
+	abort "kubectl config cannot write the admin kubeconfig" "$E2E_DIR/kubeconfig.err"
+# the bootstrap controllers make the default namespace and the built-in
+# priority classes shortly after /readyz
+poll 60 k get namespace default -o name >/dev/null 2>"$E2E_DIR/kubectl.err" ||
+	abort "kubectl cannot read the default namespace from kube-apiserver" "$E2E_DIR/kubectl.err"
 pass "control plane: etcd and kube-apiserver ready on 127.0.0.1 ($(($(date +%s) - t0)) s)"
 start_scheduler || abort "kube-scheduler does not start" "$E2E_DIR/scheduler.log"
+t0=$(date +%s)
+start_controller_manager ||
+	abort "kube-controller-manager does not start (no default service account after 60 s)" "$E2E_DIR/controller-manager.log"
+pass "kube-controller-manager ready, node-lifecycle controller off ($(($(date +%s) - t0)) s)"
+start_reaper
 
 # CronJobs: batch/v1 from 1.21 on, batch/v1beta1 before
 cronjob_version=""
@@ -157,7 +180,7 @@ else
 	abort "cannot make the fake GPU nodes" "$E2E_DIR/nodes.out"
 fi
 
-for ns in e2e e2e-golden e2e-rotation; do
+for ns in e2e e2e-golden e2e-rotation e2e-ctl; do
 	k create namespace "$ns" >/dev/null || abort "cannot create namespace $ns"
 done
 # the reference namespace: the webhook's namespaceSelector leaves it out
@@ -212,6 +235,42 @@ migrated_pod() {
 		($r | index("nvidia.com/gpu")) and ($r | index("alpha.kubernetes.io/nvidia-gpu") | not)' "$1" >/dev/null
 }
 
+# ctl_snapshot: every workload object of namespace $ctl, in
+# $E2E_DIR/ctl.json, for ctl_true.
+ctl_snapshot() {
+	k get deployments,replicasets,statefulsets,daemonsets,controllerrevisions,jobs,cronjobs,pods \
+		-n "$ctl" -o json >"$E2E_DIR/ctl.json.new" 2>"$E2E_DIR/ctl.err" &&
+	mv "$E2E_DIR/ctl.json.new" "$E2E_DIR/ctl.json"
+}
+
+# ctl_true JQ: the jq expression is true of the last snapshot, with:
+#   obj(KIND; NAME)       the object
+#   owned(KIND; NAME)     the objects whose controlling owner it is
+#   settled(KIND; NAME)   its controller has seen its last change
+#   pods_of_rs(DEPLOY)    the pods of the Deployment's ReplicaSets
+#   legacy_limits         a pod's limits still name a legacy resource
+ctl_jq='
+def obj($k; $n): first(.items[] | select(.kind == $k and .metadata.name == $n));
+def owned($k; $n): .items[] | select(any(.metadata.ownerReferences[]?;
+	.controller == true and .kind == $k and .name == $n));
+def settled($k; $n): obj($k; $n) | .status.observedGeneration == .metadata.generation;
+def pods_of_rs($d): [owned("Deployment"; $d).metadata.name] as $rs |
+	[.items[] | select(.kind == "Pod" and any(.metadata.ownerReferences[]?;
+		.controller == true and .kind == "ReplicaSet" and (.name as $n | $rs | index($n))))];
+def legacy_limits: [.spec.containers[].resources.limits // {} | keys[] |
+	select(. == "alpha.kubernetes.io/nvidia-gpu" or startswith("aliyun.com/"))] | length > 0;
+'
+ctl_true() {
+	jq -e "$ctl_jq $1" "$E2E_DIR/ctl.json" >/dev/null 2>&1
+}
+
+# ctl_summary: what the controllers made, for a failure's context.
+ctl_summary() {
+	ctl_snapshot
+	jq -r '.items[] | "\(.kind)/\(.metadata.name) generation=\(.metadata.generation // "-") observed=\(.status.observedGeneration // "-") node=\(.spec.nodeName // "-") owner=\([.metadata.ownerReferences[]? | select(.controller) | "\(.kind)/\(.name)"] | join(","))"' \
+		"$E2E_DIR/ctl.json" 2>/dev/null | head -n 40 | sed 's/^/    /'
+}
+
 # gpumend_reviews NAME: the webhook's log lines for objects named NAME.
 gpumend_reviews() {
 	grep '"msg":"admission review"' "$E2E_DIR/gpumend.log" | grep "\"name\":\"$1\""
@@ -243,15 +302,44 @@ if scheduled e2e unmigrated; then
 	fail "no webhook: the legacy pod was bound to $node"
 fi
 
+# The controllers without gpumend: a legacy Deployment (healed below,
+# once gpumend is registered) gets its ReplicaSet and a pod, which waits.
+ctl=e2e-ctl
+k create -n $ctl -f "$DATA/legacy-web.yaml" >/dev/null 2>"$E2E_DIR/err" || show "$E2E_DIR/err"
+legacy_web_waits() {
+	ctl_snapshot &&
+	ctl_true '[owned("Deployment"; "legacy-web")] | length == 1' &&
+	ctl_true 'settled("Deployment"; "legacy-web") and
+		(obj("Deployment"; "legacy-web").metadata.annotations["deployment.kubernetes.io/revision"] == "1")' &&
+	ctl_true '[pods_of_rs("legacy-web")[] | .status.conditions[]? |
+		select(.type == "PodScheduled" and .reason == "Unschedulable")] | length == 1'
+}
+if poll 60 legacy_web_waits; then
+	pass "no webhook: the controllers make a legacy Deployment's ReplicaSet and pod, which is never scheduled"
+else
+	fail "no webhook: the legacy Deployment does not get one ReplicaSet and one waiting pod"
+	ctl_summary
+fi
+
 # ------------------------------------------------------------------
 # gpumend registered
 
 webhook_certs "$E2E_DIR/wh-tls" >"$E2E_DIR/cabundle" 2>"$E2E_DIR/err" ||
 	abort "gpumend certs failed" "$E2E_DIR/err"
 cabundle=$(tr -d '\n' <"$E2E_DIR/cabundle")
-cp "$DATA/default.yaml" "$E2E_DIR/gpumend.yaml"
-start_webhook gpumend "$E2E_DIR/wh-tls" -c "$E2E_DIR/gpumend.yaml" ||
+# the config in a directory of its own, which the webhook in the image
+# (user 65532) can read: $E2E_DIR is private
+WH_CONFIG="$E2E_DIR/wh-config/gpumend.yaml"
+mkdir -p "$E2E_DIR/wh-config" && chmod 755 "$E2E_DIR/wh-config" &&
+	cp "$DATA/default.yaml" "$WH_CONFIG" && chmod 644 "$WH_CONFIG" ||
+	abort "cannot write the webhook's config"
+start_webhook gpumend "$E2E_DIR/wh-tls" -c "$WH_CONFIG" ||
 	abort "gpumend-webhook does not start" "$E2E_DIR/gpumend.log"
+if use_image gpumend; then
+	say "gpumend-webhook runs from the image gpumend:$(sed -n 's/^#define GPUMEND_VERSION "\(.*\)"$/\1/p' "$REPO_DIR/rules/rules.h") (tests/image/webhook.sh; E2E_IMAGE=0 for the host's binary)"
+else
+	say "gpumend-webhook runs from $GPUMEND_WEBHOOK (no image: make image to test what users deploy)"
+fi
 gpumend_url=$wh_url
 
 # The shipped registration, with a URL and a caBundle instead of the
@@ -406,9 +494,9 @@ check "--dry-run=server: the webhook saw dryRun" \
 
 # set_config FILE: makes FILE the webhook's config and waits for the reload.
 set_config() {
-	cmp -s "$1" "$E2E_DIR/gpumend.yaml" && return 0
+	cmp -s "$1" "$WH_CONFIG" && return 0
 	_before=$(log_count gpumend '"msg":"config reloaded"')
-	cp "$1" "$E2E_DIR/gpumend.yaml.new" && mv "$E2E_DIR/gpumend.yaml.new" "$E2E_DIR/gpumend.yaml" &&
+	cp "$1" "$WH_CONFIG.new" && chmod 644 "$WH_CONFIG.new" && mv "$WH_CONFIG.new" "$WH_CONFIG" &&
 		poll 10 log_at_least gpumend '"msg":"config reloaded"' $((_before + 1))
 }
 
@@ -596,6 +684,292 @@ fi
 delete_pods e2e
 
 # ------------------------------------------------------------------
+# Controllers: ownership, re-applies, updates that heal
+#
+# Namespace $ctl, with kube-controller-manager making real pods that the
+# scheduler binds to the fake nodes. Each pod template says where its
+# pods belong (annotation e2e.gpumend.io/expect-node).
+
+t_ctl=$(date +%s)
+gpumend_port=${gpumend_url##*:}
+
+# (a) The legacy Deployment made before gpumend was registered heals on
+# its next update: checked 60 seconds after the restart, below.
+if k rollout restart deployment/legacy-web -n $ctl >/dev/null 2>"$E2E_DIR/err"; then
+	restarted_at=$(date +%s)
+else
+	restarted_at=0
+	fail "rollout restart of the legacy Deployment: kubectl fails"
+	show "$E2E_DIR/err"
+fi
+
+# (c) A Deployment created while the webhook is down (failurePolicy
+# Ignore) is stored legacy, and heals on its next update.
+stop_name gpumend
+mv "$E2E_DIR/gpumend.log" "$E2E_DIR/gpumend-1.log"
+object "$DATA/legacy-web.yaml" outage-web | jq '.metadata.labels.app = "outage-web" |
+	.spec.selector.matchLabels.app = "outage-web" |
+	.spec.template.metadata.labels.app = "outage-web"' >"$E2E_DIR/outage-web.json"
+if k create -n $ctl -f "$E2E_DIR/outage-web.json" >/dev/null 2>"$E2E_DIR/err" &&
+	k get deployment -n $ctl outage-web -o json | jq -e '
+		.spec.template.spec.containers[0].resources.limits == {"alpha.kubernetes.io/nvidia-gpu": "1"} and
+		(.metadata.annotations // {} | has("gpumend.io/mutations") | not)' >/dev/null; then
+	pass "webhook down (failurePolicy Ignore): a legacy Deployment is stored as it came"
+else
+	fail "webhook down (failurePolicy Ignore): the legacy Deployment is not stored as it came"
+	show "$E2E_DIR/err"
+fi
+start_webhook gpumend "$E2E_DIR/wh-tls" -c "$WH_CONFIG" --listen "127.0.0.1:$gpumend_port" ||
+	abort "gpumend-webhook does not start again on port $gpumend_port" "$E2E_DIR/gpumend.log"
+poll 30 probe_mutated e2e || abort "the restarted gpumend-webhook is never called" "$E2E_DIR/probe.out" "$E2E_DIR/gpumend.log"
+outage_settled() {
+	ctl_snapshot && ctl_true 'settled("Deployment"; "outage-web") and
+		([owned("Deployment"; "outage-web")] | length == 1)'
+}
+poll 60 outage_settled
+k annotate deployment outage-web -n $ctl e2e.gpumend.io/touched=yes >/dev/null 2>"$E2E_DIR/err" || show "$E2E_DIR/err"
+# one rollout: the stored legacy ReplicaSet, left as it is, and one
+# migrated, whose pod is bound with nvidia.com/gpu
+outage_healed() {
+	ctl_snapshot && ctl_true 'settled("Deployment"; "outage-web") and
+		(obj("Deployment"; "outage-web") | .metadata.annotations["gpumend.io/mutations"] != null and
+			(.spec.template | legacy_limits | not)) and
+		([owned("Deployment"; "outage-web")] | length == 2) and
+		([pods_of_rs("outage-web")[] | select(.spec.nodeName and
+			.spec.containers[0].resources.limits["nvidia.com/gpu"] == "1")] | length == 1)'
+}
+if poll 60 outage_healed && sleep 10 && outage_healed; then
+	pass "webhook back: the Deployment heals on its next update (an annotation), one rollout, its pod bound with nvidia.com/gpu"
+else
+	fail "webhook back: the Deployment made during the outage does not heal with one rollout"
+	ctl_summary
+fi
+
+# (b) Each legacy kind applied 3 times, 5 s apart, client-side, then once
+# server-side; and, made anew, 3 times server-side: every apply
+# succeeds, and nothing rolls out after the first (the controllers'
+# children, generations and pods stay).
+wl="$E2E_DIR/workloads"
+mkdir -p "$wl"
+wl_names='[]'
+for f in "$DATA"/workloads/*.yaml; do
+	n=$(basename "$f" .yaml)
+	to_json "$f" "$wl/$n.to_json.err" >"$wl/$n.objects" &&
+		jq --arg ns "" --arg cronjob "$cronjob_version" -f "$DATA/for-server.jq" \
+			"$wl/$n.objects" | jq 'walk(if type == "object" and (.limits | type) == "object"
+			then .limits |= map_values(if type == "number" then tostring else . end)
+			else . end)' >"$wl/$n.json" ||
+		abort "kubectl cannot read $f" "$wl/$n.to_json.err"
+	wl_names=$(jq -c --argjson l "$wl_names" '$l + [.items[].metadata.name]' "$wl/$n.json")
+done
+echo "note: Kubernetes 1.20's server-side apply cannot read a resource quantity written as a number (\"expected string\"), in the manifest or in the last-applied annotation of a client-side apply: the re-applied manifests write their limits as strings"
+echo "note: an object applied client-side is then applied server-side with --force-conflicts, as kubectl asks: the fields gpumend migrated differ from the last client-side apply, so the API server cannot hand them over from kubectl-client-side-apply (any mutating webhook does that)"
+# apply_all ROUND STATUS ARGS...: every workload, by kubectl apply ARGS;
+# "NAME EXIT-STATUS" lines appended to STATUS
+apply_all() {
+	_round=$1 _status=$2
+	shift 2
+	for _f in "$wl"/*.json; do
+		_n=$(basename "$_f" .json)
+		k apply "$@" -n $ctl -f "$_f" >"$wl/$_n.out-$_round" 2>"$wl/$_n.err-$_round"
+		echo "$_n $?" >>"$_status"
+	done
+}
+# markers: per workload, what a rollout or a change would show: its uid,
+# generation, spec and annotations (but kubectl's last-applied
+# configuration), and the number of children of each kind it controls (a
+# CronJob's Jobs aside: its schedule adds them)
+markers() {
+	ctl_snapshot && jq -r --argjson names "$wl_names" '.items as $all | $all[] |
+		select(.metadata.name as $n | $names | index($n)) | .metadata.uid as $uid |
+		"\(.kind)/\(.metadata.name) uid=\($uid) generation=\(.metadata.generation)" +
+		(if .kind == "CronJob" then "" else " children=\([$all[] | select(any(.metadata.ownerReferences[]?;
+			.uid == $uid and .controller == true)) | .kind] | group_by(.) |
+			map("\(.[0]):\(length)") | join(","))" end) +
+		" spec=\(.spec | tojson) annotations=\(.metadata.annotations // {} |
+			del(.["kubectl.kubernetes.io/last-applied-configuration"]) | tojson)"' \
+		"$E2E_DIR/ctl.json" | sort
+}
+# same_markers A B: no change between the markers A and B; with
+# "but-generation", the generations aside
+same_markers() {
+	if [ "${3:-}" = but-generation ]; then
+		sed 's/ generation=[^ ]*//' "$1" >"$1.nogen"
+		sed 's/ generation=[^ ]*//' "$2" >"$2.nogen"
+		set -- "$1.nogen" "$2.nogen"
+	fi
+	[ "$(grep -c . "$1")" = 6 ] && cmp -s "$1" "$2"
+}
+workloads_settled() {
+	ctl_snapshot && ctl_true '
+		settled("Deployment"; "legacy-deploy") and settled("DaemonSet"; "legacy-ds") and
+		settled("StatefulSet"; "legacy-sts") and
+		([owned("Deployment"; "legacy-deploy")] | length == 1) and
+		([pods_of_rs("legacy-deploy")[] | select(.spec.nodeName)] | length == 1) and
+		([owned("DaemonSet"; "legacy-ds") | select(.kind == "Pod" and .spec.nodeName)] | length == 1) and
+		([owned("StatefulSet"; "legacy-sts") | select(.kind == "Pod" and .spec.nodeName)] | length == 1) and
+		([owned("Job"; "legacy-job") | select(.kind == "Pod" and .spec.nodeName)] | length == 1) and
+		(obj("Pod"; "legacy-pod").spec.nodeName != null)'
+}
+# pod_reapplies: the updates of legacy-pod gpumend patched so far
+pod_reapplies() {
+	grep '"msg":"admission review"' "$E2E_DIR/gpumend.log" | grep '"operation":"UPDATE"' |
+		grep -c '"name":"legacy-pod".*"patched":true'
+}
+# reapply STYLE ARGS...: the workloads made by kubectl apply ARGS, then
+# applied so twice more, 5 s apart; client-side, then once more with
+# --server-side --force-conflicts
+reapply() {
+	_style=$1
+	shift
+	_st="$wl/status-$_style"
+	: >"$_st"
+	_t0=$(date +%s)
+	_reviews_before=$(pod_reapplies)
+	apply_all "$_style-1" "$_st" "$@"
+	poll 90 workloads_settled ||
+		{ fail "re-apply $_style: the workloads do not settle after the first apply"; ctl_summary; }
+	markers >"$wl/markers-$_style-1"
+	for _round in 2 3; do
+		sleep 5
+		apply_all "$_style-$_round" "$_st" "$@"
+	done
+	sleep 5
+	poll 30 workloads_settled
+	markers >"$wl/markers-$_style-2"
+	_how="3 times with kubectl apply${*:+ $*}"
+	_want=18
+	if [ "$_style" = client-side ]; then
+		apply_all "$_style-4" "$_st" --server-side --force-conflicts
+		_how="$_how, then with --server-side --force-conflicts"
+		_want=24
+		sleep 5
+		poll 30 workloads_settled
+		markers >"$wl/markers-$_style-3"
+	fi
+	_ok=$(awk '$2 == 0' "$_st" | grep -c .)
+	if [ "$(grep -c . "$_st")" = $_want ] && [ "$_ok" = $_want ]; then
+		pass "re-apply $_style: each of the 6 legacy kinds applied $_how: all $_ok applies succeed"
+	else
+		fail "re-apply $_style: $_ok of $_want applies succeed"
+		for _e in "$wl"/*.err-"$_style"-*; do
+			grep -v '^Warning:' "$_e" | grep -q . || continue
+			echo "    $(basename "$_e"):"
+			grep -v '^Warning:' "$_e" | head -n 5 | sed 's/^/      /'
+		done
+	fi
+	if same_markers "$wl/markers-$_style-1" "$wl/markers-$_style-2"; then
+		pass "re-apply $_style: no rollout and no change after the first apply (ReplicaSets, controller revisions, pods, generations, specs, annotations; $(($(date +%s) - _t0)) s)"
+	else
+		fail "re-apply $_style: something changed or rolled out again (before, after)"
+		diff "$wl/markers-$_style-1" "$wl/markers-$_style-2" | cut -c 1-400 | sed 's/^/    /'
+	fi
+	# the API server rewrites the last-applied annotation of an object
+	# kubectl applies server-side, and a Deployment's generation counts
+	# its annotations too
+	if [ "$_style" = client-side ]; then
+		if same_markers "$wl/markers-$_style-2" "$wl/markers-$_style-3" but-generation; then
+			pass "re-apply $_style: then server-side, no rollout and no change (ReplicaSets, controller revisions, pods, specs, annotations but kubectl's last-applied)"
+		else
+			fail "re-apply $_style: then server-side, something changed (before, after)"
+			diff "$wl/markers-$_style-2" "$wl/markers-$_style-3" | cut -c 1-400 | sed 's/^/    /'
+		fi
+	fi
+	_reviews=$(($(pod_reapplies) - _reviews_before))
+	check "re-apply $_style: gpumend answered the pod's re-applies, removing the legacy keys put back ($_reviews patched updates)" \
+		[ "$_reviews" -ge $((_want / 6 - 1)) ]
+}
+reapply client-side
+# the same manifests, made anew by server-side apply
+gone() {
+	ctl_snapshot && jq -e --argjson names "$wl_names" '[.items[] | select(
+		(.metadata.name as $n | $names | index($n)) or
+		((.metadata.annotations // {})["e2e.gpumend.io/expect-node"] and
+		 (.metadata.labels.app // "" | test("^(legacy|outage)-web$") | not)))] | length == 0' \
+		"$E2E_DIR/ctl.json" >/dev/null
+}
+for f in "$wl"/*.json; do
+	k delete -n $ctl -f "$f" --cascade=foreground --wait=false >/dev/null 2>&1
+done
+poll 90 gone || { fail "re-apply: the client-side applied workloads are not gone 90 s after their deletion"; ctl_summary; }
+reapply server-side --server-side
+
+# (d) A CronJob's Job: left alone by gpumend (its template is the
+# CronJob's, migrated), its pod bound to the time-slicing node.
+cron_job=""
+cron_job_made() {
+	ctl_snapshot &&
+	cron_job=$(jq -r "$ctl_jq"' first(owned("CronJob"; "legacy-cron") | .metadata.name) // empty' "$E2E_DIR/ctl.json") &&
+	[ -n "$cron_job" ]
+}
+t0=$(date +%s)
+if poll 130 cron_job_made; then
+	cron_pod_bound() {
+		ctl_snapshot && ctl_true "[owned(\"Job\"; \"$cron_job\") | select(.kind == \"Pod\" and .spec.nodeName)] | length == 1"
+	}
+	poll 60 cron_pod_bound
+	if ctl_true "(obj(\"Job\"; \"$cron_job\").spec.template.spec | .containers[0].resources.limits == {\"nvidia.com/gpu.shared\": \"1\"}) and
+		([owned(\"Job\"; \"$cron_job\") | select(.kind == \"Pod\")][0] | .spec.nodeName == \"gpu-shared\")"; then
+		pass "CronJob: its Job ($cron_job, after $(($(date +%s) - t0)) s) has the migrated template, its pod is bound to gpu-shared"
+	else
+		fail "CronJob: its Job's pod is not on gpu-shared with nvidia.com/gpu.shared"
+		ctl_summary
+	fi
+	poll 5 reviews_at_least "$cron_job" 1
+	if gpumend_reviews "$cron_job" | grep '"operation":"CREATE"' |
+		grep '"owner":"CronJob/legacy-cron"' | grep -q '"patched":false'; then
+		pass "CronJob: gpumend leaves the Job alone (logged with its owner)"
+	else
+		fail "CronJob: no review of the Job logged as left alone for its CronJob"
+		gpumend_reviews "$cron_job" | head -n 3 | sed 's/^/    /'
+	fi
+else
+	fail "CronJob: no Job after $(($(date +%s) - t0)) s"
+	ctl_summary
+fi
+
+# (a), 60 seconds after the restart
+if [ "$restarted_at" != 0 ]; then
+	while [ "$(date +%s)" -lt $((restarted_at + 60)) ]; do
+		sleep 1
+	done
+	ctl_snapshot
+	n_rs=$(jq "$ctl_jq"' [owned("Deployment"; "legacy-web")] | length' "$E2E_DIR/ctl.json")
+	if ctl_true 'settled("Deployment"; "legacy-web") and
+		([owned("Deployment"; "legacy-web")] | length <= 2) and
+		([pods_of_rs("legacy-web")[] | select(.spec.nodeName and
+			.spec.containers[0].resources.limits["nvidia.com/gpu"] == "1")] | length == 1)'; then
+		pass "rollout restart of a Deployment made before gpumend: after 60 s, $n_rs ReplicaSets, observedGeneration = generation, its pod bound with nvidia.com/gpu"
+	else
+		fail "rollout restart of a Deployment made before gpumend: $n_rs ReplicaSets after 60 s, or not settled, or no pod bound with nvidia.com/gpu"
+		ctl_summary
+	fi
+fi
+
+# (e) Every pod of every workload where its GPU model or sharing mode
+# says: the migrated ones bound to their node, the legacy ones (of the
+# ReplicaSets made before gpumend) never bound anywhere.
+placed() {
+	ctl_snapshot && ctl_true '[.items[] | select(.kind == "Pod" and
+		.metadata.annotations["e2e.gpumend.io/expect-node"])] |
+		all(if legacy_limits then .spec.nodeName == null
+		    else .spec.nodeName == .metadata.annotations["e2e.gpumend.io/expect-node"] end)'
+}
+if poll 30 placed; then
+	summary=$(jq -r '[.items[] | select(.kind == "Pod" and .spec.nodeName) | .spec.nodeName] |
+		group_by(.) | map("\(.[0]): \(length)") | join(", ")' "$E2E_DIR/ctl.json")
+	n_pods=$(jq '[.items[] | select(.kind == "Pod")] | length' "$E2E_DIR/ctl.json")
+	pass "placement: all $n_pods pods of the workloads where their GPU model or sharing mode says ($summary; legacy ones unbound)"
+else
+	fail "placement: a pod is not where its GPU model or sharing mode says"
+	jq -r "$ctl_jq"' .items[] | select(.kind == "Pod") |
+		"\(.metadata.name): node \(.spec.nodeName // "-"), expected \(.metadata.annotations["e2e.gpumend.io/expect-node"] // "-"), legacy \(legacy_limits)"' \
+		"$E2E_DIR/ctl.json" | sed 's/^/    /'
+fi
+say "controllers: $(($(date +%s) - t_ctl)) s"
+k delete deployments,statefulsets,daemonsets,jobs,cronjobs,pods --all -n $ctl --wait=false >/dev/null 2>&1
+
+# ------------------------------------------------------------------
 # Certificate rotation under a loop of creates
 
 fingerprint() {
@@ -676,6 +1050,7 @@ k delete mutatingwebhookconfiguration gpumend-rotated >/dev/null 2>&1
 # ------------------------------------------------------------------
 # failurePolicy, the webhook stopped
 
+fail_open_before=$(grep 'failed calling webhook' "$E2E_DIR/apiserver.log" | grep -c 'mutate.gpumend.io')
 stop_name gpumend
 check "gpumend-webhook stops on SIGTERM" grep -q '"msg":"stopped"' "$E2E_DIR/gpumend.log"
 object "$DATA/pod-legacy.yaml" fail-open >"$E2E_DIR/fail-open.json"
@@ -688,7 +1063,7 @@ else
 	show "$E2E_DIR/err"
 fi
 check "failurePolicy Ignore: the apiserver logs the failing-open call" \
-	poll 10 sh -c "grep 'failed calling webhook' '$E2E_DIR/apiserver.log' | grep -q 'mutate.gpumend.io'"
+	poll 10 sh -c "[ \$(grep 'failed calling webhook' '$E2E_DIR/apiserver.log' | grep -c 'mutate.gpumend.io') -gt $fail_open_before ]"
 k patch mutatingwebhookconfiguration gpumend --type=json \
 	-p '[{"op": "replace", "path": "/webhooks/0/failurePolicy", "value": "Fail"}]' >/dev/null
 object "$DATA/pod-legacy.yaml" fail-closed >"$E2E_DIR/fail-closed.json"

@@ -399,7 +399,8 @@ static void admission_answer_check(const struct config *cfg, json_t *review,
 		if (strcmp(string_or_empty(json_object_get(response, "patchType")),
 			   "JSONPatch"))
 			fuzz_fail("patchType is not JSONPatch");
-		if (!allowed || !operation || strcmp(operation, "CREATE"))
+		if (!allowed || !operation ||
+		    (strcmp(operation, "CREATE") && strcmp(operation, "UPDATE")))
 			fuzz_fail("a patch for a denial or a %s",
 				  operation ? operation : "(no operation)");
 		if (!(decoded = base64_decode(patch_text, &decoded_len)))

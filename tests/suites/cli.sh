@@ -29,9 +29,32 @@ done
 	pass "bad --fail-on exits 2" || fail "bad --fail-on exits 2"
 "$G" >/dev/null 2>&1; [ $? = 2 ] && pass "no command exits 2" || fail "no command exits 2"
 
+# options anywhere, as git and kubectl take them; "--" ends them
+"$G" lint "$ex/pod-driver-hostpath.yaml" --format json >"$dir/late.json" 2>"$dir/err"; rc=$?
+[ $rc = 1 ] && jq -e 'length > 0 and all(.[]; .rule != "input")' "$dir/late.json" >/dev/null 2>&1 &&
+	pass "lint FILE --format json: the option after the path" ||
+	{ fail "lint FILE --format json: the option after the path ($rc)"; cat "$dir/err"; }
+"$G" migrate "$ex/pod-driver-hostpath.yaml" --check >/dev/null 2>&1; [ $? = 1 ] &&
+	pass "migrate FILE --check: the option after the path" ||
+	fail "migrate FILE --check: the option after the path"
+"$G" migrate "$ex/pod-driver-hostpath.yaml" -c "$dir/none.yaml" >/dev/null 2>"$dir/err"; [ $? = 2 ] &&
+	grep -q "cannot open config" "$dir/err" && pass "migrate FILE -c CONFIG: -c read after the path" ||
+	fail "migrate FILE -c CONFIG: -c read after the path"
+cp "$ex/pod-driver-hostpath.yaml" "$dir/--check"
+(cd "$dir" && "$G" migrate -- --check) >"$dir/dd.out" 2>"$dir/err"; rc=$?
+[ $rc = 0 ] && grep -q 'nvidia.com/gpu' "$dir/dd.out" &&
+	pass "'--' ends the options: '--check' is then a file" ||
+	{ fail "'--' ends the options ($rc)"; cat "$dir/err"; }
+"$G" rules -c /dev/null extra >/dev/null 2>"$dir/err"; [ $? = 2 ] &&
+	grep -q "unexpected argument 'extra'" "$dir/err" && pass "rules: an operand is refused" ||
+	fail "rules: an operand is refused"
+POSIXLY_CORRECT=1 "$G" lint "$ex/pod-driver-hostpath.yaml" --fail-on error >/dev/null 2>&1; [ $? = 0 ] &&
+	pass "options after paths also under POSIXLY_CORRECT" ||
+	fail "options after paths also under POSIXLY_CORRECT"
+
 # --- rules and config ----------------------------------------------------
 n=$("$G" rules | tail -n +2 | wc -l)
-[ "$n" = 9 ] && pass "rules lists nine rules" || fail "rules lists $n rules"
+[ "$n" = 12 ] && pass "rules lists twelve rules" || fail "rules lists $n rules"
 "$G" config >"$dir/default.yaml" && "$G" config -c "$dir/default.yaml" >"$dir/effective.yaml" &&
 	pass "the default config loads back" || fail "the default config loads back"
 cat >"$dir/bad.yaml" <<'EOF'

@@ -33,13 +33,22 @@ static int config_same(const struct config *a, const struct config *b)
 	    !strings_same(a->gpu_resource, b->gpu_resource) ||
 	    !strings_same(a->shared_gpu_resource, b->shared_gpu_resource) ||
 	    !strings_same(a->gpu_memory_resource, b->gpu_memory_resource) ||
+	    !lists_same(&a->vendor_gpu_resources, &b->vendor_gpu_resources) ||
+	    !strings_same(a->gpu_present_label, b->gpu_present_label) ||
+	    !strings_same(a->shared_product_suffix, b->shared_product_suffix) ||
+	    a->max_gpu_memory_gib != b->max_gpu_memory_gib ||
+	    !lists_same(&a->stack_images, &b->stack_images) ||
+	    a->obsolete_components.n != b->obsolete_components.n ||
+	    !strings_same(a->daemonset_priority_class,
+			  b->daemonset_priority_class) ||
+	    !strings_same(a->default_priority_class, b->default_priority_class) ||
 	    !strings_same(a->legacy_gpu_name_label, b->legacy_gpu_name_label) ||
 	    !strings_same(a->gpu_product_label, b->gpu_product_label) ||
 	    !strings_same(a->sharing_strategy_label, b->sharing_strategy_label) ||
 	    a->strategy != b->strategy ||
 	    a->n_memory_resources != b->n_memory_resources ||
 	    !lists_same(&a->count_resources, &b->count_resources) ||
-	    a->n_share_selectors != b->n_share_selectors ||
+	    a->share_selectors.n != b->share_selectors.n ||
 	    !lists_same(&a->share_schedulers, &b->share_schedulers) ||
 	    !lists_same(&a->stale_annotation_prefixes,
 			&b->stale_annotation_prefixes) ||
@@ -65,11 +74,17 @@ static int config_same(const struct config *a, const struct config *b)
 				  b->memory_resources[i].name) ||
 		    a->memory_resources[i].unit_mib != b->memory_resources[i].unit_mib)
 			return 0;
-	for (size_t i = 0; i < a->n_share_selectors; i++)
-		if (!strings_same(a->share_selectors[i].key,
-				  b->share_selectors[i].key) ||
-		    !strings_same(a->share_selectors[i].value,
-				  b->share_selectors[i].value))
+	for (size_t i = 0; i < a->share_selectors.n; i++)
+		if (!strings_same(a->share_selectors.items[i].key,
+				  b->share_selectors.items[i].key) ||
+		    !strings_same(a->share_selectors.items[i].value,
+				  b->share_selectors.items[i].value))
+			return 0;
+	for (size_t i = 0; i < a->obsolete_components.n; i++)
+		if (!strings_same(a->obsolete_components.items[i].key,
+				  b->obsolete_components.items[i].key) ||
+		    !strings_same(a->obsolete_components.items[i].value,
+				  b->obsolete_components.items[i].value))
 			return 0;
 	for (size_t i = 0; i < a->n_namespace_models; i++)
 		if (!strings_same(a->namespace_models[i].namespace_name,
@@ -127,13 +142,19 @@ static const char every_key[] =
 	"  \"gpu-sharing\": {\"mode\": \"deny\"},"
 	"  \"obsolete-cuda-hostpath\": {\"mode\": \"warn\"},"
 	"  \"gpu-visibility\": {\"mode\": \"mutate\"},"
-	"  \"removed-gpu-feature-gate\": {\"mode\": \"deny\"}},"
+	"  \"removed-gpu-feature-gate\": {\"mode\": \"deny\"},"
+	"  \"critical-pod-annotation\": {\"mode\": \"warn\"},"
+	"  \"obsolete-gpu-component\": {\"mode\": \"deny\"},"
+	"  \"legacy-scheduler-config\": {\"mode\": \"off\"}},"
 	" \"resources\": {\"legacyGPU\": \"old.example/gpu\","
 	"  \"gpu\": \"example.com/gpu\", \"sharedGPU\": \"example.com/gpu\","
-	"  \"gpuMemory\": \"example.com/gpumem\"},"
+	"  \"gpuMemory\": \"example.com/gpumem\","
+	"  \"vendorGPUs\": [\"example.com/whole-gpu\"]},"
 	" \"labels\": {\"legacyGPUName\": \"old.example/gpu-name\","
 	"  \"gpuProduct\": \"example.com/product\","
-	"  \"sharingStrategy\": \"example.com/sharing\"},"
+	"  \"sharingStrategy\": \"example.com/sharing\","
+	"  \"gpuPresent\": \"example.com/gpu\","
+	"  \"sharedProductSuffix\": \"_shared\"},"
 	" \"sharing\": {\"strategy\": \"hami\","
 	"  \"memoryResources\": {\"example.com/mem-mb\": \"MiB\","
 	"   \"example.com/mem-gb\": \"GiB\"},"
@@ -142,11 +163,16 @@ static const char every_key[] =
 	"  \"schedulerNames\": [\"my-scheduler\"],"
 	"  \"staleAnnotationPrefixes\": [\"OLD_\", \"STALE_\"],"
 	"  \"label\": \"example.com/sharing\","
-	"  \"memoryAnnotation\": \"example.com/memory\"},"
+	"  \"memoryAnnotation\": \"example.com/memory\","
+	"  \"maxGPUMemoryGiB\": 96},"
 	" \"hostPaths\": {\"obsolete\": [\"/opt/nvidia/*\"],"
 	"  \"ambiguous\": [\"/opt/bin\", \"/opt/lib\"],"
 	"  \"ambiguousMountPaths\": [\"/opt/nvidia\"]},"
-	" \"visibility\": {\"images\": [\"example.com/cuda:*\"]},"
+	" \"visibility\": {\"images\": [\"example.com/cuda:*\"],"
+	"  \"stackImages\": [\"example.com/plugin:*\"]},"
+	" \"components\": {\"obsolete\": {\"old.example/plugin:*\": \"example.com/plugin\"}},"
+	" \"priority\": {\"daemonSetClass\": \"node-agents\","
+	"  \"defaultClass\": \"important.example.com\"},"
 	" \"models\": {\"annotation\": \"example.com/models\","
 	"  \"namespaces\": {\"ml-team\": [\"Tesla K80\", \"A100-SXM4-80GB\"],"
 	"   \"infer\": [\"Tesla T4\"]}},"
@@ -176,6 +202,9 @@ TEST(config_every_key_set_and_read_back)
 	CHECK(cfg->mode[RULE_OBSOLETE_CUDA_HOSTPATH] == RULE_MODE_WARN);
 	CHECK(cfg->mode[RULE_GPU_VISIBILITY] == RULE_MODE_MUTATE);
 	CHECK(cfg->mode[RULE_REMOVED_GPU_FEATURE_GATE] == RULE_MODE_DENY);
+	CHECK(cfg->mode[RULE_CRITICAL_POD_ANNOTATION] == RULE_MODE_WARN);
+	CHECK(cfg->mode[RULE_OBSOLETE_GPU_COMPONENT] == RULE_MODE_DENY);
+	CHECK(cfg->mode[RULE_LEGACY_SCHEDULER_CONFIG] == RULE_MODE_OFF);
 
 	CHECK_STR(cfg->legacy_gpu_resource, "old.example/gpu");
 	CHECK_STR(cfg->gpu_resource, "example.com/gpu");
@@ -184,6 +213,20 @@ TEST(config_every_key_set_and_read_back)
 	CHECK_STR(cfg->legacy_gpu_name_label, "old.example/gpu-name");
 	CHECK_STR(cfg->gpu_product_label, "example.com/product");
 	CHECK_STR(cfg->sharing_strategy_label, "example.com/sharing");
+	CHECK_STR(cfg->gpu_present_label, "example.com/gpu");
+	CHECK_STR(cfg->shared_product_suffix, "_shared");
+	CHECK(cfg->vendor_gpu_resources.n == 1);
+	if (cfg->vendor_gpu_resources.n == 1)
+		CHECK_STR(cfg->vendor_gpu_resources.items[0], "example.com/whole-gpu");
+	CHECK(cfg->max_gpu_memory_gib == 96);
+	CHECK(cfg->stack_images.n == 1);
+	CHECK(cfg->obsolete_components.n == 1);
+	if (cfg->obsolete_components.n == 1) {
+		CHECK_STR(cfg->obsolete_components.items[0].key, "old.example/plugin:*");
+		CHECK_STR(cfg->obsolete_components.items[0].value, "example.com/plugin");
+	}
+	CHECK_STR(cfg->daemonset_priority_class, "node-agents");
+	CHECK_STR(cfg->default_priority_class, "important.example.com");
 
 	CHECK(cfg->strategy == SHARING_HAMI);
 	CHECK(cfg->n_memory_resources == 2);
@@ -198,10 +241,10 @@ TEST(config_every_key_set_and_read_back)
 		CHECK_STR(cfg->count_resources.items[0], "example.com/count");
 		CHECK_STR(cfg->count_resources.items[1], "example.com/n");
 	}
-	CHECK(cfg->n_share_selectors == 1);
-	if (cfg->n_share_selectors == 1) {
-		CHECK_STR(cfg->share_selectors[0].key, "share");
-		CHECK_STR(cfg->share_selectors[0].value, "yes");
+	CHECK(cfg->share_selectors.n == 1);
+	if (cfg->share_selectors.n == 1) {
+		CHECK_STR(cfg->share_selectors.items[0].key, "share");
+		CHECK_STR(cfg->share_selectors.items[0].value, "yes");
 	}
 	CHECK(cfg->share_schedulers.n == 1);
 	if (cfg->share_schedulers.n == 1)
@@ -301,7 +344,7 @@ TEST(config_lists_and_maps_replace_wholesale)
 			 " \"nodeSelectors\": {}, \"memoryResources\": {"
 			 "\"aliyun.com/gpu-mem\": \"MiB\"}}}", &err, failures) == 0);
 	CHECK(cfg->count_resources.n == 0);
-	CHECK(cfg->n_share_selectors == 0);
+	CHECK(cfg->share_selectors.n == 0);
 	CHECK(cfg->n_memory_resources == 1);
 	if (cfg->n_memory_resources == 1)
 		CHECK(cfg->memory_resources[0].unit_mib == 1);
@@ -636,14 +679,17 @@ TEST(config_error_cleared_and_long_names_bounded)
 	config_free(cfg);
 }
 
-/* 1 when `text` holds `s` as a YAML key ("s:") or, quoted or not, as a
- * value. */
+/* 1 when `text` holds `s` as a YAML key ("s:", or quoted: "\"s\":") or,
+ * quoted or not, as a value. */
 static int yaml_mentions(const char *text, const char *s, int key)
 {
 	char needle[256];
 
 	snprintf(needle, sizeof(needle), key ? "%s:" : "%s", s);
-	return strstr(text, needle) != NULL;
+	if (strstr(text, needle))
+		return 1;
+	snprintf(needle, sizeof(needle), "\"%s\":", s);
+	return key && strstr(text, needle) != NULL;
 }
 
 /* Checks that every key and every scalar of `value` appear in `yaml`. */

@@ -298,7 +298,11 @@ TEST(rules_pod_hostpath_custom_patterns)
 	cfg->obsolete_host_paths.n = 1;
 	cfg->obsolete_host_paths.items[0] = strdup("/opt/cuda-*");
 	out = test_run_squoted(in, cfg, NULL, &res, failures);
-	CHECK(test_count_findings(&res, RULE_OBSOLETE_CUDA_HOSTPATH, NULL) == 1);
+	/* /usr/local/nvidia is no longer obsolete: still, a host path
+	 * mounted there is warned about (ambiguous "*"), not removed */
+	CHECK(test_count_findings(&res, RULE_OBSOLETE_CUDA_HOSTPATH, NULL) == 2);
+	CHECK(test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/1") &&
+	      !test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/1")->fixed);
 	CHECK_STR(test_string_at(out, "/spec/volumes/0/name"), "drv");
 	CHECK_STR(test_string_at(out, "/spec/containers/0/volumeMounts/0/name"), "drv");
 	json_decref(out);
@@ -339,7 +343,7 @@ static const char visibility_pod[] =
 	"   {'name': 'exporter', 'image': 'nvidia/cuda:11.0-base'},"
 	"   {'name': 'shell', 'image': 'busybox',"
 	"    'env': [{'name': 'HOME', 'value': '/root'},"
-	"            {'name': 'NVIDIA_VISIBLE_DEVICES', 'value': 'all'}]},"
+	"            {'name': 'NVIDIA_VISIBLE_DEVICES', 'value': '0,1'}]},"
 	"   {'name': 'quiet', 'image': 'tensorflow/tensorflow:1.15.0-gpu',"
 	"    'env': [{'name': 'NVIDIA_VISIBLE_DEVICES', 'value': 'void'}]},"
 	"   {'name': 'none', 'image': 'tensorflow/tensorflow:latest-gpu-py3',"
@@ -373,7 +377,7 @@ TEST(rules_pod_visibility_warn)
 		  "container 'exporter' requests no GPU yet image 'nvidia/cuda:11.0-base' sees them all; set NVIDIA_VISIBLE_DEVICES=void");
 	f = test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/2/env/1");
 	CHECK_STR(f ? f->message : NULL,
-		  "container 'shell' requests no GPU yet sets NVIDIA_VISIBLE_DEVICES='all'; set it to 'void'");
+		  "container 'shell' requests no GPU yet sets NVIDIA_VISIBLE_DEVICES='0,1'; set it to 'void'");
 	CHECK(test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/3/env/0") == NULL);
 	CHECK(test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/4/env/0") == NULL);
 	CHECK(test_finding_at(&res, RULE_GPU_VISIBILITY, "/spec/containers/5/image") == NULL);
@@ -491,7 +495,7 @@ TEST(rules_pod_visibility_deny_and_skip)
 		" 'spec': {'schedule': '0 * * * *', 'jobTemplate': {'spec': {'template': {"
 		"  'metadata': {'annotations': {'gpumend.io/skip-rules': 'legacy-gpu-resource'}},"
 		"  'spec': {'restartPolicy': 'OnFailure',"
-		"   'containers': [{'name': 'report', 'image': 'nvcr.io/nvidia/k8s/dcgm-exporter:2.0.13'}]}}}}}}";
+		"   'containers': [{'name': 'report', 'image': 'nvcr.io/nvidia/tritonserver:24.01-py3'}]}}}}}}";
 	static const char skipped[] =
 		"{'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': 'p',"
 		"  'annotations': {'gpumend.io/skip-rules': 'gpu-visibility'}},"

@@ -85,7 +85,9 @@ TEST(gpushare_fractional_gib_and_requests)
 	CHECK(json_pointer_get(out, "/spec/containers/0/resources/requests/aliyun.com~1gpu-mem") == NULL);
 	CHECK_STR(test_string_at(out, "/metadata/annotations/gpumend.io~1gpu-memory-request"),
 		  "infer=1536Mi");
-	CHECK(test_count_findings(&res, GS, NULL) == 1);
+	/* one finding at each key: limits and requests */
+	CHECK(test_count_findings(&res, GS, NULL) == 2);
+	CHECK(test_finding_at(&res, GS, "/spec/containers/0/resources/requests/aliyun.com~1gpu-mem") != NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -328,7 +330,11 @@ TEST(gpushare_hami)
 	CHECK(int_at(out, T "/spec/containers/2/resources/limits/nvidia.com~1gpu") == 1);
 	CHECK(json_pointer_get(out, T "/spec/containers/2/resources/limits/nvidia.com~1gpu.shared") == NULL);
 	CHECK(json_pointer_get(out, T "/spec/nodeSelector") == NULL);
-	CHECK(json_pointer_get(out, T "/spec/affinity") == NULL);
+	/* the selector's replacement: HAMi shares every GPU node */
+	CHECK_STR(test_string_at(out, T "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/0/key"),
+		  "nvidia.com/gpu.present");
+	CHECK_STR(test_string_at(out, T "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/0/values/0"),
+		  "true");
 	CHECK_STR(test_string_at(out, LABEL), "hami");
 	CHECK_STR(test_string_at(out, RECORD), "a=4096Mi");
 	CHECK(json_pointer_get(out, T "/metadata/annotations/ALIYUN_COM_GPU_MEM_IDX") == NULL);

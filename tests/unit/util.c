@@ -1,12 +1,18 @@
 /*
  * util.c - helpers for the engine's unit tests.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "admission.h"
+#include "buf.h"
+#include "config_file.h"
 #include "harness.h"
 #include "json_scan.h"
+#include "source.h"
 #include "util.h"
 
 /* 1 when some trigger is a substring of a key or string value in `node`. */
@@ -87,6 +93,18 @@ static void check_triggers(const struct config *cfg, json_t *input,
 			res->ops[i].path);
 }
 
+/* 1 when some trigger of `triggers` is a substring of the input, read as
+ * JSON (so that escaped strings count as what they decode to). */
+static int test_triggers_hold(const struct string_list *triggers,
+			      const char *json_text)
+{
+	json_t *input = json_loads(json_text, 0, NULL);
+	int held = !input || holds_trigger(triggers, input, 0);
+
+	json_decref(input);
+	return held;
+}
+
 /*
  * The webhook's gating: with only the rules whose triggers the input's
  * text holds (json_scan_filter_rules() and the escaped strings that
@@ -116,6 +134,19 @@ static void check_gating(const struct config *cfg,
 	if (!read)
 		rules = ~0u;
 	json_decref(read);
+	/* the filter leaves out the rules the webhook never runs; offline,
+	 * they are gated by their own triggers */
+	for (int r = 0; opts->offline && r < RULE_COUNT; r++) {
+		struct string_list own = { NULL, 0 };
+		int rc;
+
+		if (!rule_info_get((enum rule_id)r)->offline_only)
+			continue;
+		rc = rules_rule_triggers(cfg, (enum rule_id)r, &own);
+		if (rc != 0 || test_triggers_hold(&own, json_text))
+			rules |= 1u << r;
+		string_list_clear(&own);
+	}
 	gated.skip_rules = ~rules;
 	rules_result_init(&got);
 	same = rules_apply(cfg, &gated, obj, &got, &err) == 0 &&
@@ -308,4 +339,217 @@ int test_count_findings(const struct rules_result *res, enum rule_id rule,
 const char *test_string_at(json_t *root, const char *pointer)
 {
 	return json_string_value(json_pointer_get(root, pointer));
+}
+
+/* ------------------------------------------------------------------ */
+/* AdmissionReviews                                                    */
+
+char *test_review_text(const char *version, const char *operation,
+		       const char *object, const char *extra)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	buf_printf(&b, "{\"apiVersion\":\"admission.k8s.io/%s\","
+		   "\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u-1\","
+		   "\"operation\":\"%s\",\"namespace\":\"ml\",\"object\":%s%s}}",
+		   version, operation, object, extra ? extra : "");
+	return buf_detach(&b, NULL);
+}
+
+json_t *test_review(const struct config *cfg, const char *text,
+		    struct admission_outcome *out, int *failures)
+{
+	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct admission_outcome fast;
+	const char *diff;
+
+	admission_outcome_init(out);
+	admission_outcome_init(&fast);
+	CHECK(filter != NULL);
+	if (admission_review(cfg, text, strlen(text), out) != 0 ||
+	    admission_review_filtered(cfg, filter, text, strlen(text),
+				      &fast) != 0) {
+		json_scan_filter_free(filter);
+		admission_outcome_clear(&fast);
+		return NULL;
+	}
+	diff = admission_outcome_diff(out, &fast);
+	if (diff)
+		fprintf(stderr, "  the prefilter changed %s: %.*s\n", diff,
+			(int)fast.body_len, fast.body);
+	CHECK(diff == NULL);
+	json_scan_filter_free(filter);
+	admission_outcome_clear(&fast);
+	return json_loadb(out->body, out->body_len, 0, NULL);
+}
+
+static int b64_value(char c)
+{
+	static const char alphabet[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char *p = c ? strchr(alphabet, c) : NULL;
+
+	return p ? (int)(p - alphabet) : -1;
+}
+
+json_t *test_response_patch(json_t *review)
+{
+	const char *text = json_string_value(json_object_get(
+		json_object_get(review, "response"), "patch"));
+	struct buf raw;
+	json_t *patch;
+	unsigned long bits = 0;
+	int n = 0;
+
+	if (!text)
+		return NULL;
+	buf_init(&raw, 0);
+	for (; *text && *text != '='; text++) {
+		int v = b64_value(*text);
+
+		if (v < 0)
+			break;
+		bits = bits << 6 | (unsigned long)v;
+		if (++n == 4) {
+			buf_putc(&raw, (char)(bits >> 16));
+			buf_putc(&raw, (char)(bits >> 8 & 255));
+			buf_putc(&raw, (char)(bits & 255));
+			bits = 0;
+			n = 0;
+		}
+	}
+	if (n == 2) {
+		buf_putc(&raw, (char)(bits >> 4));
+	} else if (n == 3) {
+		buf_putc(&raw, (char)(bits >> 10));
+		buf_putc(&raw, (char)(bits >> 2 & 255));
+	}
+	patch = json_loadb(raw.data ? raw.data : "", raw.len, 0, NULL);
+	buf_free(&raw);
+	return patch;
+}
+
+int test_apply_patch(json_t *root, json_t *patch)
+{
+	static const char *const kinds[] = { "add", "remove", "replace", "move" };
+	json_t *item;
+	size_t i;
+
+	json_array_foreach(patch, i, item) {
+		const char *name = json_string_value(json_object_get(item, "op"));
+		struct patch_op op = { 0 };
+		int k = 0;
+
+		while (k < 4 && (!name || strcmp(name, kinds[k])))
+			k++;
+		if (k == 4)
+			return -1;
+		op.kind = (enum patch_kind)k;
+		op.path = (char *)json_string_value(json_object_get(item, "path"));
+		op.from = (char *)json_string_value(json_object_get(item, "from"));
+		op.value = json_object_get(item, "value");
+		if (!op.path || patch_apply_op(root, &op) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The golden inputs and the examples                                  */
+
+/* `fn` on each document of the file at `path`; 1 when it was read. */
+static int each_document_of(const struct config *cfg, const char *path,
+			    test_document_fn fn, void *arg)
+{
+	FILE *f = fopen(path, "rb");
+	struct source_parser *parser;
+	struct source_limits limits;
+	struct source_error serr;
+	struct source_doc doc;
+	char *text;
+	size_t len;
+
+	if (!f)
+		return 0;
+	text = malloc(1 << 20);
+	len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+	fclose(f);
+	if (!text)
+		return 0;
+	text[len] = '\0';
+	limits.max_document_bytes = cfg->max_document_bytes;
+	limits.max_depth = cfg->max_depth;
+	limits.max_alias_nodes = cfg->max_alias_nodes;
+	parser = source_parser_new(text, len, &limits);
+	if (!parser) {
+		free(text);
+		return 0;
+	}
+	source_parser_set_tree(parser, 0);
+	memset(&doc, 0, sizeof(doc));
+	while (source_next_doc(parser, &doc, &serr) == 1) {
+		if (doc.json)
+			fn(cfg, doc.json, path, arg);
+		source_doc_clear(&doc);
+	}
+	source_parser_free(parser);
+	free(text);
+	return 1;
+}
+
+int test_each_document(const char *examples, test_document_fn fn, void *arg,
+		       int *failures)
+{
+	static const char *const inputs[] = {
+		"input.yaml", "input.yml", "input.json"
+	};
+	DIR *dir = opendir("tests/golden");
+	struct dirent *entry;
+	int files = 0;
+
+	CHECK(dir != NULL);
+	while (dir && (entry = readdir(dir)) != NULL) {
+		char path[512], errbuf[256];
+		struct config *cfg;
+
+		if (entry->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "tests/golden/%s/config.yaml",
+			 entry->d_name);
+		if (access(path, F_OK) != 0)
+			cfg = config_file_load(NULL, errbuf, sizeof(errbuf));
+		else if (!(cfg = config_file_load(path, errbuf, sizeof(errbuf))))
+			continue;   /* a case about a bad config: nothing runs */
+		if (!cfg) {
+			(*failures)++;
+			continue;
+		}
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(path, sizeof(path), "tests/golden/%s/%s",
+				 entry->d_name, inputs[i]);
+			files += each_document_of(cfg, path, fn, arg);
+		}
+		config_free(cfg);
+	}
+	if (dir)
+		closedir(dir);
+	dir = examples ? opendir(examples) : NULL;
+	while (dir && (entry = readdir(dir)) != NULL) {
+		char path[512], errbuf[256];
+		struct config *cfg;
+
+		if (entry->d_name[0] == '.')
+			continue;
+		if (!(cfg = config_file_load(NULL, errbuf, sizeof(errbuf)))) {
+			(*failures)++;
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", examples, entry->d_name);
+		files += each_document_of(cfg, path, fn, arg);
+		config_free(cfg);
+	}
+	if (dir)
+		closedir(dir);
+	return files;
 }

@@ -4,6 +4,9 @@
 #ifndef GPUMEND_TEST_UTIL_H
 #define GPUMEND_TEST_UTIL_H
 
+#include <jansson.h>
+
+#include "admission.h"
 #include "rules.h"
 
 /*
@@ -71,5 +74,43 @@ int test_count_findings(const struct rules_result *res, enum rule_id rule,
 
 /* The string at `pointer` in `root`, or NULL. */
 const char *test_string_at(json_t *root, const char *pointer);
+
+/*
+ * An AdmissionReview (admission.k8s.io/VERSION) of a request with uid
+ * u-1, `operation`, namespace ml and `object` (JSON text), followed by
+ * `extra` (",\"oldObject\":{...}", say; may be NULL). A new string.
+ */
+char *test_review_text(const char *version, const char *operation,
+		       const char *object, const char *extra);
+
+/*
+ * Reviews `text` with admission_review() into `out` (initialised here)
+ * and returns the parsed response body (NULL if not JSON). The review is
+ * also done through the prefilter, which must give the same outcome byte
+ * for byte (a failure is counted when it does not).
+ */
+json_t *test_review(const struct config *cfg, const char *text,
+		    struct admission_outcome *out, int *failures);
+
+/* The response's patch, decoded and parsed; NULL when there is none. */
+json_t *test_response_patch(json_t *review);
+
+/* Applies the JSON Patch `patch` (a parsed array) to `root`; 0 or -1. */
+int test_apply_patch(json_t *root, json_t *patch);
+
+/* What test_each_document() calls for each document. */
+typedef void (*test_document_fn)(const struct config *cfg, json_t *doc,
+				 const char *path, void *arg);
+
+/*
+ * Calls `fn` on each document of each golden input
+ * (tests/golden/NAME/input.*) with the case's config.yaml (the defaults
+ * when it has none; a case whose config does not load is skipped), then
+ * of each file of the folder `examples` (NULL: none) with the defaults.
+ * Paths are relative to the top of the tree, where `make test` runs.
+ * Returns the number of files read.
+ */
+int test_each_document(const char *examples, test_document_fn fn, void *arg,
+		       int *failures);
 
 #endif

@@ -1,7 +1,8 @@
 # What `kubectl create/get -o json` printed (read with jq -s: objects and
 # Lists), reduced to what the comparison of the e2e suite looks at, as an
 # array sorted by kind and name. Dropped: the fields the server sets (or the
-# scheduler, spec.nodeName; or the service IP allocator), the namespace (the
+# scheduler, spec.nodeName; or the service IP allocator; or the deployment
+# controller, the revision annotation), the namespace (the
 # two sides live in different namespaces), the webhook's record annotation,
 # and the labels a Job gets from its uid: the object's own uid becomes
 # "<uid>" wherever the server copied it (a Job's controller-uid selector),
@@ -17,7 +18,8 @@ def norm:
 	    .metadata.managedFields, .metadata.generation, .metadata.selfLink,
 	    .metadata.namespace, .status)
 	| if .metadata.annotations then
-		.metadata.annotations |= del(.["gpumend.io/mutations"])
+		.metadata.annotations |= del(.["gpumend.io/mutations"],
+			.["deployment.kubernetes.io/revision"])
 	  else . end
 	| if .kind == "Job" and .metadata.labels then
 		.metadata.labels |= del(.["controller-uid"], .["job-name"])
