@@ -41,6 +41,7 @@ RULES_SRCS += rules/obsolete_cuda_hostpath.c
 RULES_SRCS += rules/gpu_visibility.c
 RULES_SRCS += rules/removed_gpu_feature_gate.c
 RULES_SRCS += rules/triggers.c
+RULES_SRCS += rules/values.c
 $(BUILD)/rules/%.o: INCLUDES := -Irules
 
 # lib/: what both front ends share. Buffers, messages, json regions, the
@@ -64,6 +65,9 @@ $(BUILD)/certs/%.o: INCLUDES := -Ilib -Icerts
 CLI_SRCS += cli/files.c
 CLI_SRCS += cli/stream.c
 CLI_SRCS += cli/text_patch.c
+CLI_SRCS += cli/template_mask.c
+CLI_SRCS += cli/template_migrate.c
+CLI_SRCS += cli/chart.c
 CLI_SRCS += cli/diff.c
 CLI_SRCS += cli/report.c
 CLI_SRCS += cli/migrate.c

@@ -250,6 +250,24 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
 		struct rules_error *err);
 
 /*
+ * Runs the rules over the values of a Helm chart (`values`, a parsed
+ * values file), rewriting it in place like rules_apply(). Every mapping
+ * that holds `resources`, `nodeSelector`, `affinity`, `tolerations`,
+ * `schedulerName`, `podAnnotations` or `podLabels` is read as one pod
+ * with one container, made of these and of `env`, `args`, `command`,
+ * `volumeMounts`, `volumes` and `image` beside them (rules/values.c):
+ * the rules run over that pod, and their operations and findings come
+ * back with JSON Pointers into `values`. A change of the pod that no
+ * member of the mapping stands for (a pod label when there is no
+ * `podLabels`) is not made: it is reported as a warning at the mapping.
+ *
+ * Returns 0, or -1 on an internal failure, with `err` set.
+ */
+int rules_apply_values(const struct config *cfg,
+		       const struct rules_options *opts, json_t *values,
+		       struct rules_result *result, struct rules_error *err);
+
+/*
  * The trigger strings of the rules enabled in `cfg` (mode other than off,
  * offline-only rules included): for every object on which rules_apply()
  * with `cfg` could report a finding or emit an operation, whatever the
