@@ -195,7 +195,7 @@ static int refs_scan(struct refs *r, const char *text, size_t len)
 	return 0;
 }
 
-static int refs_read_dir(struct refs *r, const char *dir, int depth)
+static int read_dir(const char *dir, chart_file_fn fn, void *arg, int depth)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -216,18 +216,33 @@ static int refs_read_dir(struct refs *r, const char *dir, int depth)
 		if (stat(path, &st) != 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			rc = refs_read_dir(r, path, depth + 1);
+			rc = read_dir(path, fn, arg, depth + 1);
 		} else if (S_ISREG(st.st_mode) && st.st_size < (16 << 20)) {
 			struct input in;
 
 			if (input_read(path, 0, &in) != 0)
 				continue;
-			rc = refs_scan(r, in.text, in.len);
+			rc = fn(arg, path, in.text, in.len);
 			input_free(&in);
 		}
 	}
 	closedir(d);
 	return rc;
+}
+
+int chart_read_templates(const char *root, chart_file_fn fn, void *arg)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/templates", root);
+	return read_dir(dir, fn, arg, 0);
+}
+
+static int refs_add_file(void *arg, const char *path, const char *text,
+			 size_t len)
+{
+	(void)path;
+	return refs_scan(arg, text, len);
 }
 
 static void refs_free(struct refs *r)
@@ -396,7 +411,8 @@ static int values_run(struct chart_job *job, const char *text, size_t len,
 		snprintf(dir, sizeof(dir), "%s/templates", job->root);
 		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
 			refs.known = 1;
-			if (refs_read_dir(&refs, dir, 0))
+			if (chart_read_templates(job->root, refs_add_file,
+						 &refs))
 				goto out_nomem;
 		}
 	}

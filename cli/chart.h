@@ -89,6 +89,15 @@ struct chart_job {
 int chart_run(struct chart_job *job, enum chart_kind kind, const char *text,
 	      size_t len, struct buf *out, struct source_error *err);
 
+/*
+ * Calls `fn` with the text of every file under the `templates` folder of
+ * the chart at `root` (recursively, hidden entries left out; files that
+ * cannot be read are left out too). Returns 0, or -1 when `fn` does.
+ */
+typedef int (*chart_file_fn)(void *arg, const char *path, const char *text,
+			     size_t len);
+int chart_read_templates(const char *root, chart_file_fn fn, void *arg);
+
 /* The template part of chart_run() (template_migrate.c). */
 int template_run(struct chart_job *job, const char *text, size_t len,
 		 struct buf *out, struct source_error *err);

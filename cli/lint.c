@@ -116,15 +116,18 @@ static int lint_path(void *arg, const char *path)
 	/* lint reports; it never rewrites, so the rules say what is wrong
 	 * rather than what they changed */
 	struct rules_options opts = { .offline = 1, .report_only = 1 };
-	enum chart_kind kind = chart_classify(path, l->chart, NULL);
+	char *root = NULL;
+	enum chart_kind kind = chart_classify(path, l->chart, &root);
 	int rc;
 
 	if (kind == CHART_OTHER) {
 		msg_note("'%s' is not a YAML template; not linted", path);
+		free(root);
 		return 0;
 	}
 	l->files++;
 	if (input_read(path, 0, &in) != 0) {
+		free(root);
 		l->bad_input++;
 		return lint_add(l, path, 0, 0, "input", SEVERITY_ERROR,
 				"cannot read the file", NULL);
@@ -133,11 +136,12 @@ static int lint_path(void *arg, const char *path)
 	lf.in = &in;
 	if (kind != CHART_PLAIN) {
 		struct chart_job job = {
-			.cfg = l->cfg, .lint = 1, .report = lint_chart_finding,
-			.arg = &lf,
+			.cfg = l->cfg, .root = root, .lint = 1,
+			.report = lint_chart_finding, .arg = &lf,
 		};
 
 		rc = chart_run(&job, kind, in.text, in.len, NULL, &err);
+		free(root);
 	} else {
 		rc = stream_each(in.text, in.len, l->cfg, &opts, lint_doc, &lf,
 				 &err);

@@ -922,7 +922,7 @@ void tpl_mask(const struct tpl *t, size_t variant, int valuation, char *out)
 		size_t first_end, end, n;
 		char ph[16];
 
-		if (a->place == TPL_PLACE_LINE)
+		if (a->place == TPL_PLACE_LINE || a->place == TPL_PLACE_MEMBER)
 			continue;
 		first_end = t->lines[line_of(t, a->mask_start)].end;
 		end = a->mask_end < first_end ? a->mask_end : first_end;
@@ -942,6 +942,23 @@ void tpl_mask(const struct tpl *t, size_t variant, int valuation, char *out)
 	for (size_t l = 0; l < t->n_lines; l++)
 		if (t->lines[l].action_line)
 			mask_line(t, l, out);
+	/* includes read as members: "xHASH: xHASH" where the action was */
+	for (size_t i = 0; i < t->n_actions; i++) {
+		const struct tpl_action *a = &t->actions[i];
+		char ph[16];
+		size_t n, room = a->mask_end - a->start;
+
+		if (a->place != TPL_PLACE_MEMBER)
+			continue;
+		tpl_placeholder(t, i, valuation, ph, sizeof(ph));
+		n = strlen(ph);
+		if (2 * n + 2 > room)
+			continue;
+		memset(out + a->mask_start, ' ', a->mask_end - a->mask_start);
+		memcpy(out + a->start, ph, n);
+		memcpy(out + a->start + n, ": ", 2);
+		memcpy(out + a->start + n + 2, ph, n);
+	}
 	/* the lines of the branches this variant does not take */
 	for (size_t b = 0; b < t->n_branches; b++) {
 		const struct tpl_branch *br = &t->branches[b];
@@ -956,4 +973,140 @@ void tpl_mask(const struct tpl *t, size_t variant, int valuation, char *out)
 			    t->lines[l].end <= br->end)
 				mask_line(t, l, out);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Includes read as members                                            */
+
+int tpl_action_define(const struct tpl *t, size_t index, const char **name,
+		      size_t *len)
+{
+	const struct tpl_action *a = &t->actions[index];
+	const char *p = t->text + a->start + 2, *end = t->text + a->end - 2;
+	const char *q;
+
+	if (p < end && *p == '-')
+		p++;
+	while (p < end && is_space(*p))
+		p++;
+	if (starts_word(p, end, "include"))
+		p += 7;
+	else if (starts_word(p, end, "template"))
+		p += 8;
+	else if (starts_word(p, end, "define"))
+		p += 6;
+	else
+		return 0;
+	while (p < end && is_space(*p))
+		p++;
+	if (p >= end || *p != '"')
+		return 0;
+	q = memchr(p + 1, '"', (size_t)(end - p - 1));
+	if (!q)
+		return 0;
+	*name = p + 1;
+	*len = (size_t)(q - p - 1);
+	return 1;
+}
+
+/*
+ * The number of the last `| nindent N` of action `a`: its offsets in
+ * *num_start, *num_end; -1 when the action does not end with one.
+ */
+static long member_nindent(const struct tpl *t, const struct tpl_action *a,
+			   size_t *num_start, size_t *num_end)
+{
+	const char *text = t->text;
+	size_t e = a->end - 2, p;
+	long n = 0;
+
+	if (e > a->start + 2 && text[e - 1] == '-')
+		e--;
+	while (e > a->start && is_space(text[e - 1]))
+		e--;
+	p = e;
+	while (p > a->start && text[p - 1] >= '0' && text[p - 1] <= '9')
+		p--;
+	if (p == e || e - p > 4)
+		return -1;
+	*num_start = p;
+	*num_end = e;
+	for (size_t i = p; i < e; i++)
+		n = n * 10 + (text[i] - '0');
+	while (p > a->start && is_space(text[p - 1]))
+		p--;
+	if (p < a->start + 9 || memcmp(text + p - 7, "nindent", 7) != 0 ||
+	    is_word(text[p - 8]))
+		return -1;
+	p -= 7;
+	while (p > a->start && is_space(text[p - 1]))
+		p--;
+	if (text[p - 1] != '|')
+		return -1;
+	return n;
+}
+
+int tpl_mark_members(struct tpl *t,
+		     int (*known)(void *arg, const char *name, size_t len),
+		     void *arg)
+{
+	int marked = 0;
+
+	for (size_t i = 0; i < t->n_actions; i++) {
+		struct tpl_action *a = &t->actions[i];
+		size_t line = line_of(t, a->start), ns, ne;
+		const struct tpl_line *l = &t->lines[line];
+		const char *name;
+		size_t len, indent;
+		long n;
+
+		if (a->place != TPL_PLACE_LINE || a->kind != TPL_OUTPUT ||
+		    l->in_block_scalar || line_of(t, a->end - 1) != line ||
+		    !tpl_action_define(t, i, &name, &len) ||
+		    !known(arg, name, len))
+			continue;
+		indent = indent_of(t, l);
+		/* alone on the line: nothing before it but blanks, nothing
+		 * after it */
+		if (l->start + indent != a->start || a->end != l->end)
+			continue;
+		n = member_nindent(t, a, &ns, &ne);
+		if (n < 0 || (size_t)n != indent)
+			continue;
+		/* the same include at another indentation is the same
+		 * member: its number does not count */
+		a->hash = text_hash(t->text + a->start, ns - a->start) ^
+			  text_hash(t->text + ne, a->end - ne);
+		a->place = TPL_PLACE_MEMBER;
+		a->mask_start = l->start;
+		a->mask_end = l->end;
+		marked++;
+	}
+	return marked;
+}
+
+void tpl_unmark_members(struct tpl *t)
+{
+	for (size_t i = 0; i < t->n_actions; i++)
+		if (t->actions[i].place == TPL_PLACE_MEMBER) {
+			t->actions[i].place = TPL_PLACE_LINE;
+			t->actions[i].hash = text_hash(t->text + t->actions[i].start,
+						       t->actions[i].end -
+						       t->actions[i].start);
+		}
+}
+
+size_t tpl_member_text(const struct tpl *t, size_t index, int indent,
+		       char *out, size_t size)
+{
+	const struct tpl_action *a = &t->actions[index];
+	size_t ns, ne;
+	int n;
+
+	if (member_nindent(t, a, &ns, &ne) < 0)
+		return 0;
+	n = snprintf(out, size, "%.*s%d%.*s", (int)(ns - a->start),
+		     t->text + a->start, indent, (int)(a->end - ne),
+		     t->text + ne);
+	return n > 0 && (size_t)n < size ? (size_t)n : 0;
 }

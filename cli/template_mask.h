@@ -22,7 +22,11 @@
  *    digits ("x" and a hash of the action's text, then "_"), the same for
  *    the same action text wherever it is;
  *  - actions that print nothing (comments, assignments, control actions)
- *    inside a line become blanks.
+ *    inside a line become blanks;
+ *  - a line `{{- include "NAME" . | nindent N }}` indented by N, where
+ *    NAME's keys are known (tpl_mark_members()), becomes a mapping member
+ *    `xHASH: xHASH` at that indentation: the rules see a mapping they can
+ *    copy (a selector from labels) and add to (a label beside it).
  *
  * A valuation chooses what whole-scalar actions read as: 1 and 2 give
  * integers (1NNNNNN and 2NNNNNN, NNNNNN from a hash of the action text,
@@ -61,7 +65,10 @@ enum tpl_place {
 	TPL_PLACE_LINE,     /* alone on its line(s) */
 	TPL_PLACE_VALUE,    /* a whole scalar */
 	TPL_PLACE_KEY,      /* a whole mapping key */
-	TPL_PLACE_SCALAR    /* part of a scalar, a key or a comment */
+	TPL_PLACE_SCALAR,   /* part of a scalar, a key or a comment */
+	TPL_PLACE_MEMBER    /* alone on its line, an include of a define whose
+			     * keys are known, with `nindent` to the line's
+			     * own indentation (see tpl_mark_members()) */
 };
 
 struct tpl_action {
@@ -171,9 +178,37 @@ int tpl_action_at(const struct tpl *t, size_t start, size_t end);
 
 /*
  * The placeholder text that action `index` reads as under `valuation`,
- * without its padding, in `out` (at least 16 bytes).
+ * without its padding, in `out` (at least 16 bytes). For a member, the
+ * key (which is also its value).
  */
 void tpl_placeholder(const struct tpl *t, size_t index, int valuation,
 		     char *out, size_t size);
+
+/*
+ * The define an include or template action names (`include "NAME" ...`),
+ * or the define a define action opens: *name and *len set, 1; else 0.
+ */
+int tpl_action_define(const struct tpl *t, size_t index, const char **name,
+		      size_t *len);
+
+/*
+ * Makes members (TPL_PLACE_MEMBER) of the whole-line actions that include
+ * a define `known` says has known keys, piped last to `nindent N` where N
+ * is the line's indentation. Returns how many.
+ */
+int tpl_mark_members(struct tpl *t,
+		     int (*known)(void *arg, const char *name, size_t len),
+		     void *arg);
+
+/* Turns the members back into whole-line actions. */
+void tpl_unmark_members(struct tpl *t);
+
+/*
+ * `text` of a member action moved to a line indented by `indent`: its
+ * `nindent N` made `nindent INDENT`, in `out` (NUL-terminated). Returns
+ * the length, or 0 when it does not fit.
+ */
+size_t tpl_member_text(const struct tpl *t, size_t index, int indent,
+		       char *out, size_t size);
 
 #endif

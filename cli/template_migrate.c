@@ -103,6 +103,8 @@ struct tjob {
 	size_t n_variants;
 	struct tfinding *findings;
 	size_t n_findings, cap_findings;
+	struct defines *defines;   /* of the chart's templates */
+	int members;               /* includes are read as members */
 	int oom;
 };
 
@@ -119,6 +121,23 @@ static void *grow(void *items, size_t *cap, size_t n, size_t size)
 		return NULL;
 	*cap = want;
 	return grown;
+}
+
+static const char *ph_of(struct tjob *tj, size_t a, char *ph, size_t size)
+{
+	tpl_placeholder(&tj->t, a, 1, ph, size);
+	return ph;
+}
+
+/* 1 + the indentation of the line when text[i] is its first non-blank
+ * byte; else 0. */
+static size_t line_head(const char *text, size_t i)
+{
+	size_t k = i;
+
+	while (k > 0 && text[k - 1] == ' ')
+		k--;
+	return k == 0 || text[k - 1] == '\n' ? i - k + 1 : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -224,7 +243,8 @@ static char *unmask_new(struct tjob *tj, const char *masked, const char *text)
 			if (act->place == TPL_PLACE_LINE ||
 			    act->kind != TPL_OUTPUT)
 				continue;
-			if (act->place == TPL_PLACE_VALUE) {
+			if (act->place == TPL_PLACE_VALUE ||
+			    act->place == TPL_PLACE_MEMBER) {
 				tpl_placeholder(&tj->t, a, 1, ph, sizeof(ph));
 				len = strlen(ph);
 				if (len && n - i >= len &&
@@ -316,6 +336,217 @@ static int finding_cmp(const void *a, const void *b)
 	if (x->column != y->column)
 		return x->column < y->column ? -1 : 1;
 	return strcmp(x->message, y->message);
+}
+
+/* ------------------------------------------------------------------ */
+/* Defines whose keys are known                                        */
+
+/* A define of the chart: the keys its output has, when they are known. */
+struct define {
+	char *name;
+	char **keys;
+	size_t n_keys;
+	char **deps;               /* defines it includes on lines of its own */
+	size_t n_deps;
+	int state;                 /* 0 unresolved, 1 known, -1 unknown,
+				    * 2 being resolved */
+};
+
+struct defines {
+	struct define *items;
+	size_t n, cap;
+};
+
+static int strv_add(char ***v, size_t *n, const char *s, size_t len)
+{
+	char **grown = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!grown)
+		return -1;
+	*v = grown;
+	if (!(grown[*n] = strndup(s, len)))
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+/*
+ * Reads the body of a define: the keys of the mapping it prints (under
+ * every variant of its conditionals), and the defines it includes on lines
+ * of their own. d->state -1 when it prints something else.
+ */
+static int define_read_body(struct define *d, const char *body, size_t len,
+			    const struct source_limits *limits)
+{
+	struct tpl t;
+	struct tpl_error terr;
+	char *masked;
+	int rc = 0;
+
+	if (tpl_scan(body, len, &t, &terr)) {
+		d->state = -1;
+		return 0;
+	}
+	for (size_t i = 0; i < t.n_actions && d->state == 0; i++) {
+		const struct tpl_action *a = &t.actions[i];
+		const char *name;
+		size_t n;
+
+		if (a->place == TPL_PLACE_KEY)
+			d->state = -1;
+		else if (a->place == TPL_PLACE_LINE && a->kind == TPL_OUTPUT) {
+			if (!tpl_action_define(&t, i, &name, &n))
+				d->state = -1;
+			else if (strv_add(&d->deps, &d->n_deps, name, n))
+				rc = -1;
+		}
+	}
+	masked = malloc(len ? len : 1);
+	if (!masked)
+		rc = -1;
+	for (size_t v = 0; rc == 0 && d->state == 0 && v < t.n_variants; v++) {
+		struct source_error err;
+		json_t *doc;
+		const char *key;
+		json_t *value;
+
+		tpl_mask(&t, v, 1, masked);
+		doc = source_parse_one(masked, len, limits, NULL, &err);
+		if (json_is_null(doc) && d->n_deps) {
+			json_decref(doc);
+			continue; /* only includes */
+		}
+		if (!json_is_object(doc)) {
+			d->state = -1;
+			json_decref(doc);
+			break;
+		}
+		json_object_foreach(doc, key, value)
+			if (strv_add(&d->keys, &d->n_keys, key, strlen(key)))
+				rc = -1;
+		json_decref(doc);
+	}
+	free(masked);
+	tpl_free(&t);
+	return rc;
+}
+
+/* Adds the defines of one template file. */
+static int defines_add_file(void *arg, const char *path, const char *text,
+			    size_t len)
+{
+	struct defines *ds = arg;
+	struct source_limits limits = { 1 << 20, 64, 10000 };
+	struct tpl t;
+	struct tpl_error terr;
+	int rc = 0;
+
+	(void)path;
+	if (tpl_scan(text, len, &t, &terr))
+		return 0;
+	for (size_t c = 0; rc == 0 && c < t.n_chains; c++) {
+		const struct tpl_branch *body;
+		struct define *d, *grown;
+		const char *name;
+		size_t n;
+
+		if (t.chains[c].kind != TPL_DEFINE ||
+		    !tpl_action_define(&t, (size_t)t.chains[c].open_action,
+				       &name, &n))
+			continue;
+		grown = grow(ds->items, &ds->cap, ds->n, sizeof(*grown));
+		if (!grown) {
+			rc = -1;
+			break;
+		}
+		ds->items = grown;
+		d = &ds->items[ds->n++];
+		memset(d, 0, sizeof(*d));
+		if (!(d->name = strndup(name, n))) {
+			rc = -1;
+			break;
+		}
+		body = &t.branches[t.chains[c].first_branch];
+		rc = define_read_body(d, text + body->start,
+				      body->end - body->start, &limits);
+	}
+	tpl_free(&t);
+	return rc;
+}
+
+static struct define *define_find(struct defines *ds, const char *name,
+				  size_t len)
+{
+	for (size_t i = 0; ds && i < ds->n; i++)
+		if (strlen(ds->items[i].name) == len &&
+		    memcmp(ds->items[i].name, name, len) == 0)
+			return &ds->items[i];
+	return NULL;
+}
+
+/* Known keys of define `d`, its includes' added: 1 or -1 (unknown). */
+static int define_resolve(struct defines *ds, struct define *d, int depth)
+{
+	if (d->state == 1 || d->state == -1)
+		return d->state;
+	if (d->state == 2 || depth > 16)
+		return -1; /* a loop */
+	d->state = 2;
+	for (size_t i = 0; i < d->n_deps; i++) {
+		struct define *dep = define_find(ds, d->deps[i],
+						 strlen(d->deps[i]));
+
+		if (!dep || define_resolve(ds, dep, depth + 1) != 1) {
+			d->state = -1;
+			return -1;
+		}
+		for (size_t k = 0; k < dep->n_keys; k++)
+			if (strv_add(&d->keys, &d->n_keys, dep->keys[k],
+				     strlen(dep->keys[k]))) {
+				d->state = -1;
+				return -1;
+			}
+	}
+	d->state = 1;
+	return 1;
+}
+
+static int define_known(void *arg, const char *name, size_t len)
+{
+	struct defines *ds = arg;
+	struct define *d = define_find(ds, name, len);
+
+	return d && define_resolve(ds, d, 0) == 1;
+}
+
+static int define_has_key(struct defines *ds, const char *name, size_t len,
+			  const char *key)
+{
+	struct define *d = define_find(ds, name, len);
+
+	if (!d || d->state != 1)
+		return 1;
+	for (size_t i = 0; i < d->n_keys; i++)
+		if (strcmp(d->keys[i], key) == 0)
+			return 1;
+	return 0;
+}
+
+static void defines_free(struct defines *ds)
+{
+	for (size_t i = 0; ds && i < ds->n; i++) {
+		struct define *d = &ds->items[i];
+
+		free(d->name);
+		for (size_t k = 0; k < d->n_keys; k++)
+			free(d->keys[k]);
+		free(d->keys);
+		for (size_t k = 0; k < d->n_deps; k++)
+			free(d->deps[k]);
+		free(d->deps);
+	}
+	if (ds)
+		free(ds->items);
 }
 
 /* ------------------------------------------------------------------ */
@@ -600,6 +831,36 @@ static const struct source_node *original_node(const struct source_node *root,
 	return NULL;
 }
 
+/*
+ * The include read as a member of mapping `node` (of the patched tree)
+ * that may print a key added to `node`, or -1.
+ */
+static int member_collision(struct tjob *tj, const struct source_node *node)
+{
+	if (node->kind != SOURCE_MAPPING)
+		return -1;
+	for (size_t m = 0; m < node->n_children; m++) {
+		const struct source_child *mc = &node->children[m];
+
+		for (size_t a = 0; a < tj->t.n_actions; a++) {
+			char ph[16];
+			const char *name;
+			size_t len;
+
+			if (tj->t.actions[a].place != TPL_PLACE_MEMBER ||
+			    strcmp(ph_of(tj, a, ph, sizeof(ph)), mc->key) != 0 ||
+			    !tpl_action_define(&tj->t, a, &name, &len))
+				continue;
+			for (size_t k = 0; k < node->n_children; k++)
+				if (node->children[k].node->added &&
+				    define_has_key(tj->defines, name, len,
+						   node->children[k].key))
+					return (int)a;
+		}
+	}
+	return -1;
+}
+
 /* Checks (and places) the edits of one trial; 0, or 1 with `h` set. */
 static int check_edits(struct tjob *tj, const char *masked, struct tdoc *td,
 		       struct text_edits *edits, struct hold *h)
@@ -627,6 +888,8 @@ static int check_edits(struct tjob *tj, const char *masked, struct tdoc *td,
 		}
 		a = filled_by(tj, masked, &td->doc, root, node,
 			      e->kind != TEXT_EDIT_ADD);
+		if (a < 0 && e->kind == TEXT_EDIT_ADD)
+			a = member_collision(tj, e->node);
 		if (a >= 0) {
 			h->reason = e->kind == TEXT_EDIT_REMOVE ? HOLD_ACTION
 								: HOLD_FILLED;
@@ -927,9 +1190,76 @@ static int collect_findings(struct tjob *tj, const char *masked,
 	return 0;
 }
 
-/* Candidates: what the rules do alike under valuations 1 and 2; the rest,
- * and what they do under 3 only, is held. */
-static int collect_candidates(struct tdoc *td, const struct rules_result *r1,
+/* 1 when integer `x` under valuation 1 and `y` under 2 are the
+ * placeholders of one action that is a whole scalar. */
+static int same_placeholder(const struct tjob *tj, json_t *x, json_t *y)
+{
+	for (size_t a = 0; a < tj->t.n_actions; a++) {
+		char p1[16], p2[16];
+
+		if (tj->t.actions[a].place != TPL_PLACE_VALUE ||
+		    tj->t.actions[a].kind != TPL_OUTPUT)
+			continue;
+		tpl_placeholder(&tj->t, a, 1, p1, sizeof(p1));
+		tpl_placeholder(&tj->t, a, 2, p2, sizeof(p2));
+		if (json_integer_value(x) == strtoll(p1, NULL, 10) &&
+		    json_integer_value(y) == strtoll(p2, NULL, 10))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * 1 when `x` (valuation 1) and `y` (valuation 2) differ only where they
+ * hold an action's own value: an operation that copies what an action
+ * prints, which the template can write as the action itself.
+ */
+static int equal_but_copies(const struct tjob *tj, json_t *x, json_t *y)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_typeof(x) != json_typeof(y))
+		return 0;
+	switch (json_typeof(x)) {
+	case JSON_OBJECT:
+		if (json_object_size(x) != json_object_size(y))
+			return 0;
+		json_object_foreach(x, key, v)
+			if (!json_object_get(y, key) ||
+			    !equal_but_copies(tj, v, json_object_get(y, key)))
+				return 0;
+		return 1;
+	case JSON_ARRAY:
+		if (json_array_size(x) != json_array_size(y))
+			return 0;
+		json_array_foreach(x, i, v)
+			if (!equal_but_copies(tj, v, json_array_get(y, i)))
+				return 0;
+		return 1;
+	case JSON_INTEGER:
+		return json_equal(x, y) || same_placeholder(tj, x, y);
+	default:
+		return json_equal(x, y);
+	}
+}
+
+static int op_copies(const struct tjob *tj, const struct patch_op *a,
+		     const struct patch_op *b)
+{
+	struct patch_op a_bare = *a, b_bare = *b;
+
+	a_bare.value = b_bare.value = NULL;
+	return a->value && b->value && op_equal(&a_bare, &b_bare) &&
+	       equal_but_copies(tj, a->value, b->value);
+}
+
+/* Candidates: what the rules do alike under valuations 1 and 2 (or what
+ * copies an action's value); the rest, and what they do under 3 only, is
+ * held. */
+static int collect_candidates(struct tjob *tj, struct tdoc *td,
+			      const struct rules_result *r1,
 			      const struct rules_result *r2,
 			      const struct rules_result *r3)
 {
@@ -944,6 +1274,11 @@ static int collect_candidates(struct tdoc *td, const struct rules_result *r1,
 		for (j = 0; j < r2->n_ops; j++)
 			if (!used[j] && op_equal(&r1->ops[i], &r2->ops[j]))
 				break;
+		if (j == r2->n_ops)
+			for (j = 0; j < r2->n_ops; j++)
+				if (!used[j] &&
+				    op_copies(tj, &r1->ops[i], &r2->ops[j]))
+					break;
 		if (j < r2->n_ops)
 			used[j] = 1;
 		if (add_candidate(td, &r1->ops[i], j == r2->n_ops,
@@ -1076,7 +1411,8 @@ static int read_variant(struct tjob *tj, size_t v, struct source_error *err)
 		}
 		rc = collect_findings(tj, masked[0], td, &res[0]);
 		if (!rc && !lint)
-			rc = collect_candidates(td, &res[0], &res[1], &res[2]);
+			rc = collect_candidates(tj, td, &res[0], &res[1],
+						&res[2]);
 		for (int u = 0; u < valuations; u++)
 			rules_result_clear(&res[u]);
 		json_decref(docs[0].json);
@@ -1132,10 +1468,12 @@ static void pointer_tail(const char *pointer, int levels, char *out,
 	}
 }
 
-static void describe_op(const struct patch_op *op, char *out, size_t size)
+static void describe_op(const struct patch_op *op, int with_value, char *out,
+			size_t size)
 {
 	char what[300], from[200];
-	char *value = op->value ? json_text_new(op->value, JSON_COMPACT) : NULL;
+	char *value = op->value && with_value ?
+		json_text_new(op->value, JSON_COMPACT) : NULL;
 	const char *v = value ? value : "?";
 	int cut = value && strlen(value) > 80;
 
@@ -1149,12 +1487,18 @@ static void describe_op(const struct patch_op *op, char *out, size_t size)
 		snprintf(out, size, "removing '%.200s'", what);
 		break;
 	case PATCH_REPLACE:
-		snprintf(out, size, "setting '%.200s' to %.80s%s", what, v,
-			 cut ? "..." : "");
+		if (value)
+			snprintf(out, size, "setting '%.200s' to %.80s%s", what,
+				 v, cut ? "..." : "");
+		else
+			snprintf(out, size, "setting '%.200s'", what);
 		break;
 	case PATCH_ADD:
-		snprintf(out, size, "adding '%.200s: %.80s%s'", what, v,
-			 cut ? "..." : "");
+		if (value)
+			snprintf(out, size, "adding '%.200s: %.80s%s'", what, v,
+				 cut ? "..." : "");
+		else
+			snprintf(out, size, "adding '%.200s'", what);
 		break;
 	}
 	free(value);
@@ -1178,7 +1522,7 @@ static int report_held(struct tjob *tj, size_t v, struct tdoc *td,
 
 		a = i >= 0 ? &tj->t.actions[i] : NULL;
 	}
-	describe_op(&c->op, desc, sizeof(desc));
+	describe_op(&c->op, c->reason != HOLD_VALUE, desc, sizeof(desc));
 	switch (c->reason) {
 	case HOLD_VALUE:
 		if (a)
@@ -1254,24 +1598,97 @@ static int edit_order(const void *a, const void *b)
 	return pa->seq < pb->seq ? -1 : pa->seq > pb->seq;
 }
 
-/* A placeholder in `text` (edited text) back to its action, in place: they
- * have the same length. */
-static void unmask_edit(struct tjob *tj, const char *masked, char *text,
-			size_t len)
+/*
+ * The placeholders in the text of edit `e` back to their actions: those of
+ * actions inside scalars (copied with the scalar), and those of actions
+ * that are whole scalars (an operation copying what they print). Returns
+ * 0, or -1 when out of memory.
+ */
+static int unmask_edit(struct tjob *tj, const char *masked, struct text_edit *e)
 {
-	for (size_t a = 0; a < tj->t.n_actions; a++) {
-		const struct tpl_action *act = &tj->t.actions[a];
-		size_t n = act->end - act->start;
+	struct buf b;
+	const char *text = e->text;
+	size_t n = e->len;
 
-		if (act->place == TPL_PLACE_LINE || act->kind != TPL_OUTPUT ||
-		    act->place == TPL_PLACE_VALUE || act->mask_end != act->end)
-			continue;
-		for (size_t i = 0; i + n <= len; i++)
-			if (memcmp(text + i, masked + act->start, n) == 0) {
-				memcpy(text + i, tj->text + act->start, n);
-				i += n - 1;
+	if (!text)
+		return 0;
+	buf_init(&b, 0);
+	for (size_t i = 0; i < n; ) {
+		size_t a, len = 0;
+
+		for (a = 0; a < tj->t.n_actions; a++) {
+			const struct tpl_action *act = &tj->t.actions[a];
+			char ph[16];
+
+			if (act->place == TPL_PLACE_LINE || act->kind != TPL_OUTPUT)
+				continue;
+			if (act->place == TPL_PLACE_MEMBER) {
+				/* a whole line "xHASH: xHASH" */
+				size_t k = strlen(ph_of(tj, a, ph, sizeof(ph)));
+
+				len = 2 * k + 2;
+				if (n - i >= len && memcmp(text + i, ph, k) == 0 &&
+				    memcmp(text + i + k, ": ", 2) == 0 &&
+				    memcmp(text + i + k + 2, ph, k) == 0 &&
+				    (i + len == n || text[i + len] == '\n' ||
+				     text[i + len] == '\r') &&
+				    line_head(text, i))
+					break;
+				continue;
 			}
+			if (act->place == TPL_PLACE_VALUE) {
+				tpl_placeholder(&tj->t, a, 1, ph, sizeof(ph));
+				len = strlen(ph);
+				if (len && n - i >= len &&
+				    memcmp(text + i, ph, len) == 0 &&
+				    (i == 0 || text[i - 1] < '0' ||
+				     text[i - 1] > '9') &&
+				    (i + len == n || text[i + len] < '0' ||
+				     text[i + len] > '9'))
+					break;
+				continue;
+			}
+			len = act->end - act->start;
+			if (act->mask_start == act->start &&
+			    act->mask_end == act->end && n - i >= len &&
+			    memcmp(text + i, masked + act->start, len) == 0)
+				break;
+		}
+		if (a < tj->t.n_actions &&
+		    tj->t.actions[a].place == TPL_PLACE_MEMBER) {
+			char line[1024];
+			size_t k = tpl_member_text(&tj->t, a,
+						   (int)line_head(text, i) - 1,
+						   line, sizeof(line));
+
+			if (!k || buf_append(&b, line, k))
+				goto out_nomem;
+			i += len;
+		} else if (a < tj->t.n_actions) {
+			const struct tpl_action *act = &tj->t.actions[a];
+
+			if (buf_append(&b, tj->text + act->mask_start,
+				       act->mask_end - act->mask_start))
+				goto out_nomem;
+			i += len;
+		} else {
+			if (buf_putc(&b, text[i]))
+				goto out_nomem;
+			i++;
+		}
 	}
+	free(e->text);
+	e->text = buf_detach(&b, &e->len);
+	if (!e->text) {
+		e->text = malloc(1);
+		e->len = 0;
+		if (!e->text)
+			return -1;
+	}
+	return 0;
+out_nomem:
+	buf_free(&b);
+	return -1;
 }
 
 /* The documents variant `v` reads from `text` under valuation 1. */
@@ -1334,10 +1751,9 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 				if (!grown)
 					goto out_free;
 				all = grown;
-				if (e->items[i].text)
-					unmask_edit(tj, tj->variants[v].masked,
-						    e->items[i].text,
-						    e->items[i].len);
+				if (unmask_edit(tj, tj->variants[v].masked,
+						&e->items[i]))
+					goto out_free;
 				all[n].edit = &e->items[i];
 				all[n].seq = n;
 				n++;
@@ -1379,6 +1795,8 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 		rc = 1;
 		goto out_undo;
 	}
+	if (tj->members)
+		tpl_mark_members(&t2, define_known, tj->defines);
 	if (t2.n_chains != tj->t.n_chains ||
 	    t2.n_variants != tj->n_variants) {
 		snprintf(why, why_len,
@@ -1416,6 +1834,9 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 		if (bad) {
 			char note[120];
 
+			if (getenv("GPUMEND_TPL_DEBUG"))
+				fprintf(stderr, "---- read back v%zu:\n%.*s\n----\n", v,
+					(int)(out->len - mark), out->data + mark);
 			snprintf(why, why_len,
 				 "the edited template does not read back as the result%s",
 				 variant_note(tj, v, note, sizeof(note)));
@@ -1440,7 +1861,8 @@ out_free:
 /* ------------------------------------------------------------------ */
 /* The driver                                                          */
 
-static void tjob_free(struct tjob *tj)
+/* Forgets what the variants and findings hold; the scan stays. */
+static void tjob_clear(struct tjob *tj)
 {
 	for (size_t v = 0; v < tj->n_variants; v++) {
 		struct tvariant *var = &tj->variants[v];
@@ -1460,12 +1882,20 @@ static void tjob_free(struct tjob *tj)
 		free(var->docs);
 		free(var->masked);
 	}
-	free(tj->variants);
 	for (size_t i = 0; i < tj->n_findings; i++) {
 		free(tj->findings[i].message);
 		free(tj->findings[i].pointer);
 	}
 	free(tj->findings);
+	tj->findings = NULL;
+	tj->n_findings = tj->cap_findings = 0;
+	memset(tj->variants, 0, tj->n_variants * sizeof(*tj->variants));
+}
+
+static void tjob_free(struct tjob *tj)
+{
+	tjob_clear(tj);
+	free(tj->variants);
 	tpl_free(&tj->t);
 }
 
@@ -1494,9 +1924,10 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 		 struct buf *out, struct source_error *err)
 {
 	struct tjob tj = { .job = job, .text = text, .len = len };
+	struct defines defines = { 0 };
 	struct tpl_error terr;
 	char why[300];
-	int rc = -1, settled = 0;
+	int rc = -1, settled = 0, members;
 
 	memset(err, 0, sizeof(*err));
 	job->errors = 0;
@@ -1508,6 +1939,14 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 			 terr.message);
 		return -1;
 	}
+	/* includes of defines with known keys are read as members, unless
+	 * the template does not read that way */
+	if ((job->root ? chart_read_templates(job->root, defines_add_file,
+					      &defines) :
+	     defines_add_file(&defines, NULL, text, len)) != 0)
+		goto out_nomem;
+	tj.defines = &defines;
+	members = tj.members = tpl_mark_members(&tj.t, define_known, &defines);
 	tj.n_variants = tj.t.n_variants;
 	tj.variants = calloc(tj.n_variants, sizeof(*tj.variants));
 	if (!tj.variants) {
@@ -1515,8 +1954,15 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 		goto out_free;
 	}
 	for (size_t v = 0; v < tj.n_variants; v++)
-		if (read_variant(&tj, v, err))
-			goto out_free;
+		if (read_variant(&tj, v, err)) {
+			if (tj.oom || !members)
+				goto out_free;
+			/* again, with every include a whole line */
+			tjob_clear(&tj);
+			tpl_unmark_members(&tj.t);
+			members = tj.members = 0;
+			v = (size_t)-1;
+		}
 	if (!job->lint) {
 		settled = settle(&tj);
 		if (settled < 0)
@@ -1576,6 +2022,7 @@ out_nomem:
 	snprintf(err->message, sizeof(err->message), "out of memory");
 out_free:
 	tjob_free(&tj);
+	defines_free(&defines);
 	if (json_arena_active())
 		json_arena_reset();
 	return rc;
