@@ -129,6 +129,12 @@ struct refs {
 	size_t n, cap;
 	int all;                   /* .Values is used whole */
 	int known;                 /* the templates were read */
+	struct texts {
+		char **text;
+		size_t *len;
+		size_t n, cap;
+	} texts;
+	char name[256];            /* refs_container_name()'s answer */
 };
 
 static int refs_add(struct refs *r, const char *s, size_t len)
@@ -241,8 +247,165 @@ int chart_read_templates(const char *root, chart_file_fn fn, void *arg)
 static int refs_add_file(void *arg, const char *path, const char *text,
 			 size_t len)
 {
+	struct refs *r = arg;
+	struct texts *t = &r->texts;
+
 	(void)path;
-	return refs_scan(arg, text, len);
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		char **grown = realloc(t->text, cap * sizeof(*grown));
+		size_t *lens;
+
+		if (!grown)
+			return -1;
+		t->text = grown;
+		if (!(lens = realloc(t->len, cap * sizeof(*lens))))
+			return -1;
+		t->len = lens;
+		t->cap = cap;
+	}
+	if (!(t->text[t->n] = malloc(len + 1)))
+		return -1;
+	memcpy(t->text[t->n], text, len);
+	t->text[t->n][len] = '\0';
+	t->len[t->n++] = len;
+	return refs_scan(r, text, len);
+}
+
+/* Column of the first non-blank byte of the line at `s`, and where its
+ * content starts. */
+static size_t line_content(const char *s, const char **content)
+{
+	const char *p = s;
+
+	while (*p == ' ')
+		p++;
+	*content = p;
+	return (size_t)(p - s);
+}
+
+/* The plain name in `value` (up to the line's end) into `out`, or 0. */
+static int plain_name(const char *value, char *out, size_t size)
+{
+	size_t n = 0;
+
+	while (*value == ' ')
+		value++;
+	if (*value == '"' || *value == '\'')
+		value++;
+	while (value[n] && value[n] != '\n' && value[n] != '\r' &&
+	       value[n] != '"' && value[n] != '\'' && value[n] != ' ' &&
+	       value[n] != '#' && n + 1 < size)
+		n++;
+	if (!n || memchr(value, '{', n))
+		return 0;
+	memcpy(out, value, n);
+	out[n] = '\0';
+	return 1;
+}
+
+/*
+ * The `name` of the container whose `resources:` renders `.Values.PATH.
+ * resources` at offset `at` of `text`: a member `name:` of the same
+ * mapping, written plainly. 1 with `out` set, else 0.
+ */
+static int container_name_at(const char *text, size_t at, char *out,
+			     size_t size)
+{
+	const char *ls = text + at, *content, *p;
+	size_t col;
+
+	while (ls > text && ls[-1] != '\n')
+		ls--;
+	col = line_content(ls, &content);
+	p = strstr(content, "resources:");
+	if (!p || p > text + at) {
+		/* `resources:` alone on the line above */
+		const char *prev = ls;
+
+		if (prev == text)
+			return 0;
+		prev--;
+		while (prev > text && prev[-1] != '\n')
+			prev--;
+		col = line_content(prev, &content);
+		if (strncmp(content, "resources:", 10) != 0)
+			return 0;
+		ls = prev;
+	} else if (p != content) {
+		if (strncmp(content, "- ", 2) != 0)
+			return 0;
+		col += 2;
+	}
+	/* up, then down, through the members of the same mapping */
+	for (int dir = -1; dir <= 1; dir += 2) {
+		const char *l = ls;
+
+		for (int guard = 0; guard < 200; guard++) {
+			size_t c;
+
+			if (dir < 0) {
+				if (l == text)
+					break;
+				l--;
+				while (l > text && l[-1] != '\n')
+					l--;
+			} else {
+				l = strchr(l, '\n');
+				if (!l++)
+					break;
+			}
+			c = line_content(l, &content);
+			if (*content == '\n' || *content == '#' || *content == '{')
+				continue;
+			if (c == col && strncmp(content, "name:", 5) == 0)
+				return plain_name(content + 5, out, size);
+			if (c + 2 == col && strncmp(content, "- name:", 7) == 0)
+				return plain_name(content + 7, out, size);
+			if (c < col)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* values_name_fn: the container name the templates give the site. */
+static const char *refs_container_name(void *arg, const char *pointer)
+{
+	struct refs *r = arg;
+	char needle[600], token[256];
+	const char *p = pointer;
+	size_t n = (size_t)snprintf(needle, sizeof(needle), ".Values");
+	int found = 0;
+
+	while (*p) {
+		if (json_pointer_next(&p, token, sizeof(token)) ||
+		    n + strlen(token) + 2 >= sizeof(needle))
+			return NULL;
+		n += (size_t)snprintf(needle + n, sizeof(needle) - n, ".%s",
+				      token);
+	}
+	snprintf(needle + n, sizeof(needle) - n, ".resources");
+	n = strlen(needle);
+	for (size_t i = 0; i < r->texts.n; i++) {
+		const char *text = r->texts.text[i], *hit = text;
+
+		while ((hit = strstr(hit, needle)) != NULL) {
+			char name[sizeof(r->name)];
+
+			hit += n;
+			if (is_ident(*hit) || *hit == '.')
+				continue;
+			if (!container_name_at(text, (size_t)(hit - text), name,
+					       sizeof(name)))
+				return NULL;
+			if (found && strcmp(name, r->name) != 0)
+				return NULL; /* two containers, two names */
+			memcpy(r->name, name, sizeof(name));
+			found = 1;
+		}
+	}
+	return found ? r->name : NULL;
 }
 
 static void refs_free(struct refs *r)
@@ -250,6 +413,10 @@ static void refs_free(struct refs *r)
 	for (size_t i = 0; i < r->n; i++)
 		free(r->paths[i]);
 	free(r->paths);
+	for (size_t i = 0; i < r->texts.n; i++)
+		free(r->texts.text[i]);
+	free(r->texts.text);
+	free(r->texts.len);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -404,7 +571,7 @@ static int values_run(struct chart_job *job, const char *text, size_t len,
 	if (!parser)
 		goto out_nomem;
 	source_parser_set_tree(parser, 0);
-	if (!job->lint && job->root) {
+	if (job->root) {
 		char dir[PATH_MAX];
 		struct stat st;
 
@@ -427,7 +594,8 @@ static int values_run(struct chart_job *job, const char *text, size_t len,
 			if (!(orig = json_deep_copy(doc.json)))
 				failed = -1;
 			else if (rules_apply_values(job->cfg, &opts, doc.json,
-						    &res, &rerr)) {
+						    refs.known ? refs_container_name : NULL,
+						    &refs, &res, &rerr)) {
 				err->line = doc.line;
 				snprintf(err->message, sizeof(err->message),
 					 "internal error at '%.80s': %.120s",

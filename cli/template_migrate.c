@@ -167,19 +167,6 @@ static void op_free(struct patch_op *op)
 	json_decref(op->value);
 }
 
-static int op_equal(const struct patch_op *a, const struct patch_op *b)
-{
-	if (a->kind != b->kind || a->rule != b->rule ||
-	    strcmp(a->path, b->path) != 0)
-		return 0;
-	if ((a->from == NULL) != (b->from == NULL) ||
-	    (a->from && strcmp(a->from, b->from) != 0))
-		return 0;
-	if ((a->value == NULL) != (b->value == NULL))
-		return 0;
-	return !a->value || json_equal(a->value, b->value);
-}
-
 /* Applies `op` with a copy of its value (later operations write into what
  * it adds). */
 static int apply_copy(json_t *root, const struct patch_op *op)
@@ -1251,7 +1238,7 @@ static int op_copies(const struct tjob *tj, const struct patch_op *a,
 	struct patch_op a_bare = *a, b_bare = *b;
 
 	a_bare.value = b_bare.value = NULL;
-	return a->value && b->value && op_equal(&a_bare, &b_bare) &&
+	return a->value && b->value && patch_op_equal(&a_bare, &b_bare) &&
 	       equal_but_copies(tj, a->value, b->value);
 }
 
@@ -1272,7 +1259,7 @@ static int collect_candidates(struct tjob *tj, struct tdoc *td,
 		size_t j;
 
 		for (j = 0; j < r2->n_ops; j++)
-			if (!used[j] && op_equal(&r1->ops[i], &r2->ops[j]))
+			if (!used[j] && patch_op_equal(&r1->ops[i], &r2->ops[j]))
 				break;
 		if (j == r2->n_ops)
 			for (j = 0; j < r2->n_ops; j++)
@@ -1289,7 +1276,7 @@ static int collect_candidates(struct tjob *tj, struct tdoc *td,
 		size_t j;
 
 		for (j = 0; j < r1->n_ops; j++)
-			if (op_equal(&r3->ops[i], &r1->ops[j]))
+			if (patch_op_equal(&r3->ops[i], &r1->ops[j]))
 				break;
 		if (j == r1->n_ops &&
 		    add_candidate(td, &r3->ops[i], 1, HOLD_VALUE))

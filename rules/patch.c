@@ -187,6 +187,19 @@ static int op_remove(json_t *root, const char *path, json_t **removed)
 	return json_array_remove(parent, index);
 }
 
+int patch_op_equal(const struct patch_op *a, const struct patch_op *b)
+{
+	if (a->kind != b->kind || a->rule != b->rule ||
+	    strcmp(a->path, b->path) != 0)
+		return 0;
+	if ((a->from == NULL) != (b->from == NULL) ||
+	    (a->from && strcmp(a->from, b->from) != 0))
+		return 0;
+	if ((a->value == NULL) != (b->value == NULL))
+		return 0;
+	return !a->value || json_equal(a->value, b->value);
+}
+
 int patch_apply_op(json_t *root, const struct patch_op *op)
 {
 	json_t *moved = NULL;

@@ -261,10 +261,17 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
  * member of the mapping stands for (a pod label when there is no
  * `podLabels`) is not made: it is reported as a warning at the mapping.
  *
+ * `name_of`, when not NULL, gives the name the chart's templates give the
+ * container of the mapping at a pointer (NULL when it does not know); a
+ * change that depends on a name nobody knows (the memory record of
+ * gpu-sharing names its container) is reported instead of made.
+ *
  * Returns 0, or -1 on an internal failure, with `err` set.
  */
+typedef const char *(*values_name_fn)(void *arg, const char *pointer);
 int rules_apply_values(const struct config *cfg,
 		       const struct rules_options *opts, json_t *values,
+		       values_name_fn name_of, void *name_arg,
 		       struct rules_result *result, struct rules_error *err);
 
 /*
@@ -317,6 +324,9 @@ char *json_pointer_join_index(const char *base, size_t index);
 int json_pointer_next(const char **pointer, char *out, size_t size);
 /* The value at `pointer` in `root`, borrowed; NULL when absent. */
 json_t *json_pointer_get(json_t *root, const char *pointer);
+
+/* 1 when `a` and `b` are the same operation (kind, rule, paths, value). */
+int patch_op_equal(const struct patch_op *a, const struct patch_op *b);
 
 /*
  * Applies one operation to `root` in place. Returns 0, or -1 when the

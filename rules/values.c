@@ -285,9 +285,10 @@ static int result_push_finding(struct rules_result *res,
 	return 0;
 }
 
-/* A warning that the change `op` of the pod cannot be made in the values. */
+/* A warning that the change `op` of the pod cannot be made in the values;
+ * `named`: because it depends on the container's name. */
 static int report_unmapped(struct rules_result *res, const char *site,
-			   const struct patch_op *op)
+			   const struct patch_op *op, int named)
 {
 	static const char *verbs[] = { "add", "remove", "replace", "move" };
 	struct finding f = { .rule = op->rule, .severity = SEVERITY_WARNING };
@@ -296,20 +297,24 @@ static int report_unmapped(struct rules_result *res, const char *site,
 	char *message;
 	int len, rc;
 
+	const char *why = named ?
+		"which depends on the name the templates give the container" :
+		"which no key here holds";
+
 	len = snprintf(NULL, 0,
-		       "not changed in the values: the rendered pod needs '%s %s%s%.80s%s', which no key here holds; change the chart's templates",
+		       "not changed in the values: the rendered pod needs '%s %s%s%.80s%s', %s; change the chart's templates",
 		       verbs[op->kind], path, value ? " " : "",
 		       value ? value : "",
-		       value && strlen(value) > 80 ? "..." : "");
+		       value && strlen(value) > 80 ? "..." : "", why);
 	message = len >= 0 ? malloc((size_t)len + 1) : NULL;
 	if (!message) {
 		free(value);
 		return -1;
 	}
 	snprintf(message, (size_t)len + 1,
-		 "not changed in the values: the rendered pod needs '%s %s%s%.80s%s', which no key here holds; change the chart's templates",
+		 "not changed in the values: the rendered pod needs '%s %s%s%.80s%s', %s; change the chart's templates",
 		 verbs[op->kind], path, value ? " " : "", value ? value : "",
-		 value && strlen(value) > 80 ? "..." : "");
+		 value && strlen(value) > 80 ? "..." : "", why);
 	free(value);
 	if (!(f.message = text_escape_controls(message)))
 		return -1;
@@ -334,23 +339,44 @@ static int apply_copy(json_t *values, const struct patch_op *op)
 	return rc;
 }
 
-static int run_site(const struct config *cfg, const struct rules_options *opts,
-		    json_t *values, const char *site,
-		    struct rules_result *result, struct rules_error *err)
+/* 1 when `res` holds `op`. */
+static int result_has(const struct rules_result *res, const struct patch_op *op)
 {
-	json_t *map = json_pointer_get(values, site), *pod;
-	struct rules_result sub;
+	for (size_t i = 0; i < res->n_ops; i++)
+		if (patch_op_equal(&res->ops[i], op))
+			return 1;
+	return 0;
+}
+
+static int run_site(const struct config *cfg, const struct rules_options *opts,
+		    json_t *values, const char *site, values_name_fn name_of,
+		    void *name_arg, struct rules_result *result,
+		    struct rules_error *err)
+{
+	json_t *map = json_pointer_get(values, site), *pod, *other = NULL;
+	struct rules_result sub, renamed;
+	const char *known = name_of ? name_of(name_arg, site) : NULL;
 	char name[512];
 	int rc = -1;
 
 	if (!json_is_object(map))
 		return 0;
 	site_name(site, name, sizeof(name));
-	if (!(pod = site_pod_new(map, name)))
+	if (!(pod = site_pod_new(map, known ? known : name)))
 		goto out_nomem;
 	rules_result_init(&sub);
+	rules_result_init(&renamed);
 	if (rules_apply(cfg, opts, pod, &sub, err) != 0)
 		goto out_free;
+	if (!known) {
+		/* what depends on the container's name differs under another */
+		strncat(name, "~", sizeof(name) - strlen(name) - 1);
+		if (!(other = site_pod_new(map, name)))
+			goto out_nomem_sub;
+		if (rules_apply(cfg, opts, other, &renamed, err) != 0)
+			goto out_free;
+		name[strlen(name) - 1] = '\0';
+	}
 	for (size_t i = 0; i < sub.n_findings; i++) {
 		const struct finding *f = &sub.findings[i];
 		int unmapped;
@@ -366,6 +392,11 @@ static int run_site(const struct config *cfg, const struct rules_options *opts,
 		struct patch_op *op = &sub.ops[i], mapped = *op;
 		int unmapped = 0, unmapped_from = 0;
 
+		if (!known && !result_has(&renamed, op)) {
+			if (report_unmapped(result, site, op, 1))
+				goto out_nomem_sub;
+			continue;
+		}
 		mapped.path = map_path(map, site, op->path, 1, &unmapped);
 		mapped.from = op->from ? map_path(map, site, op->from, 1,
 						  &unmapped_from) : NULL;
@@ -378,7 +409,7 @@ static int run_site(const struct config *cfg, const struct rules_options *opts,
 			    (op->from && !mapped.from)))
 				goto out_nomem_sub;
 			/* also what depends on it fails to apply, and says so */
-			if (report_unmapped(result, site, op))
+			if (report_unmapped(result, site, op, 0))
 				goto out_nomem_sub;
 			continue;
 		}
@@ -405,7 +436,9 @@ out_nomem_sub:
 	snprintf(err->message, sizeof(err->message), "out of memory");
 out_free:
 	rules_result_clear(&sub);
+	rules_result_clear(&renamed);
 	json_decref(pod);
+	json_decref(other);
 	return rc;
 out_nomem:
 	snprintf(err->pointer, sizeof(err->pointer), "%s", site);
@@ -415,6 +448,7 @@ out_nomem:
 
 int rules_apply_values(const struct config *cfg,
 		       const struct rules_options *opts, json_t *values,
+		       values_name_fn name_of, void *name_arg,
 		       struct rules_result *result, struct rules_error *err)
 {
 	struct site_list sites = { 0 };
@@ -431,7 +465,8 @@ int rules_apply_values(const struct config *cfg,
 		rc = -1;
 	}
 	for (size_t i = 0; rc == 0 && i < sites.n; i++)
-		rc = run_site(cfg, opts, values, sites.pointers[i], result, err);
+		rc = run_site(cfg, opts, values, sites.pointers[i], name_of,
+			      name_arg, result, err);
 	for (size_t i = 0; i < sites.n; i++)
 		free(sites.pointers[i]);
 	free(sites.pointers);

@@ -113,6 +113,16 @@ static size_t close_of(const char *t, size_t len, size_t s, const char *name)
 {
 	size_t i = s + 2;
 
+	if (i + 1 < len && t[i] == '-' && space(t[i + 1]))
+		i += 2;
+	if (i + 1 < len && t[i] == '/' && t[i + 1] == '*') {
+		/* a comment: no quotes in it */
+		const char *close = strstr(t + i + 2, "*/");
+
+		if (!close)
+			die("%s: unclosed comment", name);
+		i = (size_t)(close - t) + 2;
+	}
 	while (i + 1 < len) {
 		if (t[i] == '"' || t[i] == '\'') {
 			char q = t[i++];
