@@ -881,11 +881,13 @@ void tpl_placeholder(const struct tpl *t, size_t index, int valuation,
 			return;
 		}
 		{
-			size_t digits = span < 7 ? span : 7;
+			size_t digits = span < 7 ? span : 7, lead = 0;
 			unsigned h = a->hash;
 
-			out[0] = valuation == 2 ? '2' : '1';
-			for (size_t i = digits - 1; i > 0; i--) {
+			if (a->as_string && digits >= 3)
+				out[lead++] = 's';
+			out[lead] = valuation == 2 ? '2' : '1';
+			for (size_t i = digits - 1; i > lead; i--) {
 				out[i] = (char)('0' + h % 10);
 				h /= 10;
 			}
@@ -913,31 +915,41 @@ static void mask_line(const struct tpl *t, size_t l, char *out)
 		out[line->start] = '#';
 }
 
+size_t tpl_placeholder_bytes(const struct tpl *t, size_t index, int valuation,
+			     char *out, size_t size)
+{
+	const struct tpl_action *a = &t->actions[index];
+	size_t first_end = t->lines[line_of(t, a->mask_start)].end;
+	size_t end = a->mask_end < first_end ? a->mask_end : first_end;
+	size_t span = end - a->mask_start, n;
+	char ph[16];
+
+	if (span > size)
+		return 0;
+	if (a->kind != TPL_OUTPUT) {
+		memset(out, ' ', span);
+		return span;
+	}
+	tpl_placeholder(t, index, valuation, ph, sizeof(ph));
+	n = strlen(ph);
+	if (n > span)
+		n = span;
+	memcpy(out, ph, n);
+	memset(out + n, a->place == TPL_PLACE_VALUE ? ' ' : '_', span - n);
+	return span;
+}
+
 void tpl_mask(const struct tpl *t, size_t variant, int valuation, char *out)
 {
 	memcpy(out, t->text, t->len);
 	/* placeholders first: the whole lines masked below overwrite them */
 	for (size_t i = 0; i < t->n_actions; i++) {
 		const struct tpl_action *a = &t->actions[i];
-		size_t first_end, end, n;
-		char ph[16];
 
 		if (a->place == TPL_PLACE_LINE || a->place == TPL_PLACE_MEMBER)
 			continue;
-		first_end = t->lines[line_of(t, a->mask_start)].end;
-		end = a->mask_end < first_end ? a->mask_end : first_end;
-		if (a->kind != TPL_OUTPUT) {
-			memset(out + a->mask_start, ' ', end - a->mask_start);
-			continue;
-		}
-		tpl_placeholder(t, i, valuation, ph, sizeof(ph));
-		n = strlen(ph);
-		if (n > end - a->mask_start)
-			n = end - a->mask_start;
-		memcpy(out + a->mask_start, ph, n);
-		memset(out + a->mask_start + n,
-		       a->place == TPL_PLACE_VALUE ? ' ' : '_',
-		       end - a->mask_start - n);
+		tpl_placeholder_bytes(t, i, valuation, out + a->mask_start,
+				      t->len - a->mask_start);
 	}
 	for (size_t l = 0; l < t->n_lines; l++)
 		if (t->lines[l].action_line)

@@ -30,7 +30,8 @@
  *
  * A valuation chooses what whole-scalar actions read as: 1 and 2 give
  * integers (1NNNNNN and 2NNNNNN, NNNNNN from a hash of the action text,
- * shorter when the action is), 3 gives the string "x y". Comparing what
+ * shorter when the action is), or for an action marked as_string the
+ * strings s1NNNNN and s2NNNNN; 3 gives the string "x y". Comparing what
  * the rules do under valuations 1 and 2 tells which of their operations
  * depend on what an action prints.
  *
@@ -81,6 +82,8 @@ struct tpl_action {
 	enum tpl_place place;
 	unsigned hash;             /* of the action's text */
 	int chain;                 /* control actions: their conditional */
+	int as_string;             /* a whole scalar read as a string under
+				    * valuations 1 and 2 (see tpl_placeholder) */
 };
 
 /*
@@ -183,6 +186,14 @@ int tpl_action_at(const struct tpl *t, size_t start, size_t end);
  */
 void tpl_placeholder(const struct tpl *t, size_t index, int valuation,
 		     char *out, size_t size);
+
+/*
+ * The bytes tpl_mask() writes for action `index` (not a whole line) under
+ * `valuation`, on the first line of its span: its placeholder and
+ * padding. Returns their number (0 when `size` is too small).
+ */
+size_t tpl_placeholder_bytes(const struct tpl *t, size_t index, int valuation,
+			     char *out, size_t size);
 
 /*
  * The define an include or template action names (`include "NAME" ...`),

@@ -53,11 +53,18 @@ enum hold_reason {
 	HOLD_BRANCH,       /* it would land in a conditional it is not in */
 	HOLD_CONDITIONAL,  /* the branches of the conditionals disagree */
 	HOLD_DEPENDS,      /* it depends on a change that is not made */
-	HOLD_PLACE         /* the text patcher cannot place it */
+	HOLD_PLACE,        /* the text patcher cannot place it */
+	HOLD_TOGETHER      /* another change of its rule is held: a rule's
+			    * changes to a document are made together or
+			    * not at all, so that what stays legacy stays
+			    * visible (to lint, to rendering then migrating) */
 };
 
 struct candidate {
 	struct patch_op op;        /* owned copy */
+	int null_after;            /* then the collection it leaves is null:
+				    * the member goes, not the collection a
+				    * rule would prune (see settle_doc) */
 	int held;                  /* not made */
 	enum hold_reason reason;
 	int action;                /* the action concerned, or -1 */
@@ -105,6 +112,7 @@ struct tjob {
 	size_t n_findings, cap_findings;
 	struct defines *defines;   /* of the chart's templates */
 	int members;               /* includes are read as members */
+	int reread;                /* an action is read as a string now */
 	int oom;
 };
 
@@ -127,6 +135,17 @@ static const char *ph_of(struct tjob *tj, size_t a, char *ph, size_t size)
 {
 	tpl_placeholder(&tj->t, a, 1, ph, size);
 	return ph;
+}
+
+/* 1 when `text` starts with the placeholder bytes of action `a` (one
+ * that is part of a scalar or a key). */
+static int placeholder_at(struct tjob *tj, size_t a, const char *text,
+			  size_t n)
+{
+	char bytes[4096];
+	size_t k = tpl_placeholder_bytes(&tj->t, a, 1, bytes, sizeof(bytes));
+
+	return k && k <= n && memcmp(text, bytes, k) == 0;
 }
 
 /* 1 + the indentation of the line when text[i] is its first non-blank
@@ -211,7 +230,7 @@ static int add_candidate(struct tdoc *td, const struct patch_op *op, int held,
  * `text` with the placeholders of the template's actions written back as
  * the actions, control bytes escaped: a new string, or NULL.
  */
-static char *unmask_new(struct tjob *tj, const char *masked, const char *text)
+static char *unmask_new(struct tjob *tj, const char *text)
 {
 	struct buf b;
 	size_t n = strlen(text);
@@ -248,7 +267,7 @@ static char *unmask_new(struct tjob *tj, const char *masked, const char *text)
 			len = act->mask_end - act->mask_start;
 			if (act->mask_end == act->end &&
 			    act->mask_start == act->start && n - i >= len &&
-			    memcmp(text + i, masked + act->start, len) == 0) {
+			    placeholder_at(tj, a, text + i, n - i)) {
 				best = a;
 				best_len = len;
 			}
@@ -275,13 +294,13 @@ out_nomem:
 	return NULL;
 }
 
-static int add_finding(struct tjob *tj, const char *masked, int line,
-		       int column, const char *rule, enum severity severity,
+static int add_finding(struct tjob *tj, int line, int column,
+		       const char *rule, enum severity severity,
 		       const char *message, const char *pointer)
 {
 	struct tfinding *f, *grown;
-	char *msg = unmask_new(tj, masked, message);
-	char *ptr = pointer ? unmask_new(tj, masked, pointer) : NULL;
+	char *msg = unmask_new(tj, message);
+	char *ptr = pointer ? unmask_new(tj, pointer) : NULL;
 
 	if (!msg || (pointer && !ptr))
 		goto out_nomem;
@@ -681,7 +700,7 @@ static int inline_action_in(struct tjob *tj, const struct source_node *node)
 		const struct tpl_action *a = &tj->t.actions[i];
 
 		if (a->place != TPL_PLACE_LINE && a->kind == TPL_OUTPUT &&
-		    a->mask_start >= node->start && a->mask_end <= node->end)
+		    a->mask_start >= node->start && a->mask_start < node->end)
 			return (int)i;
 	}
 	return -1;
@@ -923,10 +942,42 @@ static int edits_hold(const struct text_edits *set, const struct text_edit *e)
  * 0 with `edits` set when they can be made; 1 with `h` (and cand->why)
  * when they cannot; -1 when out of memory.
  */
+/*
+ * Applies ops[0..n) to `root`; after an op whose `nulls` flag is set, the
+ * collection it took a member from becomes null. 0, or -1 when one does
+ * not apply.
+ */
+static int apply_ops(json_t *root, const struct patch_op *ops,
+		     const unsigned char *nulls, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (apply_copy(root, &ops[i]))
+			return -1;
+		if (nulls && nulls[i]) {
+			char *parent = strdup(ops[i].path), *slash;
+			struct patch_op null_op = { .kind = PATCH_REPLACE };
+			int rc;
+
+			if (!parent)
+				return -1;
+			slash = strrchr(parent, '/');
+			if (slash)
+				*slash = '\0';
+			null_op.path = parent;
+			null_op.value = json_null();
+			rc = slash ? patch_apply_op(root, &null_op) : -1;
+			free(parent);
+			if (rc)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int try_ops(struct tjob *tj, const char *masked, struct tdoc *td,
-		   const struct patch_op *ops, size_t n,
-		   struct text_edits *edits, struct hold *h, char *why,
-		   size_t why_len)
+		   const struct patch_op *ops, const unsigned char *nulls,
+		   size_t n, struct text_edits *edits, struct hold *h,
+		   char *why, size_t why_len)
 {
 	json_t *migrated = json_deep_copy(td->json);
 	struct rules_result result;
@@ -938,11 +989,10 @@ static int try_ops(struct tjob *tj, const char *masked, struct tdoc *td,
 	h->action = -1;
 	if (!migrated)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (apply_copy(migrated, &ops[i])) {
-			h->reason = HOLD_DEPENDS;
-			goto out_free;
-		}
+	if (apply_ops(migrated, ops, nulls, n)) {
+		h->reason = HOLD_DEPENDS;
+		goto out_free;
+	}
 	if (source_doc_tree(masked, tj->len, &td->doc, &tj->limits, &err)) {
 		h->reason = HOLD_PLACE;
 		snprintf(why, why_len, "%.150s", err.message);
@@ -972,10 +1022,81 @@ out_free:
 	return rc;
 }
 
-/* Decides which candidates of `td` are made, given its forbidden edits. */
-static int settle_doc(struct tjob *tj, const char *masked, struct tdoc *td)
+/*
+ * When candidate `c`, a removal, prunes a collection left with nothing
+ * (the rules remove a mapping or list whose last member goes), its
+ * alternative: the member goes, the collection is left null. In a
+ * template the collection often holds conditional members the rules did
+ * not see, and its lines must stay. 1 with `alt` (owned) set, 0 when
+ * there is none, -1 when out of memory.
+ */
+static int prune_alternative(struct tdoc *td, const struct patch_op *ops,
+			     const unsigned char *nulls, size_t n,
+			     const struct candidate *c, struct patch_op *alt)
 {
-	struct patch_op *ops;
+	json_t *before, *target;
+	const char *key;
+	json_t *value;
+	char *path = NULL;
+	int rc = 0;
+
+	if (c->op.kind != PATCH_REMOVE || c->null_after || !td->json)
+		return 0;
+	if (!(before = json_deep_copy(td->json)))
+		return -1;
+	if (apply_ops(before, ops, nulls, n) == 0 &&
+	    json_is_object(target = json_pointer_get(before, c->op.path)) &&
+	    json_object_size(target) == 1) {
+		json_object_foreach(target, key, value)
+			path = json_pointer_join(c->op.path, key);
+		if (!path)
+			rc = -1;
+	}
+	json_decref(before);
+	if (!path)
+		return rc;
+	memset(alt, 0, sizeof(*alt));
+	alt->kind = PATCH_REMOVE;
+	alt->rule = c->op.rule;
+	alt->path = path;
+	return 1;
+}
+
+/*
+ * 1 when the collection at `pointer` holds lines the rules did not see: of
+ * actions, or of branches this variant does not take.
+ */
+static int holds_unseen_lines(struct tjob *tj, const char *masked,
+			      struct tdoc *td, const char *pointer)
+{
+	struct source_node *node = node_at(td->tree, pointer);
+
+	if (!node || node == td->tree)
+		return 0;
+	for (size_t l = 0; l < tj->t.n_lines; l++) {
+		const struct tpl_line *line = &tj->t.lines[l];
+		const struct source_node *owner;
+
+		if (line->start < td->doc.start || line->start >= td->doc.end ||
+		    line->start == line->end ||
+		    (!line->action_line &&
+		     masked[line->start] == tj->text[line->start]))
+			continue;
+		owner = line_owner(masked, td->tree, line->start, td->doc.end);
+		if (within(node, owner))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * One pass of settle_doc() with the rules of `banned` (bits 1 << rule)
+ * held whole: which candidates are made, given the forbidden edits.
+ */
+static int settle_pass(struct tjob *tj, const char *masked, struct tdoc *td,
+		       unsigned banned, struct patch_op *ops,
+		       unsigned char *nulls)
+{
 	struct text_edits edits;
 	struct hold h;
 	size_t n = 0, tried = 0;
@@ -983,11 +1104,6 @@ static int settle_doc(struct tjob *tj, const char *masked, struct tdoc *td)
 	int rc;
 
 	text_edits_clear(&td->edits);
-	td->dirty = 0;
-	ops = malloc((td->n_cand ? td->n_cand : 1) * sizeof(*ops));
-	if (!ops)
-		return -1;
-	/* most often everything passes at once */
 	for (size_t i = 0; i < td->n_cand; i++) {
 		struct candidate *c = &td->cand[i];
 
@@ -996,31 +1112,61 @@ static int settle_doc(struct tjob *tj, const char *masked, struct tdoc *td)
 		c->held = 0;
 		c->reason = HOLD_NONE;
 		c->action = -1;
+		if (banned >> c->op.rule & 1) {
+			c->held = 1;
+			c->reason = HOLD_TOGETHER;
+			continue;
+		}
+		nulls[tried] = (unsigned char)c->null_after;
 		ops[tried++] = c->op;
 	}
-	if (tried == 0) {
-		free(ops);
+	if (tried == 0)
 		return 0;
-	}
-	rc = try_ops(tj, masked, td, ops, tried, &edits, &h, why, sizeof(why));
+	/* most often everything passes at once */
+	rc = try_ops(tj, masked, td, ops, nulls, tried, &edits, &h, why,
+		     sizeof(why));
 	if (rc <= 0) {
 		if (rc == 0)
 			td->edits = edits;
-		free(ops);
 		return rc;
 	}
 	for (size_t i = 0; i < td->n_cand; i++) {
 		struct candidate *c = &td->cand[i];
+		struct patch_op alt;
 
-		if (c->reason == HOLD_VALUE)
+		if (c->held)
 			continue;
 		ops[n] = c->op;
-		rc = try_ops(tj, masked, td, ops, n + 1, &edits, &h, c->why,
-			     sizeof(c->why));
-		if (rc < 0) {
-			free(ops);
-			return -1;
+		nulls[n] = (unsigned char)c->null_after;
+		rc = try_ops(tj, masked, td, ops, nulls, n + 1, &edits, &h,
+			     c->why, sizeof(c->why));
+		if (rc == 1 && h.reason != HOLD_DEPENDS) {
+			int alt_rc = prune_alternative(td, ops, nulls, n, c,
+						       &alt);
+			struct hold h2;
+
+			if (alt_rc < 0) {
+				rc = -1;
+			} else if (alt_rc == 1) {
+				ops[n] = alt;
+				nulls[n] = 1;
+				rc = try_ops(tj, masked, td, ops, nulls, n + 1,
+					     &edits, &h2, c->why,
+					     sizeof(c->why));
+				if (rc == 0) {
+					/* from now on, the member alone */
+					op_free(&c->op);
+					c->op = alt;
+					c->null_after = 1;
+				} else {
+					op_free(&alt);
+					ops[n] = c->op;
+					nulls[n] = 0;
+				}
+			}
 		}
+		if (rc < 0)
+			return -1;
 		if (rc == 1) {
 			c->held = 1;
 			c->reason = h.reason;
@@ -1031,8 +1177,71 @@ static int settle_doc(struct tjob *tj, const char *masked, struct tdoc *td)
 		text_edits_clear(&td->edits);
 		td->edits = edits;
 	}
-	free(ops);
 	return 0;
+}
+
+/* Decides which candidates of `td` are made, given its forbidden edits. */
+static int settle_doc(struct tjob *tj, const char *masked, struct tdoc *td)
+{
+	struct patch_op *ops;
+	unsigned char *nulls;
+	unsigned banned = 0;
+	int rc = 0;
+
+	td->dirty = 0;
+	ops = malloc((td->n_cand ? td->n_cand : 1) * sizeof(*ops));
+	nulls = calloc(td->n_cand ? td->n_cand : 1, 1);
+	if (!ops || !nulls) {
+		free(ops);
+		free(nulls);
+		return -1;
+	}
+	/* a collection with lines the rules did not see is not pruned: its
+	 * member goes, its lines stay */
+	for (size_t i = 0, n = 0; i < td->n_cand; i++) {
+		struct candidate *c = &td->cand[i];
+		struct patch_op alt;
+
+		if (c->reason == HOLD_VALUE) {
+			banned |= 1u << c->op.rule;
+			continue;
+		}
+		nulls[n] = (unsigned char)c->null_after;
+		ops[n++] = c->op;
+		if (c->op.kind != PATCH_REMOVE ||
+		    !holds_unseen_lines(tj, masked, td, c->op.path))
+			continue;
+		rc = prune_alternative(td, ops, nulls, n - 1, c, &alt);
+		if (rc < 0)
+			goto out_free;
+		if (rc == 1) {
+			op_free(&c->op);
+			c->op = alt;
+			c->null_after = 1;
+			ops[n - 1] = c->op;
+			nulls[n - 1] = 1;
+		}
+	}
+	/* a rule with a change held has all its changes held */
+	for (int pass = 0; pass <= RULE_COUNT; pass++) {
+		unsigned more = 0;
+
+		rc = settle_pass(tj, masked, td, banned, ops, nulls);
+		if (rc < 0)
+			goto out_free;
+		for (size_t i = 0; i < td->n_cand; i++)
+			if (td->cand[i].held &&
+			    !(banned >> td->cand[i].op.rule & 1))
+				more |= 1u << td->cand[i].op.rule;
+		if (!more)
+			break;
+		banned |= more;
+	}
+	rc = 0;
+out_free:
+	free(ops);
+	free(nulls);
+	return rc;
 }
 
 static int forbid(struct tdoc *td, const struct text_edit *e)
@@ -1161,6 +1370,13 @@ static int collect_findings(struct tjob *tj, const char *masked,
 			a = filled_by(tj, masked, &td->doc, td->tree, node, 1);
 			if (a < 0)
 				a = inline_action_in(tj, node);
+			if (a >= 0 && tj->t.actions[a].place == TPL_PLACE_VALUE &&
+			    !tj->t.actions[a].as_string) {
+				/* an integer does not do here: read again with
+				 * a string (a label value, say) */
+				tj->t.actions[a].as_string = 1;
+				tj->reread = 1;
+			}
 		}
 		if (a >= 0) {
 			severity = SEVERITY_WARNING;
@@ -1169,7 +1385,7 @@ static int collect_findings(struct tjob *tj, const char *masked,
 				 f->message, tj->t.actions[a].line,
 				 tj->t.actions[a].column);
 		}
-		if (add_finding(tj, masked, line, column,
+		if (add_finding(tj, line, column,
 				rule_info_get(f->rule)->name, severity, message,
 				f->pointer))
 			return -1;
@@ -1189,7 +1405,11 @@ static int same_placeholder(const struct tjob *tj, json_t *x, json_t *y)
 			continue;
 		tpl_placeholder(&tj->t, a, 1, p1, sizeof(p1));
 		tpl_placeholder(&tj->t, a, 2, p2, sizeof(p2));
-		if (json_integer_value(x) == strtoll(p1, NULL, 10) &&
+		if (json_is_string(x) && json_is_string(y) ?
+		    strcmp(json_string_value(x), p1) == 0 &&
+		    strcmp(json_string_value(y), p2) == 0 :
+		    json_is_integer(x) && json_is_integer(y) &&
+		    json_integer_value(x) == strtoll(p1, NULL, 10) &&
 		    json_integer_value(y) == strtoll(p2, NULL, 10))
 			return 1;
 	}
@@ -1226,6 +1446,7 @@ static int equal_but_copies(const struct tjob *tj, json_t *x, json_t *y)
 				return 0;
 		return 1;
 	case JSON_INTEGER:
+	case JSON_STRING:
 		return json_equal(x, y) || same_placeholder(tj, x, y);
 	default:
 		return json_equal(x, y);
@@ -1491,13 +1712,13 @@ static void describe_op(const struct patch_op *op, int with_value, char *out,
 	free(value);
 }
 
-static int report_held(struct tjob *tj, size_t v, struct tdoc *td,
-		       const struct candidate *c)
+static int report_held(struct tjob *tj, struct tdoc *td,
+			const struct candidate *c)
 {
 	const struct tpl_action *a = c->action >= 0 ?
 		&tj->t.actions[c->action] : NULL;
-	char desc[400], reason[300], message[800];
-	int line, column;
+	char desc[400], reason[300], message[900];
+	int line, column, together = 0;
 
 	source_locate(td->tree, c->op.kind == PATCH_MOVE ? c->op.from :
 			c->op.path, &line, &column);
@@ -1547,19 +1768,29 @@ static int report_held(struct tjob *tj, size_t v, struct tdoc *td,
 		snprintf(reason, sizeof(reason),
 			 "it depends on a change that cannot be made");
 		break;
+	case HOLD_TOGETHER:
+		snprintf(reason, sizeof(reason),
+			 "it goes with a change of the same rule that cannot be made here");
+		break;
 	default:
 		snprintf(reason, sizeof(reason), "%s", c->why[0] ? c->why :
 			 "it cannot be placed");
 		break;
 	}
-	if (a && c->reason != HOLD_VALUE && c->reason != HOLD_BRANCH) {
+	if (a && c->reason != HOLD_BRANCH) {
+		/* the place to change: the action */
 		line = a->line;
 		column = a->column;
 	}
+	for (size_t i = 0; i < td->n_cand; i++)
+		if (td->cand[i].held && td->cand[i].reason == HOLD_TOGETHER &&
+		    td->cand[i].op.rule == c->op.rule)
+			together = 1;
 	snprintf(message, sizeof(message),
-		 "not changed in the template: %s; %s; change it by hand",
-		 desc, reason);
-	return add_finding(tj, tj->variants[v].masked, line, column,
+		 "not changed in the template: %s; %s; change it by hand%s",
+		 desc, reason, together ?
+		 " (the rule's other changes here are left as well)" : "");
+	return add_finding(tj, line, column,
 			   rule_info_get(c->op.rule)->name, SEVERITY_WARNING,
 			   message, c->op.path);
 }
@@ -1591,7 +1822,7 @@ static int edit_order(const void *a, const void *b)
  * that are whole scalars (an operation copying what they print). Returns
  * 0, or -1 when out of memory.
  */
-static int unmask_edit(struct tjob *tj, const char *masked, struct text_edit *e)
+static int unmask_edit(struct tjob *tj, struct text_edit *e)
 {
 	struct buf b;
 	const char *text = e->text;
@@ -1638,7 +1869,7 @@ static int unmask_edit(struct tjob *tj, const char *masked, struct text_edit *e)
 			len = act->end - act->start;
 			if (act->mask_start == act->start &&
 			    act->mask_end == act->end && n - i >= len &&
-			    memcmp(text + i, masked + act->start, len) == 0)
+			    placeholder_at(tj, a, text + i, n - i))
 				break;
 		}
 		if (a < tj->t.n_actions &&
@@ -1738,8 +1969,7 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 				if (!grown)
 					goto out_free;
 				all = grown;
-				if (unmask_edit(tj, tj->variants[v].masked,
-						&e->items[i]))
+				if (unmask_edit(tj, &e->items[i]))
 					goto out_free;
 				all[n].edit = &e->items[i];
 				all[n].seq = n;
@@ -1784,6 +2014,12 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 	}
 	if (tj->members)
 		tpl_mark_members(&t2, define_known, tj->defines);
+	/* the actions read as strings, read so again */
+	for (size_t i = 0; i < t2.n_actions; i++)
+		for (size_t k = 0; k < tj->t.n_actions; k++)
+			if (tj->t.actions[k].as_string &&
+			    tj->t.actions[k].hash == t2.actions[i].hash)
+				t2.actions[i].as_string = 1;
 	if (t2.n_chains != tj->t.n_chains ||
 	    t2.n_variants != tj->n_variants) {
 		snprintf(why, why_len,
@@ -1805,10 +2041,15 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 				continue;
 			if (!(docs[d] = json_deep_copy(td->json)))
 				bad = -1;
-			for (size_t i = 0; !bad && i < td->n_cand; i++)
+			for (size_t i = 0; !bad && i < td->n_cand; i++) {
+				unsigned char null_after =
+					(unsigned char)td->cand[i].null_after;
+
 				if (!td->cand[i].held &&
-				    apply_copy(docs[d], &td->cand[i].op))
+				    apply_ops(docs[d], &td->cand[i].op,
+					      &null_after, 1))
 					bad = 1;
+			}
 		}
 		if (!bad)
 			bad = read_back(tj, &t2, v, out->len - mark, docs,
@@ -1940,7 +2181,7 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 		snprintf(err->message, sizeof(err->message), "out of memory");
 		goto out_free;
 	}
-	for (size_t v = 0; v < tj.n_variants; v++)
+	for (size_t v = 0, rounds = 0; v < tj.n_variants; v++) {
 		if (read_variant(&tj, v, err)) {
 			if (tj.oom || !members)
 				goto out_free;
@@ -1949,7 +2190,16 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 			tpl_unmark_members(&tj.t);
 			members = tj.members = 0;
 			v = (size_t)-1;
+			continue;
 		}
+		if (v + 1 == tj.n_variants && tj.reread &&
+		    rounds++ < tj.t.n_actions) {
+			/* again, with the actions that must be strings so */
+			tjob_clear(&tj);
+			tj.reread = 0;
+			v = (size_t)-1;
+		}
+	}
 	if (!job->lint) {
 		settled = settle(&tj);
 		if (settled < 0)
@@ -1965,7 +2215,8 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 						c->held = 1;
 						c->reason = HOLD_CONDITIONAL;
 					}
-					if (c->held && report_held(&tj, v, td, c))
+					if (c->held && c->reason != HOLD_TOGETHER &&
+					    report_held(&tj, td, c))
 						goto out_nomem;
 				}
 				if (settled)

@@ -900,6 +900,13 @@ static int gen_node(struct patcher *pt, struct source_node *parent,
 	for (size_t i = 0; i < node->n_children; i++)
 		if (!node->children[i].node->added)
 			n_live_orig++;
+	if (n_live_orig == 0 && node->n_removed && node->n_children == 0 &&
+	    !node->flow && json_is_null(value) && parent &&
+	    parent->kind == SOURCE_MAPPING)
+		/* emptied, and null in the result: its members' lines go and
+		 * `key:` stays, which reads as null (a Helm template's
+		 * collection whose other members are conditional) */
+		return gen_removals_block(pt, node);
 	if (n_live_orig == 0 && (node->n_removed || node->n_children) &&
 	    (node->flow || node->n_children == 0)) {
 		/* nothing of the original is left: write it anew (a block

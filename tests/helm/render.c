@@ -6,8 +6,8 @@
  *   render render CHART [VALUES...]  the chart's templates rendered, as
  *                                    `helm template` prints them
  *   render json FILE                 each YAML document of FILE as one line
- *                                    of JSON, keys sorted (empty ones left
- *                                    out)
+ *                                    of JSON, keys sorted, null members
+ *                                    left out (empty documents too)
  *   render actions FILE              each {{ ... }} action of FILE on a
  *                                    line, in order (newlines as \n)
  *
@@ -1097,6 +1097,28 @@ static int cmd_render(int argc, char **argv)
 	return 0;
 }
 
+/* Members whose value is null go: Kubernetes reads them as absent (an
+ * `annotations:` left empty by a template). */
+static void drop_nulls(json_t *v)
+{
+	const char *key;
+	json_t *item;
+	void *tmp;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach_safe(v, tmp, key, item) {
+			if (json_is_null(item))
+				json_object_del(v, key);
+			else
+				drop_nulls(item);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, item)
+			drop_nulls(item);
+	}
+}
+
 static int cmd_json(int argc, char **argv)
 {
 	size_t len;
@@ -1113,7 +1135,10 @@ static int cmd_json(int argc, char **argv)
 	source_parser_set_tree(p, 0);
 	while ((got = source_next_doc(p, &doc, &err)) > 0) {
 		if (doc.json && !json_is_null(doc.json)) {
-			char *s = json_dumps(doc.json, JSON_COMPACT |
+			char *s;
+
+			drop_nulls(doc.json);
+			s = json_dumps(doc.json, JSON_COMPACT |
 					     JSON_SORT_KEYS | JSON_ENCODE_ANY);
 
 			printf("%s\n", s);

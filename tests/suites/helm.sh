@@ -58,7 +58,8 @@ command -v kubectl >/dev/null 2>&1 && have_kubectl=1
 
 # subsequence A B: every line of A is in B, in order.
 subsequence() {
-	awk 'NR == FNR { want[n++] = $0; next }
+	awk 'BEGIN { n = 0; i = 0 }
+	     NR == FNR { want[n++] = $0; next }
 	     i < n && $0 == want[i] { i++ }
 	     END { if (i < n) { print "missing: " want[i]; exit 1 } }' "$1" "$2"
 }
