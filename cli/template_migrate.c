@@ -66,6 +66,8 @@ struct candidate {
 				    * the member goes, not the collection a
 				    * rule would prune (see settle_doc) */
 	int held;                  /* not made */
+	int primary;               /* held for a reason of its own, which
+				    * held its rule's other changes */
 	enum hold_reason reason;
 	int action;                /* the action concerned, or -1 */
 	char why[160];             /* HOLD_PLACE */
@@ -1109,14 +1111,18 @@ static int settle_pass(struct tjob *tj, const char *masked, struct tdoc *td,
 
 		if (c->reason == HOLD_VALUE)
 			continue;
-		c->held = 0;
-		c->reason = HOLD_NONE;
-		c->action = -1;
 		if (banned >> c->op.rule & 1) {
 			c->held = 1;
-			c->reason = HOLD_TOGETHER;
+			if (!c->primary) {
+				c->reason = HOLD_TOGETHER;
+				c->action = -1;
+			}
 			continue;
 		}
+		c->held = 0;
+		c->primary = 0;
+		c->reason = HOLD_NONE;
+		c->action = -1;
 		nulls[tried] = (unsigned char)c->null_after;
 		ops[tried++] = c->op;
 	}
@@ -1189,6 +1195,8 @@ static int settle_doc(struct tjob *tj, const char *masked, struct tdoc *td)
 	int rc = 0;
 
 	td->dirty = 0;
+	for (size_t i = 0; i < td->n_cand; i++)
+		td->cand[i].primary = 0;
 	ops = malloc((td->n_cand ? td->n_cand : 1) * sizeof(*ops));
 	nulls = calloc(td->n_cand ? td->n_cand : 1, 1);
 	if (!ops || !nulls) {
@@ -1231,8 +1239,10 @@ static int settle_doc(struct tjob *tj, const char *masked, struct tdoc *td)
 			goto out_free;
 		for (size_t i = 0; i < td->n_cand; i++)
 			if (td->cand[i].held &&
-			    !(banned >> td->cand[i].op.rule & 1))
+			    !(banned >> td->cand[i].op.rule & 1)) {
 				more |= 1u << td->cand[i].op.rule;
+				td->cand[i].primary = 1;
+			}
 		if (!more)
 			break;
 		banned |= more;
