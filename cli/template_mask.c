@@ -985,6 +985,10 @@ void tpl_mask(const struct tpl *t, size_t variant, int valuation, char *out)
 			    t->lines[l].end <= br->end)
 				mask_line(t, l, out);
 	}
+	/* a lone CR breaks lines for YAML too: every break stays */
+	for (const char *cr = memchr(t->text, '\r', t->len); cr;
+	     cr = memchr(cr + 1, '\r', t->len - (size_t)(cr + 1 - t->text)))
+		out[cr - t->text] = '\r';
 }
 
 /* ------------------------------------------------------------------ */
