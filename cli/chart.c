@@ -107,6 +107,15 @@ enum chart_kind chart_classify(const char *path, enum chart_mode mode,
 	return kind;
 }
 
+int chart_looks_templated(const char *text, size_t len)
+{
+	for (const char *p = memchr(text, '{', len); p && p + 1 < text + len;
+	     p = memchr(p + 1, '{', len - (size_t)(p + 1 - text)))
+		if (p[1] == '{')
+			return 1;
+	return 0;
+}
+
 static enum chart_mode run_mode = CHART_AUTO;
 
 void chart_set_mode(enum chart_mode mode)

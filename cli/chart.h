@@ -41,6 +41,9 @@ enum chart_kind {
 enum chart_kind chart_classify(const char *path, enum chart_mode mode,
 			       char **root_new);
 
+/* 1 when `text` holds "{{": a template, perhaps, read as a manifest. */
+int chart_looks_templated(const char *text, size_t len);
+
 /*
  * The mode of this run (default CHART_AUTO), for chart_walk_wants(): a
  * command sets it once from its --chart/--no-chart flags.

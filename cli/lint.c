@@ -153,7 +153,10 @@ static int lint_path(void *arg, const char *path)
 		}
 		l->bad_input++;
 		msg_at(in.name, err.line, err.column, "error",
-		       "cannot parse: %s", err.message);
+		       "cannot parse: %s%s", err.message,
+		       kind == CHART_PLAIN &&
+		       chart_looks_templated(in.text, in.len) ?
+		       " (a Helm template? --chart reads it as one)" : "");
 		if (lint_add(l, in.name, err.line, err.column, "syntax",
 			     SEVERITY_ERROR, err.message, NULL)) {
 			input_free(&in);

@@ -244,7 +244,10 @@ static int migrate_path(void *arg, const char *path)
 	if (rc != 0) {
 		if (err.message[0])
 			msg_at(in.name, err.line, err.column, "error",
-			       "cannot parse: %s", err.message);
+			       "cannot parse: %s%s", err.message,
+			       kind == CHART_PLAIN &&
+			       chart_looks_templated(in.text, in.len) ?
+			       " (a Helm template? --chart reads it as one)" : "");
 		m->errors++;
 		goto out_free;
 	}

@@ -2072,9 +2072,7 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 		if (bad) {
 			char note[120];
 
-			if (getenv("GPUMEND_TPL_DEBUG"))
-				fprintf(stderr, "---- read back v%zu:\n%.*s\n----\n", v,
-					(int)(out->len - mark), out->data + mark);
+
 			snprintf(why, why_len,
 				 "the edited template does not read back as the result%s",
 				 variant_note(tj, v, note, sizeof(note)));

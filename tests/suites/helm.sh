@@ -262,4 +262,52 @@ for dir in "$cases"/*/; do
 	done
 done
 
+# ------------------------------------------------ the CLI around charts
+# verdict DESCRIPTION STATUS: passes when STATUS is 0.
+verdict() {
+	if [ "$2" = 0 ]; then pass "$1"; else fail "$1"; fi
+}
+
+chart="$TESTS_DIR/helm/conditional-gpu/input"
+cli="$tmp/cli"
+mkdir -p "$cli"
+cp -R "$chart" "$cli/chart"
+(cd "$cli" && "$GPUMEND" migrate --check chart >"$cli/out" 2>"$cli/err")
+rc=$?
+[ $rc = 1 ] && [ ! -s "$cli/out" ] &&
+	grep -q "would migrate 'chart/templates/deployment.yaml'" "$cli/err"
+verdict "--check on a chart exits 1 and says which file" $?
+diff -r "$chart" "$cli/chart" >/dev/null
+verdict "--check leaves the chart as it was" $?
+(cd "$cli" && "$GPUMEND" migrate --diff chart >"$cli/out" 2>/dev/null)
+rc=$?
+[ $rc = 0 ] && grep -q '^+++ b/chart/templates/deployment.yaml' "$cli/out" &&
+	grep -q '^+ *nvidia.com/gpu: {{ .Values.gpu.count }}' "$cli/out"
+verdict "--diff on a chart prints the template's diff" $?
+(cd "$cli" && "$GPUMEND" migrate --no-chart chart >/dev/null 2>"$cli/err")
+rc=$?
+[ $rc = 2 ] && grep -q 'a Helm template? --chart reads it as one' "$cli/err"
+verdict "--no-chart reads templates as manifests (they do not parse)" $?
+cp "$chart/templates/deployment.yaml" "$cli/lone.yaml"
+"$GPUMEND" migrate "$cli/lone.yaml" >/dev/null 2>&1
+rc1=$?
+"$GPUMEND" migrate --chart "$cli/lone.yaml" >"$cli/lone.out" 2>/dev/null
+rc2=$?
+[ $rc1 = 2 ] && [ $rc2 = 0 ] && cmp -s "$cli/lone.out" \
+	"$TESTS_DIR/helm/conditional-gpu/expected/templates/deployment.yaml"
+verdict "a template outside a chart: refused as a manifest, migrated with --chart" $?
+"$GPUMEND" migrate --chart - <"$cli/lone.yaml" >"$cli/stdin.out" 2>/dev/null
+cmp -s "$cli/stdin.out" "$cli/lone.out"
+verdict "--chart reads standard input as a template" $?
+helpers="$TESTS_DIR/helm/included-labels/input/templates/_helpers.tpl"
+"$GPUMEND" migrate "$helpers" >"$cli/out" 2>"$cli/err"
+rc=$?
+[ $rc = 0 ] && [ ! -s "$cli/out" ] &&
+	grep -q 'is not a YAML template; not migrated' "$cli/err"
+verdict "a non-YAML template named on the command line gets a note" $?
+"$GPUMEND" lint "$helpers" >"$cli/out" 2>"$cli/err"
+rc=$?
+[ $rc = 0 ] && [ ! -s "$cli/out" ] && grep -q 'not linted' "$cli/err"
+verdict "lint notes a non-YAML template and finds nothing" $?
+
 finish helm
