@@ -497,7 +497,7 @@ static int values_keep_read(struct chart_job *job, const struct refs *refs,
 	if (!migrated)
 		return -1;
 	for (size_t i = 0; i < res->n_ops; i++) {
-		struct patch_op *op = &res->ops[i], applied;
+		struct patch_op *op = &res->ops[i];
 		char *slash = strrchr(op->path, '/');
 		char message[600], where[300];
 		struct finding f = { .rule = op->rule,
@@ -518,14 +518,7 @@ static int values_keep_read(struct chart_job *job, const struct refs *refs,
 				 !refs_reach(refs, op->path);
 			free(parent);
 		}
-		applied = *op;
-		applied.value = op->value ? json_deep_copy(op->value) : NULL;
-		if (op->value && !applied.value) {
-			json_decref(migrated);
-			return -1;
-		}
-		rc = unread ? -1 : patch_apply_op(migrated, &applied);
-		json_decref(applied.value);
+		rc = unread ? -1 : patch_apply_op_copy(migrated, op);
 		if (rc == 0) {
 			res->ops[kept++] = *op;
 			continue;

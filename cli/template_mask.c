@@ -32,14 +32,16 @@ static int is_word(char c)
 	       (c >= '0' && c <= '9') || c == '_';
 }
 
-/* Line and column (1-based, in bytes) of `off`. */
+/* Line and column (1-based, in bytes) of `off`, counting line breaks as
+ * YAML does (LF, CRLF, or a lone CR). */
 static void position_of(const char *text, size_t off, int *line, int *column)
 {
 	int l = 1;
 	size_t ls = 0;
 
 	for (size_t i = 0; i < off; i++)
-		if (text[i] == '\n') {
+		if (text[i] == '\n' ||
+		    (text[i] == '\r' && (i + 1 >= off || text[i + 1] != '\n'))) {
 			l++;
 			ls = i + 1;
 		}
@@ -569,8 +571,7 @@ static int build_lines(struct tpl *t, struct tpl_error *err)
 	return 0;
 }
 
-/* The line holding offset `off`. */
-static size_t line_of(const struct tpl *t, size_t off)
+size_t tpl_line_of(const struct tpl *t, size_t off)
 {
 	size_t lo = 0, hi = t->n_lines;
 
@@ -594,8 +595,8 @@ static void mark_action_lines(struct tpl *t)
 	size_t ai = 0;
 
 	for (size_t a = 0; a < t->n_actions; a++) {
-		size_t first = line_of(t, t->actions[a].start);
-		size_t last = line_of(t, t->actions[a].end - 1);
+		size_t first = tpl_line_of(t, t->actions[a].start);
+		size_t last = tpl_line_of(t, t->actions[a].end - 1);
 
 		for (size_t l = first + 1; l <= last; l++)
 			t->lines[l].action_line = 1;
@@ -717,7 +718,7 @@ static void classify(struct tpl *t)
 
 	for (size_t i = 0; i < t->n_actions; i++) {
 		struct tpl_action *a = &t->actions[i];
-		size_t first = line_of(t, a->start), last = line_of(t, a->end - 1);
+		size_t first = tpl_line_of(t, a->start), last = tpl_line_of(t, a->end - 1);
 		const struct tpl_line *l = &t->lines[first];
 		size_t before = a->start, after = a->end, p;
 		int prev_ok, quoted = 0, next_value = 0, next_key = 0, gap;
@@ -865,7 +866,7 @@ void tpl_placeholder(const struct tpl *t, size_t index, int valuation,
 		     char *out, size_t size)
 {
 	const struct tpl_action *a = &t->actions[index];
-	size_t first_end = t->lines[line_of(t, a->mask_start)].end;
+	size_t first_end = t->lines[tpl_line_of(t, a->mask_start)].end;
 	size_t span = (a->mask_end < first_end ? a->mask_end : first_end) -
 		      a->mask_start;
 	size_t n = 0;
@@ -919,7 +920,7 @@ size_t tpl_placeholder_bytes(const struct tpl *t, size_t index, int valuation,
 			     char *out, size_t size)
 {
 	const struct tpl_action *a = &t->actions[index];
-	size_t first_end = t->lines[line_of(t, a->mask_start)].end;
+	size_t first_end = t->lines[tpl_line_of(t, a->mask_start)].end;
 	size_t end = a->mask_end < first_end ? a->mask_end : first_end;
 	size_t span = end - a->mask_start, n;
 	char ph[16];
@@ -979,7 +980,7 @@ void tpl_mask(const struct tpl *t, size_t variant, int valuation, char *out)
 		if (tpl_visible(t, variant, (int)b) ||
 		    (br->parent >= 0 && !tpl_visible(t, variant, br->parent)))
 			continue;
-		for (l = line_of(t, br->start); l < t->n_lines &&
+		for (l = tpl_line_of(t, br->start); l < t->n_lines &&
 		     t->lines[l].start <= br->end; l++)
 			if (t->lines[l].start >= br->start &&
 			    t->lines[l].end <= br->end)
@@ -1070,14 +1071,14 @@ int tpl_mark_members(struct tpl *t,
 
 	for (size_t i = 0; i < t->n_actions; i++) {
 		struct tpl_action *a = &t->actions[i];
-		size_t line = line_of(t, a->start), ns, ne;
+		size_t line = tpl_line_of(t, a->start), ns, ne;
 		const struct tpl_line *l = &t->lines[line];
 		const char *name;
 		size_t len, indent;
 		long n;
 
 		if (a->place != TPL_PLACE_LINE || a->kind != TPL_OUTPUT ||
-		    l->in_block_scalar || line_of(t, a->end - 1) != line ||
+		    l->in_block_scalar || tpl_line_of(t, a->end - 1) != line ||
 		    !tpl_action_define(t, i, &name, &len) ||
 		    !known(arg, name, len))
 			continue;

@@ -169,6 +169,9 @@ void tpl_mask(const struct tpl *t, size_t variant, int valuation, char *out);
  */
 int tpl_context(const struct tpl *t, size_t offset, int insertion);
 
+/* The index of the line (t->lines) holding `offset`. */
+size_t tpl_line_of(const struct tpl *t, size_t offset);
+
 /* 1 when `variant` shows branch `branch` (-1: the top, always shown). */
 int tpl_visible(const struct tpl *t, size_t variant, int branch);
 

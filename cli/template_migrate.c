@@ -161,6 +161,105 @@ static size_t line_head(const char *text, size_t i)
 	return k == 0 || text[k - 1] == '\n' ? i - k + 1 : 0;
 }
 
+/*
+ * The action whose placeholder starts at text[i], or -1; its length in
+ * *len. With `edit`, an include read as a member is a whole line
+ * "xHASH: xHASH"; otherwise its key.
+ */
+static int placeholder_here(struct tjob *tj, const char *text, size_t n,
+			    size_t i, int edit, size_t *len)
+{
+	for (size_t a = 0; a < tj->t.n_actions; a++) {
+		const struct tpl_action *act = &tj->t.actions[a];
+		char ph[16];
+		size_t k;
+
+		if (act->place == TPL_PLACE_LINE || act->kind != TPL_OUTPUT)
+			continue;
+		if (act->place == TPL_PLACE_MEMBER && edit) {
+			k = strlen(ph_of(tj, a, ph, sizeof(ph)));
+			*len = 2 * k + 2;
+			if (n - i >= *len && memcmp(text + i, ph, k) == 0 &&
+			    memcmp(text + i + k, ": ", 2) == 0 &&
+			    memcmp(text + i + k + 2, ph, k) == 0 &&
+			    (i + *len == n || text[i + *len] == '\n' ||
+			     text[i + *len] == '\r') && line_head(text, i))
+				return (int)a;
+			continue;
+		}
+		if (act->place == TPL_PLACE_VALUE ||
+		    act->place == TPL_PLACE_MEMBER) {
+			*len = strlen(ph_of(tj, a, ph, sizeof(ph)));
+			if (*len && n - i >= *len &&
+			    memcmp(text + i, ph, *len) == 0 &&
+			    (i == 0 || text[i - 1] < '0' || text[i - 1] > '9') &&
+			    (i + *len == n || text[i + *len] < '0' ||
+			     text[i + *len] > '9'))
+				return (int)a;
+			continue;
+		}
+		*len = act->end - act->start;
+		if (act->mask_start == act->start && act->mask_end == act->end &&
+		    n - i >= *len && placeholder_at(tj, a, text + i, n - i))
+			return (int)a;
+	}
+	return -1;
+}
+
+/*
+ * text[0..n) with its placeholders written back (see placeholder_here):
+ * in a message as the actions; with `edit`, as what an edit's text must
+ * hold (a quoted whole scalar with its quotes, a member moved with its
+ * nindent following). A new NUL-terminated string, its length in *out_len
+ * when not NULL; NULL when out of memory.
+ */
+static char *unmask_text(struct tjob *tj, const char *text, size_t n,
+			 int edit, size_t *out_len)
+{
+	struct buf b;
+	char *out;
+
+	buf_init(&b, 0);
+	for (size_t i = 0; i < n; ) {
+		size_t len = 0;
+		int a = placeholder_here(tj, text, n, i, edit, &len);
+		const struct tpl_action *act = a >= 0 ? &tj->t.actions[a] : NULL;
+		int rc;
+
+		if (!act) {
+			rc = buf_putc(&b, text[i++]);
+		} else if (edit && act->place == TPL_PLACE_MEMBER) {
+			char line[1024];
+			size_t k = tpl_member_text(&tj->t, (size_t)a,
+						   (int)line_head(text, i) - 1,
+						   line, sizeof(line));
+
+			rc = !k || buf_append(&b, line, k);
+			i += len;
+		} else if (edit) {
+			rc = buf_append(&b, tj->text + act->mask_start,
+					act->mask_end - act->mask_start);
+			i += len;
+		} else {
+			rc = buf_append(&b, tj->text + act->start,
+					act->end - act->start);
+			i += len;
+		}
+		if (rc) {
+			buf_free(&b);
+			return NULL;
+		}
+	}
+	if (buf_putc(&b, '\0')) {
+		buf_free(&b);
+		return NULL;
+	}
+	out = buf_detach(&b, out_len);
+	if (out && out_len)
+		(*out_len)--;
+	return out;
+}
+
 /* ------------------------------------------------------------------ */
 /* Operations                                                          */
 
@@ -188,22 +287,6 @@ static void op_free(struct patch_op *op)
 	json_decref(op->value);
 }
 
-/* Applies `op` with a copy of its value (later operations write into what
- * it adds). */
-static int apply_copy(json_t *root, const struct patch_op *op)
-{
-	struct patch_op applied = *op;
-	int rc;
-
-	if (!op->value)
-		return patch_apply_op(root, op);
-	if (!(applied.value = json_deep_copy(op->value)))
-		return -1;
-	rc = patch_apply_op(root, &applied);
-	json_decref(applied.value);
-	return rc;
-}
-
 static int add_candidate(struct tdoc *td, const struct patch_op *op, int held,
 			 enum hold_reason reason)
 {
@@ -228,72 +311,13 @@ static int add_candidate(struct tdoc *td, const struct patch_op *op, int held,
 /* ------------------------------------------------------------------ */
 /* Findings                                                            */
 
-/*
- * `text` with the placeholders of the template's actions written back as
- * the actions, control bytes escaped: a new string, or NULL.
- */
+/* `text` for a message: placeholders written back as the actions, control
+ * bytes escaped; a new string, or NULL. */
 static char *unmask_new(struct tjob *tj, const char *text)
 {
-	struct buf b;
-	size_t n = strlen(text);
-	char *out;
+	char *out = unmask_text(tj, text, strlen(text), 0, NULL);
 
-	buf_init(&b, 0);
-	for (size_t i = 0; i < n; ) {
-		size_t best = (size_t)-1, best_len = 0;
-
-		for (size_t a = 0; a < tj->t.n_actions && best == (size_t)-1;
-		     a++) {
-			const struct tpl_action *act = &tj->t.actions[a];
-			char ph[16];
-			size_t len;
-
-			if (act->place == TPL_PLACE_LINE ||
-			    act->kind != TPL_OUTPUT)
-				continue;
-			if (act->place == TPL_PLACE_VALUE ||
-			    act->place == TPL_PLACE_MEMBER) {
-				tpl_placeholder(&tj->t, a, 1, ph, sizeof(ph));
-				len = strlen(ph);
-				if (len && n - i >= len &&
-				    memcmp(text + i, ph, len) == 0 &&
-				    (i == 0 || text[i - 1] < '0' ||
-				     text[i - 1] > '9') &&
-				    (i + len == n || text[i + len] < '0' ||
-				     text[i + len] > '9')) {
-					best = a;
-					best_len = len;
-				}
-				continue;
-			}
-			len = act->mask_end - act->mask_start;
-			if (act->mask_end == act->end &&
-			    act->mask_start == act->start && n - i >= len &&
-			    placeholder_at(tj, a, text + i, n - i)) {
-				best = a;
-				best_len = len;
-			}
-		}
-		if (best != (size_t)-1) {
-			const struct tpl_action *act = &tj->t.actions[best];
-
-			if (buf_append(&b, tj->text + act->start,
-				       act->end - act->start))
-				goto out_nomem;
-			i += best_len;
-		} else {
-			if (buf_putc(&b, text[i]))
-				goto out_nomem;
-			i++;
-		}
-	}
-	if (buf_putc(&b, '\0'))
-		goto out_nomem;
-	out = buf_detach(&b, NULL);
 	return out ? text_escape_controls(out) : NULL;
-out_nomem:
-	buf_free(&b);
-	return NULL;
 }
 
 static int add_finding(struct tjob *tj, int line, int column,
@@ -738,22 +762,6 @@ static int branch_inside(const struct tpl *t, int inner, int outer)
 	return outer < 0;
 }
 
-/* The line of the text holding `off`. */
-static size_t tpl_line_of(const struct tpl *t, size_t off)
-{
-	size_t lo = 0, hi = t->n_lines;
-
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->lines[mid].start <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* The action closing or continuing branch `b` (its else or end). */
 static int branch_closer(const struct tpl *t, int b)
 {
@@ -953,7 +961,7 @@ static int apply_ops(json_t *root, const struct patch_op *ops,
 		     const unsigned char *nulls, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (apply_copy(root, &ops[i]))
+		if (patch_apply_op_copy(root, &ops[i]))
 			return -1;
 		if (nulls && nulls[i]) {
 			char *parent = strdup(ops[i].path), *slash;
@@ -1722,6 +1730,36 @@ static void describe_op(const struct patch_op *op, int with_value, char *out,
 	free(value);
 }
 
+/* What each reason says, with the action concerned or without one. */
+static const struct {
+	const char *at;
+	const char *plain;
+} hold_texts[] = {
+	[HOLD_NONE] = { "it cannot be made (%d:%d)", "it cannot be made" },
+	[HOLD_VALUE] = {
+		"it depends on what the template action at %d:%d prints",
+		"it depends on what the template's actions print" },
+	[HOLD_ACTION] = {
+		"it would change the template action at %d:%d",
+		"it would change a template action" },
+	[HOLD_FILLED] = {
+		"the template action at %d:%d fills in this part",
+		"a template action fills in this part" },
+	[HOLD_BRANCH] = {
+		"it would land inside the conditional at %d:%d",
+		"it would land inside a conditional" },
+	[HOLD_CONDITIONAL] = {
+		"it does not hold for every branch of the template's conditionals (%d:%d)",
+		"it does not hold for every branch of the template's conditionals" },
+	[HOLD_DEPENDS] = {
+		"it depends on a change that cannot be made (%d:%d)",
+		"it depends on a change that cannot be made" },
+	[HOLD_PLACE] = { "it cannot be placed (%d:%d)", "it cannot be placed" },
+	[HOLD_TOGETHER] = {
+		"it goes with a change of the same rule that cannot be made here (%d:%d)",
+		"it goes with a change of the same rule that cannot be made here" },
+};
+
 static int report_held(struct tjob *tj, struct tdoc *td,
 			const struct candidate *c)
 {
@@ -1741,52 +1779,15 @@ static int report_held(struct tjob *tj, struct tdoc *td,
 		a = i >= 0 ? &tj->t.actions[i] : NULL;
 	}
 	describe_op(&c->op, c->reason != HOLD_VALUE, desc, sizeof(desc));
-	switch (c->reason) {
-	case HOLD_VALUE:
-		if (a)
-			snprintf(reason, sizeof(reason),
-				 "it depends on what the template action at %d:%d prints",
-				 a->line, a->column);
-		else
-			snprintf(reason, sizeof(reason),
-				 "it depends on what the template's actions print");
-		break;
-	case HOLD_ACTION:
-		snprintf(reason, sizeof(reason),
-			 "it would change the template action at %d:%d",
-			 a->line, a->column);
-		break;
-	case HOLD_FILLED:
-		snprintf(reason, sizeof(reason),
-			 "the template action at %d:%d fills in this part",
-			 a->line, a->column);
-		break;
-	case HOLD_BRANCH:
-		if (a)
-			snprintf(reason, sizeof(reason),
-				 "it would land inside the conditional at %d:%d",
-				 a->line, a->column);
-		else
-			snprintf(reason, sizeof(reason),
-				 "it would land inside a conditional");
-		break;
-	case HOLD_CONDITIONAL:
-		snprintf(reason, sizeof(reason),
-			 "it does not hold for every branch of the template's conditionals");
-		break;
-	case HOLD_DEPENDS:
-		snprintf(reason, sizeof(reason),
-			 "it depends on a change that cannot be made");
-		break;
-	case HOLD_TOGETHER:
-		snprintf(reason, sizeof(reason),
-			 "it goes with a change of the same rule that cannot be made here");
-		break;
-	default:
+	if (c->reason == HOLD_PLACE)
 		snprintf(reason, sizeof(reason), "%s", c->why[0] ? c->why :
 			 "it cannot be placed");
-		break;
-	}
+	else if (a)
+		snprintf(reason, sizeof(reason), hold_texts[c->reason].at,
+			 a->line, a->column);
+	else
+		snprintf(reason, sizeof(reason), "%s",
+			 hold_texts[c->reason].plain);
 	if (a && c->reason != HOLD_BRANCH) {
 		/* the place to change: the action */
 		line = a->line;
@@ -1827,96 +1828,25 @@ static int edit_order(const void *a, const void *b)
 }
 
 /*
- * The placeholders in the text of edit `e` back to their actions: those of
- * actions inside scalars (copied with the scalar), and those of actions
- * that are whole scalars (an operation copying what they print). Returns
- * 0, or -1 when out of memory.
+ * The placeholders in the text of edit `e` back to what the template must
+ * hold there: the actions inside scalars (copied with the scalar), those
+ * that are whole scalars (an operation copying what they print) and the
+ * includes read as members (copied whole). Returns 0, or -1 when out of
+ * memory.
  */
 static int unmask_edit(struct tjob *tj, struct text_edit *e)
 {
-	struct buf b;
-	const char *text = e->text;
-	size_t n = e->len;
+	size_t len;
+	char *text;
 
-	if (!text)
+	if (!e->text)
 		return 0;
-	buf_init(&b, 0);
-	for (size_t i = 0; i < n; ) {
-		size_t a, len = 0;
-
-		for (a = 0; a < tj->t.n_actions; a++) {
-			const struct tpl_action *act = &tj->t.actions[a];
-			char ph[16];
-
-			if (act->place == TPL_PLACE_LINE || act->kind != TPL_OUTPUT)
-				continue;
-			if (act->place == TPL_PLACE_MEMBER) {
-				/* a whole line "xHASH: xHASH" */
-				size_t k = strlen(ph_of(tj, a, ph, sizeof(ph)));
-
-				len = 2 * k + 2;
-				if (n - i >= len && memcmp(text + i, ph, k) == 0 &&
-				    memcmp(text + i + k, ": ", 2) == 0 &&
-				    memcmp(text + i + k + 2, ph, k) == 0 &&
-				    (i + len == n || text[i + len] == '\n' ||
-				     text[i + len] == '\r') &&
-				    line_head(text, i))
-					break;
-				continue;
-			}
-			if (act->place == TPL_PLACE_VALUE) {
-				tpl_placeholder(&tj->t, a, 1, ph, sizeof(ph));
-				len = strlen(ph);
-				if (len && n - i >= len &&
-				    memcmp(text + i, ph, len) == 0 &&
-				    (i == 0 || text[i - 1] < '0' ||
-				     text[i - 1] > '9') &&
-				    (i + len == n || text[i + len] < '0' ||
-				     text[i + len] > '9'))
-					break;
-				continue;
-			}
-			len = act->end - act->start;
-			if (act->mask_start == act->start &&
-			    act->mask_end == act->end && n - i >= len &&
-			    placeholder_at(tj, a, text + i, n - i))
-				break;
-		}
-		if (a < tj->t.n_actions &&
-		    tj->t.actions[a].place == TPL_PLACE_MEMBER) {
-			char line[1024];
-			size_t k = tpl_member_text(&tj->t, a,
-						   (int)line_head(text, i) - 1,
-						   line, sizeof(line));
-
-			if (!k || buf_append(&b, line, k))
-				goto out_nomem;
-			i += len;
-		} else if (a < tj->t.n_actions) {
-			const struct tpl_action *act = &tj->t.actions[a];
-
-			if (buf_append(&b, tj->text + act->mask_start,
-				       act->mask_end - act->mask_start))
-				goto out_nomem;
-			i += len;
-		} else {
-			if (buf_putc(&b, text[i]))
-				goto out_nomem;
-			i++;
-		}
-	}
+	if (!(text = unmask_text(tj, e->text, e->len, 1, &len)))
+		return -1;
 	free(e->text);
-	e->text = buf_detach(&b, &e->len);
-	if (!e->text) {
-		e->text = malloc(1);
-		e->len = 0;
-		if (!e->text)
-			return -1;
-	}
+	e->text = text;
+	e->len = len;
 	return 0;
-out_nomem:
-	buf_free(&b);
-	return -1;
 }
 
 /* The documents variant `v` reads from `text` under valuation 1. */

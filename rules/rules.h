@@ -325,6 +325,12 @@ int json_pointer_next(const char **pointer, char *out, size_t size);
 /* The value at `pointer` in `root`, borrowed; NULL when absent. */
 json_t *json_pointer_get(json_t *root, const char *pointer);
 
+/*
+ * patch_apply_op() with a copy of the operation's value, so that later
+ * operations writing into what it added do not change the operation.
+ */
+int patch_apply_op_copy(json_t *root, const struct patch_op *op);
+
 /* 1 when `a` and `b` are the same operation (kind, rule, paths, value). */
 int patch_op_equal(const struct patch_op *a, const struct patch_op *b);
 

@@ -75,30 +75,38 @@ struct site_list {
 };
 
 static int collect_sites(json_t *node, const char *pointer,
+			 struct site_list *sites, int depth);
+
+/* collect_sites() on `child`, at `pointer_new` (taken, freed). */
+static int collect_child(json_t *child, char *pointer_new,
+			 struct site_list *sites, int depth)
+{
+	int rc;
+
+	if (!pointer_new)
+		return -1;
+	rc = collect_sites(child, pointer_new, sites, depth);
+	free(pointer_new);
+	return rc;
+}
+
+static int collect_sites(json_t *node, const char *pointer,
 			 struct site_list *sites, int depth)
 {
 	const char *key;
 	json_t *child;
 	size_t i;
-	int site;
+	int site, rc = 0;
 
 	if (depth > 64)
 		return 0;
 	if (json_is_array(node)) {
-		json_array_foreach(node, i, child) {
-			char *p;
-			int rc;
-
-			if (!json_is_object(child) && !json_is_array(child))
-				continue;
-			if (!(p = json_pointer_join_index(pointer, i)))
-				return -1;
-			rc = collect_sites(child, p, sites, depth + 1);
-			free(p);
-			if (rc)
-				return rc;
-		}
-		return 0;
+		json_array_foreach(node, i, child)
+			if (!rc && (json_is_object(child) || json_is_array(child)))
+				rc = collect_child(child,
+						   json_pointer_join_index(pointer, i),
+						   sites, depth + 1);
+		return rc;
 	}
 	if (!json_is_object(node))
 		return 0;
@@ -118,21 +126,12 @@ static int collect_sites(json_t *node, const char *pointer,
 			return -1;
 		sites->n++;
 	}
-	json_object_foreach(node, key, child) {
-		char *p;
-		int rc;
-
-		if ((site && member_of(key, child)) ||
-		    (!json_is_object(child) && !json_is_array(child)))
-			continue;
-		if (!(p = json_pointer_join(pointer, key)))
-			return -1;
-		rc = collect_sites(child, p, sites, depth + 1);
-		free(p);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	json_object_foreach(node, key, child)
+		if (!rc && !(site && member_of(key, child)) &&
+		    (json_is_object(child) || json_is_array(child)))
+			rc = collect_child(child, json_pointer_join(pointer, key),
+					   sites, depth + 1);
+	return rc;
 }
 
 /* ".Values.a.b[0]" for the pointer of a site, in `out`. */
@@ -323,22 +322,6 @@ static int report_unmapped(struct rules_result *res, const char *site,
 	return rc;
 }
 
-/* Applies `op` with a copy of its value: later operations write into what
- * it added, and must not change what it recorded. */
-static int apply_copy(json_t *values, const struct patch_op *op)
-{
-	struct patch_op applied = *op;
-	int rc;
-
-	if (!op->value)
-		return patch_apply_op(values, op);
-	if (!(applied.value = json_deep_copy(op->value)))
-		return -1;
-	rc = patch_apply_op(values, &applied);
-	json_decref(applied.value);
-	return rc;
-}
-
 /* 1 when `res` holds `op`. */
 static int result_has(const struct rules_result *res, const struct patch_op *op)
 {
@@ -402,7 +385,7 @@ static int run_site(const struct config *cfg, const struct rules_options *opts,
 						  &unmapped_from) : NULL;
 		if (unmapped || unmapped_from || !mapped.path ||
 		    (op->from && !mapped.from) ||
-		    apply_copy(values, &mapped) != 0) {
+		    patch_apply_op_copy(values, &mapped) != 0) {
 			free(mapped.path);
 			free(mapped.from);
 			if (!unmapped && !unmapped_from && (!mapped.path ||

@@ -26,12 +26,14 @@ struct findings {
 	size_t n;
 };
 
+/* Lines as YAML counts them: LF, CRLF or a lone CR end one. */
 static size_t count_lines(const char *text, size_t len)
 {
 	size_t n = 1;
 
 	for (size_t i = 0; i < len; i++)
-		n += text[i] == '\n';
+		n += text[i] == '\n' ||
+		     (text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n'));
 	return n;
 }
 

@@ -19,8 +19,8 @@
 # subset the cases use) under each set of values: migrating the rendered
 # input gives what migrating the rendered output gives, and, unless the
 # case is partial, what rendering the output gives already; and `gpumend
-# review`'s patch (the webhook's answer), applied by kubectl (or
-# tests/webhook/jsonpatch.jq), gives each rendered object as the CLI
+# review`'s patch (the webhook's answer), applied by
+# tests/webhook/jsonpatch.jq, gives each rendered object as the CLI
 # migrates it (the offline-only rule left out, the record annotation
 # aside). GOLDEN_UPDATE=1 writes the expected files instead.
 . "$(dirname "$0")/../lib.sh"
@@ -53,9 +53,6 @@ else
 	exit 1
 fi
 
-have_kubectl=0
-command -v kubectl >/dev/null 2>&1 && have_kubectl=1
-
 # subsequence A B: every line of A is in B, in order.
 subsequence() {
 	awk 'BEGIN { n = 0; i = 0 }
@@ -75,15 +72,11 @@ places() {
 	esac
 }
 
-# apply_patch OBJECT RESPONSE OUT: the response's patch applied.
-apply_patch() {
+# patched OBJECT RESPONSE OUT: the response's patch applied by
+# tests/webhook/jsonpatch.jq (RFC 6902 in jq, apart from gpumend's code).
+patched() {
 	_patch=$(jq -r '.response.patch // empty' "$2" | base64 -d)
-	[ -n "$_patch" ] || _patch='[]'
-	if [ "$have_kubectl" = 1 ]; then
-		kubectl patch --local -f "$1" --type=json -p "$_patch" -o json >"$3"
-	else
-		jq --argjson p "$_patch" -f "$TESTS_DIR/webhook/jsonpatch.jq" "$1" >"$3"
-	fi
+	jq --argjson p "${_patch:-[]}" -f "$TESTS_DIR/webhook/jsonpatch.jq" "$1" >"$3"
 }
 
 # the webhook does not run the offline-only rule; the API server converts
@@ -240,7 +233,7 @@ for dir in "$cases"/*/; do
 				}
 			}' >"$work/req.json"
 			if "$GPUMEND" review "$work/req.json" >"$work/resp.json" 2>"$work/w.err" &&
-			   apply_patch "$work/obj.json" "$work/resp.json" "$work/got.json" 2>>"$work/w.err"; then
+			   patched "$work/obj.json" "$work/resp.json" "$work/got.json" 2>>"$work/w.err"; then
 				jq -S 'if .metadata.annotations then
 					.metadata.annotations |= del(.["gpumend.io/mutations"]) |
 					if .metadata.annotations == {} then del(.metadata.annotations) else . end
