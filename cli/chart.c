@@ -483,46 +483,64 @@ static int report_at(struct chart_job *job, struct source_node *root,
 	return job->report(job->arg, &cf);
 }
 
-/* Drops the additions of new keys that no template reads; the operations
- * kept are applied to a copy of `orig` into *migrated_new. Returns the
- * number dropped, or -1 when out of memory. */
+/* 1 when `op` adds a key the values do not have, which no template
+ * reads; -1 when out of memory. */
+static int adds_unread(const struct refs *refs, json_t *orig,
+		       const struct patch_op *op)
+{
+	char *slash = strrchr(op->path, '/'), *parent;
+	int unread;
+
+	if (op->kind != PATCH_ADD || !slash || json_pointer_get(orig, op->path))
+		return 0;
+	if (!(parent = strndup(op->path, (size_t)(slash - op->path))))
+		return -1;
+	unread = json_pointer_get(orig, parent) && !refs_reach(refs, op->path);
+	free(parent);
+	return unread;
+}
+
+/*
+ * Drops the additions of new keys that no template reads, and with them
+ * the other operations of their rule (half a migration would hide what is
+ * left to do); the operations kept are applied to a copy of `orig` into
+ * *migrated_new. Returns the number dropped, or -1 when out of memory.
+ */
 static int values_keep_read(struct chart_job *job, const struct refs *refs,
 			    json_t *orig, struct rules_result *res,
 			    struct source_node *root, json_t **migrated_new)
 {
 	json_t *migrated = json_deep_copy(orig);
+	unsigned banned = 0;
 	size_t kept = 0;
 	int dropped = 0;
 
 	if (!migrated)
 		return -1;
 	for (size_t i = 0; i < res->n_ops; i++) {
+		int unread = adds_unread(refs, orig, &res->ops[i]);
+
+		if (unread < 0) {
+			json_decref(migrated);
+			return -1;
+		}
+		if (unread)
+			banned |= 1u << res->ops[i].rule;
+	}
+	for (size_t i = 0; i < res->n_ops; i++) {
 		struct patch_op *op = &res->ops[i];
-		char *slash = strrchr(op->path, '/');
 		char message[600], where[300];
 		struct finding f = { .rule = op->rule,
 				     .severity = SEVERITY_WARNING,
 				     .pointer = op->path };
-		int unread = 0, rc;
+		int unread = 0;
 
-		if (op->kind == PATCH_ADD && slash && !json_pointer_get(orig,
-									op->path)) {
-			char *parent = strndup(op->path,
-					       (size_t)(slash - op->path));
-
-			if (!parent) {
-				json_decref(migrated);
-				return -1;
-			}
-			unread = json_pointer_get(orig, parent) &&
-				 !refs_reach(refs, op->path);
-			free(parent);
-		}
-		rc = unread ? -1 : patch_apply_op_copy(migrated, op);
-		if (rc == 0) {
+		if (!(banned >> op->rule & 1) &&
+		    patch_apply_op_copy(migrated, op) == 0) {
 			res->ops[kept++] = *op;
 			continue;
 		}
+		unread = adds_unread(refs, orig, op) == 1;
 		{
 			const char *p = op->path;
 			size_t n = 0;
@@ -536,14 +554,15 @@ static int values_keep_read(struct chart_job *job, const struct refs *refs,
 		}
 		if (unread)
 			snprintf(message, sizeof(message),
-				 "not changed in the values: adding '%.200s' would not reach the pod, as no template of the chart reads '.Values.%.200s'; change the chart's templates",
+				 "not changed in the values: adding '%.200s' would not reach the pod, as no template of the chart reads '.Values.%.200s'; change the chart's templates (the rule's other changes here are left as well)",
 				 where, where);
-		else
+		else if (!(banned >> op->rule & 1))
 			snprintf(message, sizeof(message),
 				 "not changed in the values: '%.200s' depends on a change that is not made",
 				 where);
 		f.message = message;
-		if (report_at(job, root, &f, NULL)) {
+		if ((unread || !(banned >> op->rule & 1)) &&
+		    report_at(job, root, &f, NULL)) {
 			json_decref(migrated);
 			return -1;
 		}

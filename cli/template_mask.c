@@ -885,7 +885,7 @@ void tpl_placeholder(const struct tpl *t, size_t index, int valuation,
 			size_t digits = span < 7 ? span : 7, lead = 0;
 			unsigned h = a->hash;
 
-			if (a->as_string && digits >= 3)
+			if (!a->as_number && digits >= 3)
 				out[lead++] = 's';
 			out[lead] = valuation == 2 ? '2' : '1';
 			for (size_t i = digits - 1; i > lead; i--) {

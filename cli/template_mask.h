@@ -29,9 +29,9 @@
  *    copy (a selector from labels) and add to (a label beside it).
  *
  * A valuation chooses what whole-scalar actions read as: 1 and 2 give
- * integers (1NNNNNN and 2NNNNNN, NNNNNN from a hash of the action text,
- * shorter when the action is), or for an action marked as_string the
- * strings s1NNNNN and s2NNNNN; 3 gives the string "x y". Comparing what
+ * the strings s1NNNNN and s2NNNNN (NNNNN from a hash of the action text,
+ * shorter when the action is), or for an action marked as_number the
+ * integers 1NNNNNN and 2NNNNNN; 3 gives the string "x y". Comparing what
  * the rules do under valuations 1 and 2 tells which of their operations
  * depend on what an action prints.
  *
@@ -82,7 +82,7 @@ struct tpl_action {
 	enum tpl_place place;
 	unsigned hash;             /* of the action's text */
 	int chain;                 /* control actions: their conditional */
-	int as_string;             /* a whole scalar read as a string under
+	int as_number;             /* a whole scalar read as an integer under
 				    * valuations 1 and 2 (see tpl_placeholder) */
 };
 

@@ -114,7 +114,7 @@ struct tjob {
 	size_t n_findings, cap_findings;
 	struct defines *defines;   /* of the chart's templates */
 	int members;               /* includes are read as members */
-	int reread;                /* an action is read as a string now */
+	int reread;                /* an action is read as an integer now */
 	int oom;
 };
 
@@ -159,6 +159,20 @@ static size_t line_head(const char *text, size_t i)
 	while (k > 0 && text[k - 1] == ' ')
 		k--;
 	return k == 0 || text[k - 1] == '\n' ? i - k + 1 : 0;
+}
+
+/* 1 when text[i..i+len) is a whole plain scalar of YAML text. */
+static int whole_scalar_at(const char *text, size_t n, size_t i, size_t len)
+{
+	size_t p = i, e = i + len;
+
+	while (p > 0 && text[p - 1] == ' ')
+		p--;
+	if (p > 0 && !strchr(":-[{,?\n", text[p - 1]))
+		return 0;
+	while (e < n && text[e] == ' ')
+		e++;
+	return e == n || strchr("\n\r,]}#", text[e]) != NULL;
 }
 
 /*
@@ -236,7 +250,8 @@ static char *unmask_text(struct tjob *tj, const char *text, size_t n,
 
 			rc = !k || buf_append(&b, line, k);
 			i += len;
-		} else if (edit) {
+		} else if (edit && (act->place != TPL_PLACE_VALUE ||
+				    whole_scalar_at(text, n, i, len))) {
 			rc = buf_append(&b, tj->text + act->mask_start,
 					act->mask_end - act->mask_start);
 			i += len;
@@ -1389,10 +1404,10 @@ static int collect_findings(struct tjob *tj, const char *masked,
 			if (a < 0)
 				a = inline_action_in(tj, node);
 			if (a >= 0 && tj->t.actions[a].place == TPL_PLACE_VALUE &&
-			    !tj->t.actions[a].as_string) {
-				/* an integer does not do here: read again with
-				 * a string (a label value, say) */
-				tj->t.actions[a].as_string = 1;
+			    !tj->t.actions[a].as_number) {
+				/* a string does not do here: read again with
+				 * an integer (a GPU count, say) */
+				tj->t.actions[a].as_number = 1;
 				tj->reread = 1;
 			}
 		}
@@ -1435,6 +1450,64 @@ static int same_placeholder(const struct tjob *tj, json_t *x, json_t *y)
 }
 
 /*
+ * 1 when the action text of `a` can stand inside a plain scalar the
+ * rules wrote: no quotes, escapes, or YAML indicators in it.
+ */
+static int embeddable(const struct tjob *tj, size_t a)
+{
+	const struct tpl_action *act = &tj->t.actions[a];
+
+	for (size_t i = act->start; i < act->end; i++)
+		if (strchr("\"'\\:#\n\r", tj->text[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * 1 when strings `x` (valuation 1) and `y` (valuation 2) are the same
+ * but for placeholders of actions that are whole scalars, copied into
+ * them ("s1234567=4096Mi" and "s2234567=4096Mi": a memory record naming a
+ * container whose name an action prints).
+ */
+static int string_copies(const struct tjob *tj, const char *x, const char *y)
+{
+	while (*x || *y) {
+		size_t a;
+
+		if (*x == *y && *x && !(*x == 's' || (*x >= '1' && *x <= '2'))) {
+			x++;
+			y++;
+			continue;
+		}
+		for (a = 0; a < tj->t.n_actions; a++) {
+			char p1[16], p2[16];
+			size_t n1, n2;
+
+			if (tj->t.actions[a].place != TPL_PLACE_VALUE ||
+			    tj->t.actions[a].kind != TPL_OUTPUT)
+				continue;
+			tpl_placeholder(&tj->t, a, 1, p1, sizeof(p1));
+			tpl_placeholder(&tj->t, a, 2, p2, sizeof(p2));
+			n1 = strlen(p1);
+			n2 = strlen(p2);
+			if (strncmp(x, p1, n1) == 0 && strncmp(y, p2, n2) == 0 &&
+			    !(x[n1] >= '0' && x[n1] <= '9') && embeddable(tj, a)) {
+				x += n1;
+				y += n2;
+				break;
+			}
+		}
+		if (a < tj->t.n_actions)
+			continue;
+		if (*x != *y || !*x)
+			return 0;
+		x++;
+		y++;
+	}
+	return 1;
+}
+
+/*
  * 1 when `x` (valuation 1) and `y` (valuation 2) differ only where they
  * hold an action's own value: an operation that copies what an action
  * prints, which the template can write as the action itself.
@@ -1464,8 +1537,11 @@ static int equal_but_copies(const struct tjob *tj, json_t *x, json_t *y)
 				return 0;
 		return 1;
 	case JSON_INTEGER:
-	case JSON_STRING:
 		return json_equal(x, y) || same_placeholder(tj, x, y);
+	case JSON_STRING:
+		return json_equal(x, y) || same_placeholder(tj, x, y) ||
+		       string_copies(tj, json_string_value(x),
+				     json_string_value(y));
 	default:
 		return json_equal(x, y);
 	}
@@ -1954,12 +2030,12 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 	}
 	if (tj->members)
 		tpl_mark_members(&t2, define_known, tj->defines);
-	/* the actions read as strings, read so again */
+	/* the actions read as integers, read so again */
 	for (size_t i = 0; i < t2.n_actions; i++)
 		for (size_t k = 0; k < tj->t.n_actions; k++)
-			if (tj->t.actions[k].as_string &&
+			if (tj->t.actions[k].as_number &&
 			    tj->t.actions[k].hash == t2.actions[i].hash)
-				t2.actions[i].as_string = 1;
+				t2.actions[i].as_number = 1;
 	if (t2.n_chains != tj->t.n_chains ||
 	    t2.n_variants != tj->n_variants) {
 		snprintf(why, why_len,

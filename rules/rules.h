@@ -258,8 +258,9 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
  * `volumeMounts`, `volumes` and `image` beside them (rules/values.c):
  * the rules run over that pod, and their operations and findings come
  * back with JSON Pointers into `values`. A change of the pod that no
- * member of the mapping stands for (a pod label when there is no
- * `podLabels`) is not made: it is reported as a warning at the mapping.
+ * member of the mapping stands for is not made: it is reported as a
+ * warning at the mapping, and the rule's other changes to that mapping
+ * are not made either.
  *
  * `name_of`, when not NULL, gives the name the chart's templates give the
  * container of the mapping at a pointer (NULL when it does not know); a

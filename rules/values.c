@@ -12,8 +12,13 @@
  * and so on). The rules themselves know nothing of values files.
  *
  * An operation the site cannot hold (a change of the pod that no member
- * of the site stands for) is not made: it becomes a warning at the site,
- * so that the user changes the chart's templates instead.
+ * of the site stands for, or one that depends on the container's name
+ * when the templates do not tell it) is not made: it becomes a warning at
+ * the site, so that the user changes the chart's templates instead; and
+ * the other operations of its rule at that site are not made either,
+ * since half a migration would hide what is left to do (a record that
+ * only names the container, kept by gpu-sharing, is the exception: it is
+ * reported, and the rest is made).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,21 +304,23 @@ static int report_unmapped(struct rules_result *res, const char *site,
 	const char *why = named ?
 		"which depends on the name the templates give the container" :
 		"which no key here holds";
+	const char *rest = named ? "" :
+		" (the rule's other changes here are left as well)";
 
 	len = snprintf(NULL, 0,
-		       "not changed in the values: the rendered pod needs '%s %s%s%.80s%s', %s; change the chart's templates",
+		       "not changed in the values: the rendered pod needs '%s %s%s%.80s%s', %s; change the chart's templates%s",
 		       verbs[op->kind], path, value ? " " : "",
 		       value ? value : "",
-		       value && strlen(value) > 80 ? "..." : "", why);
+		       value && strlen(value) > 80 ? "..." : "", why, rest);
 	message = len >= 0 ? malloc((size_t)len + 1) : NULL;
 	if (!message) {
 		free(value);
 		return -1;
 	}
 	snprintf(message, (size_t)len + 1,
-		 "not changed in the values: the rendered pod needs '%s %s%s%.80s%s', %s; change the chart's templates",
+		 "not changed in the values: the rendered pod needs '%s %s%s%.80s%s', %s; change the chart's templates%s",
 		 verbs[op->kind], path, value ? " " : "", value ? value : "",
-		 value && strlen(value) > 80 ? "..." : "", why);
+		 value && strlen(value) > 80 ? "..." : "", why, rest);
 	free(value);
 	if (!(f.message = text_escape_controls(message)))
 		return -1;
@@ -339,6 +346,7 @@ static int run_site(const struct config *cfg, const struct rules_options *opts,
 	json_t *map = json_pointer_get(values, site), *pod, *other = NULL;
 	struct rules_result sub, renamed;
 	const char *known = name_of ? name_of(name_arg, site) : NULL;
+	unsigned banned = 0;
 	char name[512];
 	int rc = -1;
 
@@ -371,28 +379,56 @@ static int run_site(const struct config *cfg, const struct rules_options *opts,
 			goto out_nomem_sub;
 	}
 	result->denied |= sub.denied;
+	/* a rule with a change the values cannot hold makes none of its
+	 * changes here: half a migration would hide what is left to do */
+	for (size_t i = 0; i < sub.n_ops; i++) {
+		struct patch_op *op = &sub.ops[i];
+		int unmapped = 0, unmapped_from = 0;
+		char *path, *from = NULL;
+
+		/* what names a container the templates name (a record of
+		 * gpu-sharing) is reported, and the rest is made */
+		if (!known && !result_has(&renamed, op))
+			continue;
+		path = map_path(map, site, op->path, 1, &unmapped);
+		if (op->from)
+			from = map_path(map, site, op->from, 1, &unmapped_from);
+		free(path);
+		free(from);
+		if (unmapped || unmapped_from)
+			banned |= 1u << op->rule;
+	}
 	for (size_t i = 0; i < sub.n_ops; i++) {
 		struct patch_op *op = &sub.ops[i], mapped = *op;
-		int unmapped = 0, unmapped_from = 0;
+		int unmapped = 0, unmapped_from = 0, named;
 
-		if (!known && !result_has(&renamed, op)) {
+		named = !known && !result_has(&renamed, op);
+		if (named) {
 			if (report_unmapped(result, site, op, 1))
+				goto out_nomem_sub;
+			continue;
+		}
+		if (banned >> op->rule & 1) {
+			/* the changes that cannot be made say so */
+			free(map_path(map, site, op->path, 1, &unmapped));
+			if (op->from)
+				free(map_path(map, site, op->from, 1,
+					      &unmapped_from));
+			if (!named && (unmapped || unmapped_from) &&
+			    report_unmapped(result, site, op, 0))
 				goto out_nomem_sub;
 			continue;
 		}
 		mapped.path = map_path(map, site, op->path, 1, &unmapped);
 		mapped.from = op->from ? map_path(map, site, op->from, 1,
 						  &unmapped_from) : NULL;
-		if (unmapped || unmapped_from || !mapped.path ||
-		    (op->from && !mapped.from) ||
+		if (!mapped.path || (op->from && !mapped.from) ||
 		    patch_apply_op_copy(values, &mapped) != 0) {
+			int nomem = !mapped.path || (op->from && !mapped.from);
+
 			free(mapped.path);
 			free(mapped.from);
-			if (!unmapped && !unmapped_from && (!mapped.path ||
-			    (op->from && !mapped.from)))
-				goto out_nomem_sub;
-			/* also what depends on it fails to apply, and says so */
-			if (report_unmapped(result, site, op, 0))
+			if (nomem || report_unmapped(result, site, op, 0))
 				goto out_nomem_sub;
 			continue;
 		}
