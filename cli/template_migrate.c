@@ -44,6 +44,9 @@
 #include "template_mask.h"
 #include "text_patch.h"
 
+/* The most template text read, over all combinations of branches. */
+#define TEMPLATE_READ_MAX (32u << 20)
+
 /* Why a change the rules make is not made in the template. */
 enum hold_reason {
 	HOLD_NONE,
@@ -2180,6 +2183,14 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 		snprintf(err->message, sizeof(err->message), "%s",
 			 terr.message);
 		return -1;
+	}
+	/* every combination of branches is read three times, and what is
+	 * read stays until the end: a bound on the memory it takes */
+	if (len * tj.t.n_variants > TEMPLATE_READ_MAX) {
+		snprintf(err->message, sizeof(err->message),
+			 "the template is too large for its conditionals (%zu bytes, %zu combinations of branches; at most %u MiB in all)",
+			 len, tj.t.n_variants, TEMPLATE_READ_MAX >> 20);
+		goto out_free;
 	}
 	/* includes of defines with known keys are read as members, unless
 	 * the template does not read that way */
