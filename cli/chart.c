@@ -109,6 +109,9 @@ enum chart_kind chart_classify(const char *path, enum chart_mode mode,
 
 int chart_looks_templated(const char *text, size_t len)
 {
+	/* the start is enough, and a large file's pages stay unread */
+	if (len > (64u << 10))
+		len = 64u << 10;
 	for (const char *p = memchr(text, '{', len); p && p + 1 < text + len;
 	     p = memchr(p + 1, '{', len - (size_t)(p + 1 - text)))
 		if (p[1] == '{')

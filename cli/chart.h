@@ -41,7 +41,8 @@ enum chart_kind {
 enum chart_kind chart_classify(const char *path, enum chart_mode mode,
 			       char **root_new);
 
-/* 1 when `text` holds "{{": a template, perhaps, read as a manifest. */
+/* 1 when the first 64 KiB of `text` hold "{{": a template, perhaps, read
+ * as a manifest. */
 int chart_looks_templated(const char *text, size_t len);
 
 /*
