@@ -916,6 +916,23 @@ static void mask_line(const struct tpl *t, size_t l, char *out)
 		out[line->start] = '#';
 }
 
+size_t tpl_inner_placeholder(const struct tpl *t, size_t index, char *out,
+			     size_t size)
+{
+	struct tpl_action a = t->actions[index];
+	struct tpl copy = *t;
+	size_t n;
+
+	/* the action alone, as a part of a scalar */
+	a.place = TPL_PLACE_SCALAR;
+	a.mask_start = a.start;
+	a.mask_end = a.end;
+	copy.actions = &a;
+	copy.n_actions = 1;
+	n = tpl_placeholder_bytes(&copy, 0, 1, out, size);
+	return n;
+}
+
 size_t tpl_placeholder_bytes(const struct tpl *t, size_t index, int valuation,
 			     char *out, size_t size)
 {

@@ -199,6 +199,14 @@ size_t tpl_placeholder_bytes(const struct tpl *t, size_t index, int valuation,
 			     char *out, size_t size);
 
 /*
+ * The bytes action `index` reads as when it stands inside a scalar
+ * (wherever it stands in the template): "x", a hash, "_" up to its length.
+ * Returns their number (0 when `size` is too small).
+ */
+size_t tpl_inner_placeholder(const struct tpl *t, size_t index, char *out,
+			     size_t size);
+
+/*
  * The define an include or template action names (`include "NAME" ...`),
  * or the define a define action opens: *name and *len set, 1; else 0.
  */

@@ -1429,9 +1429,10 @@ static int collect_findings(struct tjob *tj, const char *masked,
 	return 0;
 }
 
-/* 1 when integer `x` under valuation 1 and `y` under 2 are the
+/* 1 when `x` under valuation 1 and `y` under valuation `uy` are the
  * placeholders of one action that is a whole scalar. */
-static int same_placeholder(const struct tjob *tj, json_t *x, json_t *y)
+static int same_placeholder(const struct tjob *tj, json_t *x, json_t *y,
+			    int uy)
 {
 	for (size_t a = 0; a < tj->t.n_actions; a++) {
 		char p1[16], p2[16];
@@ -1440,13 +1441,15 @@ static int same_placeholder(const struct tjob *tj, json_t *x, json_t *y)
 		    tj->t.actions[a].kind != TPL_OUTPUT)
 			continue;
 		tpl_placeholder(&tj->t, a, 1, p1, sizeof(p1));
-		tpl_placeholder(&tj->t, a, 2, p2, sizeof(p2));
-		if (json_is_string(x) && json_is_string(y) ?
-		    strcmp(json_string_value(x), p1) == 0 &&
-		    strcmp(json_string_value(y), p2) == 0 :
-		    json_is_integer(x) && json_is_integer(y) &&
-		    json_integer_value(x) == strtoll(p1, NULL, 10) &&
-		    json_integer_value(y) == strtoll(p2, NULL, 10))
+		tpl_placeholder(&tj->t, a, uy, p2, sizeof(p2));
+		if ((json_is_string(x) ?
+		     strcmp(json_string_value(x), p1) == 0 :
+		     json_is_integer(x) &&
+		     json_integer_value(x) == strtoll(p1, NULL, 10)) &&
+		    (json_is_string(y) ?
+		     strcmp(json_string_value(y), p2) == 0 :
+		     json_is_integer(y) &&
+		     json_integer_value(y) == strtoll(p2, NULL, 10)))
 			return 1;
 	}
 	return 0;
@@ -1472,12 +1475,14 @@ static int embeddable(const struct tjob *tj, size_t a)
  * them ("s1234567=4096Mi" and "s2234567=4096Mi": a memory record naming a
  * container whose name an action prints).
  */
-static int string_copies(const struct tjob *tj, const char *x, const char *y)
+static int string_copies(const struct tjob *tj, const char *x, const char *y,
+			 int uy)
 {
 	while (*x || *y) {
 		size_t a;
 
-		if (*x == *y && *x && !(*x == 's' || (*x >= '1' && *x <= '2'))) {
+		if (*x == *y && *x && !(*x == 's' || *x == 'x' ||
+					(*x >= '1' && *x <= '2'))) {
 			x++;
 			y++;
 			continue;
@@ -1490,7 +1495,7 @@ static int string_copies(const struct tjob *tj, const char *x, const char *y)
 			    tj->t.actions[a].kind != TPL_OUTPUT)
 				continue;
 			tpl_placeholder(&tj->t, a, 1, p1, sizeof(p1));
-			tpl_placeholder(&tj->t, a, 2, p2, sizeof(p2));
+			tpl_placeholder(&tj->t, a, uy, p2, sizeof(p2));
 			n1 = strlen(p1);
 			n2 = strlen(p2);
 			if (strncmp(x, p1, n1) == 0 && strncmp(y, p2, n2) == 0 &&
@@ -1515,12 +1520,15 @@ static int string_copies(const struct tjob *tj, const char *x, const char *y)
  * hold an action's own value: an operation that copies what an action
  * prints, which the template can write as the action itself.
  */
-static int equal_but_copies(const struct tjob *tj, json_t *x, json_t *y)
+static int equal_but_copies(const struct tjob *tj, json_t *x, json_t *y,
+			    int uy)
 {
 	const char *key;
 	json_t *v;
 	size_t i;
 
+	if (same_placeholder(tj, x, y, uy))
+		return 1;
 	if (json_typeof(x) != json_typeof(y))
 		return 0;
 	switch (json_typeof(x)) {
@@ -1529,35 +1537,35 @@ static int equal_but_copies(const struct tjob *tj, json_t *x, json_t *y)
 			return 0;
 		json_object_foreach(x, key, v)
 			if (!json_object_get(y, key) ||
-			    !equal_but_copies(tj, v, json_object_get(y, key)))
+			    !equal_but_copies(tj, v, json_object_get(y, key), uy))
 				return 0;
 		return 1;
 	case JSON_ARRAY:
 		if (json_array_size(x) != json_array_size(y))
 			return 0;
 		json_array_foreach(x, i, v)
-			if (!equal_but_copies(tj, v, json_array_get(y, i)))
+			if (!equal_but_copies(tj, v, json_array_get(y, i), uy))
 				return 0;
 		return 1;
-	case JSON_INTEGER:
-		return json_equal(x, y) || same_placeholder(tj, x, y);
 	case JSON_STRING:
-		return json_equal(x, y) || same_placeholder(tj, x, y) ||
+		return json_equal(x, y) ||
 		       string_copies(tj, json_string_value(x),
-				     json_string_value(y));
+				     json_string_value(y), uy);
 	default:
 		return json_equal(x, y);
 	}
 }
 
+/* 1 when `a` (valuation 1) and `b` (valuation `ub`) are one operation
+ * copying an action's value. */
 static int op_copies(const struct tjob *tj, const struct patch_op *a,
-		     const struct patch_op *b)
+		     const struct patch_op *b, int ub)
 {
 	struct patch_op a_bare = *a, b_bare = *b;
 
 	a_bare.value = b_bare.value = NULL;
 	return a->value && b->value && patch_op_equal(&a_bare, &b_bare) &&
-	       equal_but_copies(tj, a->value, b->value);
+	       equal_but_copies(tj, a->value, b->value, ub);
 }
 
 /* Candidates: what the rules do alike under valuations 1 and 2 (or what
@@ -1582,7 +1590,7 @@ static int collect_candidates(struct tjob *tj, struct tdoc *td,
 		if (j == r2->n_ops)
 			for (j = 0; j < r2->n_ops; j++)
 				if (!used[j] &&
-				    op_copies(tj, &r1->ops[i], &r2->ops[j]))
+				    op_copies(tj, &r1->ops[i], &r2->ops[j], 2))
 					break;
 		if (j < r2->n_ops)
 			used[j] = 1;
@@ -1594,7 +1602,8 @@ static int collect_candidates(struct tjob *tj, struct tdoc *td,
 		size_t j;
 
 		for (j = 0; j < r1->n_ops; j++)
-			if (patch_op_equal(&r3->ops[i], &r1->ops[j]))
+			if (patch_op_equal(&r3->ops[i], &r1->ops[j]) ||
+			    op_copies(tj, &r1->ops[j], &r3->ops[i], 3))
 				break;
 		if (j == r1->n_ops &&
 		    add_candidate(td, &r3->ops[i], 1, HOLD_VALUE))
@@ -1928,6 +1937,63 @@ static int unmask_edit(struct tjob *tj, struct text_edit *e)
 	return 0;
 }
 
+/*
+ * An action that is a whole scalar, copied into a longer string, stands
+ * inside that scalar once written: read again, it is a placeholder of its
+ * own kind. The strings of `value` are made to read so. 0, or -1 when
+ * out of memory.
+ */
+static int embed_as_read(struct tjob *tj, json_t *value)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_object(value)) {
+		json_object_foreach(value, key, v)
+			if (embed_as_read(tj, v))
+				return -1;
+		return 0;
+	}
+	if (json_is_array(value)) {
+		json_array_foreach(value, i, v)
+			if (embed_as_read(tj, v))
+				return -1;
+		return 0;
+	}
+	if (json_is_string(value)) {
+		const char *text = json_string_value(value);
+		size_t n = strlen(text);
+		struct buf b;
+		int changed = 0, rc = 0;
+
+		buf_init(&b, 0);
+		for (size_t k = 0; k < n && !rc; ) {
+			size_t len = 0;
+			int a = placeholder_here(tj, text, n, k, 0, &len);
+			char inner[4096];
+			size_t m;
+
+			if (a >= 0 && tj->t.actions[a].place == TPL_PLACE_VALUE &&
+			    len < n &&
+			    (m = tpl_inner_placeholder(&tj->t, (size_t)a, inner,
+							sizeof(inner))) > 0) {
+				rc = buf_append(&b, inner, m);
+				changed = 1;
+				k += len;
+			} else {
+				rc = buf_putc(&b, text[k++]);
+			}
+		}
+		if (!rc && changed)
+			rc = buf_putc(&b, '\0') ||
+			     json_string_set(value, b.data) ? -1 : 0;
+		buf_free(&b);
+		return rc;
+	}
+	return 0;
+}
+
 /* The documents variant `v` reads from `text` under valuation 1. */
 static int read_back(struct tjob *tj, const struct tpl *t, size_t v,
 		     size_t len, json_t **docs, size_t n)
@@ -2069,6 +2135,8 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 					      &null_after, 1))
 					bad = 1;
 			}
+			if (!bad && docs[d] && embed_as_read(tj, docs[d]))
+				bad = -1;
 		}
 		if (!bad)
 			bad = read_back(tj, &t2, v, out->len - mark, docs,
