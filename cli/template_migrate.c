@@ -94,6 +94,8 @@ struct tvariant {
 	char *masked;              /* the text under valuation 1 */
 	struct tdoc *docs;
 	size_t n_docs, cap_docs;
+	int skipped;               /* does not read as YAML: the branches it
+				    * takes cannot be taken together */
 };
 
 /* A finding to report, once. */
@@ -118,6 +120,7 @@ struct tjob {
 	struct defines *defines;   /* of the chart's templates */
 	int members;               /* includes are read as members */
 	int reread;                /* an action is read as an integer now */
+	int syntax;                /* the last reading failed as YAML */
 	int oom;
 };
 
@@ -1344,7 +1347,8 @@ static int settle(struct tjob *tj)
 					const struct text_edit *e = &td->edits.items[i];
 
 					for (size_t w = 0; w < tj->n_variants; w++) {
-						if (w == v || !shows(&tj->t, w, e) ||
+						if (w == v || tj->variants[w].skipped ||
+						    !shows(&tj->t, w, e) ||
 						    variant_makes(&tj->variants[w], e))
 							continue;
 						if (forbid(td, e))
@@ -1667,6 +1671,7 @@ static int read_variant(struct tjob *tj, size_t v, struct source_error *err)
 			if (r < 0) {
 				char message[sizeof(err->message)];
 
+				tj->syntax = 1;
 				snprintf(message, sizeof(message), "%s",
 					 err->message);
 				snprintf(err->message, sizeof(err->message),
@@ -2114,10 +2119,12 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 	}
 	for (size_t v = 0; v < tj->n_variants; v++) {
 		struct tvariant *var = &tj->variants[v];
-		json_t **docs = calloc(var->n_docs + 1, sizeof(*docs));
+		json_t **docs;
 		int bad = 0;
 
-		if (!docs)
+		if (var->skipped)
+			continue;
+		if (!(docs = calloc(var->n_docs + 1, sizeof(*docs))))
 			goto out_scanned;
 		for (size_t d = 0; d < var->n_docs && !bad; d++) {
 			struct tdoc *td = &var->docs[d];
@@ -2174,12 +2181,10 @@ out_free:
 /* ------------------------------------------------------------------ */
 /* The driver                                                          */
 
-/* Forgets what the variants and findings hold; the scan stays. */
-static void tjob_clear(struct tjob *tj)
+/* Forgets what a variant holds. */
+static void tvariant_clear(struct tvariant *var)
 {
-	for (size_t v = 0; v < tj->n_variants; v++) {
-		struct tvariant *var = &tj->variants[v];
-
+	{
 		for (size_t d = 0; d < var->n_docs; d++) {
 			struct tdoc *td = &var->docs[d];
 
@@ -2195,6 +2200,14 @@ static void tjob_clear(struct tjob *tj)
 		free(var->docs);
 		free(var->masked);
 	}
+	memset(var, 0, sizeof(*var));
+}
+
+/* Forgets what the variants and findings hold; the scan stays. */
+static void tjob_clear(struct tjob *tj)
+{
+	for (size_t v = 0; v < tj->n_variants; v++)
+		tvariant_clear(&tj->variants[v]);
 	for (size_t i = 0; i < tj->n_findings; i++) {
 		free(tj->findings[i].message);
 		free(tj->findings[i].pointer);
@@ -2238,8 +2251,10 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 {
 	struct tjob tj = { .job = job, .text = text, .len = len };
 	struct defines defines = { 0 };
+	struct source_error first_err;
 	struct tpl_error terr;
 	char why[300];
+	size_t skipped = 0;
 	int rc = -1, settled = 0, members;
 
 	memset(err, 0, sizeof(*err));
@@ -2275,21 +2290,37 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 		goto out_free;
 	}
 	for (size_t v = 0, rounds = 0; v < tj.n_variants; v++) {
+		tj.syntax = 0;
 		if (read_variant(&tj, v, err)) {
-			if (tj.oom || !members)
+			if (tj.oom || !tj.syntax)
 				goto out_free;
-			/* again, with every include a whole line */
-			tjob_clear(&tj);
-			tpl_unmark_members(&tj.t);
-			members = tj.members = 0;
-			v = (size_t)-1;
-			continue;
+			if (members) {
+				/* again, with every include a whole line */
+				tjob_clear(&tj);
+				tpl_unmark_members(&tj.t);
+				members = tj.members = 0;
+				skipped = 0;
+				v = (size_t)-1;
+				continue;
+			}
+			/* branches that cannot be taken together (rendered,
+			 * they would not be YAML): left out, unless they are
+			 * all there is */
+			if (!skipped++)
+				first_err = *err;
+			tvariant_clear(&tj.variants[v]);
+			tj.variants[v].skipped = 1;
+			if (skipped == tj.n_variants) {
+				*err = first_err;
+				goto out_free;
+			}
 		}
 		if (v + 1 == tj.n_variants && tj.reread &&
 		    rounds++ < tj.t.n_actions) {
 			/* again, with the actions that must be strings so */
 			tjob_clear(&tj);
 			tj.reread = 0;
+			skipped = 0;
 			v = (size_t)-1;
 		}
 	}
