@@ -255,7 +255,9 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
  * that holds `resources`, `nodeSelector`, `affinity`, `tolerations`,
  * `schedulerName`, `podAnnotations` or `podLabels` is read as one pod
  * with one container, made of these and of `env`, `args`, `command`,
- * `volumeMounts`, `volumes` and `image` beside them (rules/values.c):
+ * `volumeMounts`, `volumes` and `image` beside them (`env` and `image`
+ * only beside `resources`: what a container sees of the GPUs depends on
+ * its requests) (rules/values.c):
  * the rules run over that pod, and their operations and findings come
  * back with JSON Pointers into `values`. A change of the pod that no
  * member of the mapping stands for is not made: it is reported as a

@@ -165,6 +165,10 @@ static json_t *site_pod_new(json_t *map, const char *name)
 				"metadata", "name", name,
 				"spec", "containers", "name", name);
 	json_t *image = json_object_get(map, "image");
+	/* what a container sees of the GPUs is judged from its requests: a
+	 * site without its resources (a template holds them) says nothing
+	 * of its image or environment */
+	int judged = json_is_object(json_object_get(map, "resources"));
 	const char *key;
 	json_t *value;
 
@@ -174,7 +178,8 @@ static json_t *site_pod_new(json_t *map, const char *name)
 		const struct site_member *m = member_of(key, value);
 		struct patch_op op = { .kind = PATCH_ADD };
 
-		if (!m)
+		if (!m || (!judged && (strcmp(key, "image") == 0 ||
+				       strcmp(key, "env") == 0)))
 			continue;
 		op.path = (char *)m->pod_path;
 		op.value = json_deep_copy(value);
@@ -187,7 +192,7 @@ static json_t *site_pod_new(json_t *map, const char *name)
 	}
 	/* image: {repository, tag} as a chart writes it, for the rules that
 	 * look at images; no rule changes an image */
-	if (json_is_object(image) &&
+	if (judged && json_is_object(image) &&
 	    json_is_string(json_object_get(image, "repository"))) {
 		json_t *tag = json_object_get(image, "tag");
 		char *text = NULL;
