@@ -1389,6 +1389,53 @@ static const char *variant_note(struct tjob *tj, size_t v, char *out,
 	return out;
 }
 
+/*
+ * The action that prints the `resources` of a mapping on the way to
+ * `pointer` (a container whose requests the template does not show), or
+ * -1.
+ */
+static int resources_unseen(struct tjob *tj, const char *masked,
+			    struct tdoc *td, const char *pointer)
+{
+	struct source_node *node = td->tree;
+	char token[1024];
+
+	while (node && node->kind != SOURCE_SCALAR) {
+		struct source_node *next = NULL;
+
+		if (node->kind == SOURCE_MAPPING)
+			for (size_t i = 0; i < node->n_children; i++) {
+				const struct source_child *c = &node->children[i];
+				int a;
+
+				if (strcmp(c->key, "resources") != 0)
+					continue;
+				a = filled_by(tj, masked, &td->doc, td->tree,
+					      c->node, 0);
+				if (a < 0 && c->node->kind == SOURCE_SCALAR)
+					a = inline_action_in(tj, c->node);
+				if (a >= 0)
+					return a;
+			}
+		if (!*pointer || node->alias ||
+		    json_pointer_next(&pointer, token, sizeof(token)))
+			break;
+		if (node->kind == SOURCE_MAPPING) {
+			for (size_t i = 0; i < node->n_children; i++)
+				if (strcmp(node->children[i].key, token) == 0)
+					next = node->children[i].node;
+		} else {
+			char *end;
+			unsigned long idx = strtoul(token, &end, 10);
+
+			if (!*end && *token && idx < node->n_children)
+				next = node->children[idx].node;
+		}
+		node = next;
+	}
+	return -1;
+}
+
 /* The findings of `res` on document `td`, as the job wants them. */
 static int collect_findings(struct tjob *tj, const char *masked,
 			    struct tdoc *td, const struct rules_result *res)
@@ -1420,11 +1467,17 @@ static int collect_findings(struct tjob *tj, const char *masked,
 		}
 		if (a >= 0) {
 			severity = SEVERITY_WARNING;
+		} else if (severity != SEVERITY_ERROR &&
+			   (a = resources_unseen(tj, masked, td, f->pointer)) >= 0) {
+			/* about a container whose requests an action prints:
+			 * what is found may not hold once rendered */
+			severity = SEVERITY_INFO;
+		}
+		if (a >= 0)
 			snprintf(message, sizeof(message),
 				 "%.900s (the template action at %d:%d may settle this: check what it prints)",
 				 f->message, tj->t.actions[a].line,
 				 tj->t.actions[a].column);
-		}
 		if (add_finding(tj, line, column,
 				rule_info_get(f->rule)->name, severity, message,
 				f->pointer))
