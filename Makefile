@@ -44,6 +44,7 @@ RULES_SRCS += rules/removed_gpu_feature_gate.c
 RULES_SRCS += rules/obsolete_gpu_component.c
 RULES_SRCS += rules/legacy_scheduler_config.c
 RULES_SRCS += rules/triggers.c
+RULES_SRCS += rules/values.c
 $(BUILD)/rules/%.o: INCLUDES := -Irules
 
 # lib/: what both front ends share. Buffers, messages, json regions, the
@@ -69,6 +70,9 @@ CLI_SRCS += cli/args.c
 CLI_SRCS += cli/files.c
 CLI_SRCS += cli/stream.c
 CLI_SRCS += cli/text_patch.c
+CLI_SRCS += cli/template_mask.c
+CLI_SRCS += cli/template_migrate.c
+CLI_SRCS += cli/chart.c
 CLI_SRCS += cli/diff.c
 CLI_SRCS += cli/report.c
 CLI_SRCS += cli/migrate.c

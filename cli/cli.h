@@ -41,7 +41,8 @@ void input_release(struct input *in, size_t upto);
 
 /*
  * Calls `fn` for every file named by `paths` (a file, or a directory
- * searched recursively for *.yaml, *.yml and *.json, in sorted order,
+ * searched recursively for *.yaml, *.yml and *.json, and for the other
+ * templates of Helm charts (chart_walk_wants()), in sorted order,
  * symlinked directories followed once); "-" or no paths means standard
  * input. Problems (missing files, unreadable directories, loops) are
  * printed and counted in *errors; walking goes on. Returns -1 when `fn`

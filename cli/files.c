@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "chart.h"
 #include "cli.h"
 #include "msg.h"
 
@@ -247,7 +248,9 @@ static int walk_dir(const char *dir, struct visited *v, path_fn fn, void *arg,
 				rc = -1;
 			else if (!seen)
 				rc = walk_dir(path, v, fn, arg, errors, depth + 1);
-		} else if (S_ISREG(st.st_mode) && has_manifest_suffix(names[i])) {
+		} else if (S_ISREG(st.st_mode) &&
+			   (has_manifest_suffix(names[i]) ||
+			    chart_walk_wants(path))) {
 			rc = fn(arg, path);
 		}
 		free(path);

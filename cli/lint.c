@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "chart.h"
 #include "cli.h"
 #include "msg.h"
 #include "report.h"
@@ -25,6 +26,7 @@ struct lint_finding {
 
 struct lint {
 	struct config *cfg;
+	enum chart_mode chart;
 	struct lint_finding *items;
 	size_t n, cap;
 	size_t files;          /* files read so far */
@@ -97,6 +99,14 @@ static int lint_doc(void *arg, struct stream_doc *sd)
 	return 0;
 }
 
+static int lint_chart_finding(void *arg, const struct chart_finding *f)
+{
+	struct lint_file *lf = arg;
+
+	return lint_add(lf->l, lf->name, f->line, f->column, f->rule,
+			f->severity, f->message, f->pointer);
+}
+
 static int lint_path(void *arg, const char *path)
 {
 	struct lint *l = arg;
@@ -106,24 +116,47 @@ static int lint_path(void *arg, const char *path)
 	/* lint reports; it never rewrites, so the rules say what is wrong
 	 * rather than what they changed */
 	struct rules_options opts = { .offline = 1, .report_only = 1 };
+	char *root = NULL;
+	enum chart_kind kind = chart_classify(path, l->chart, &root);
+	int rc;
 
+	if (kind == CHART_OTHER) {
+		msg_note("'%s' is not a YAML template; not linted", path);
+		free(root);
+		return 0;
+	}
 	l->files++;
 	if (input_read(path, 0, &in) != 0) {
+		free(root);
 		l->bad_input++;
 		return lint_add(l, path, 0, 0, "input", SEVERITY_ERROR,
 				"cannot read the file", NULL);
 	}
 	lf.name = in.name;
 	lf.in = &in;
-	if (stream_each(in.text, in.len, l->cfg, &opts, lint_doc, &lf,
-			&err) != 0) {
+	if (kind != CHART_PLAIN) {
+		struct chart_job job = {
+			.cfg = l->cfg, .root = root, .lint = 1,
+			.report = lint_chart_finding, .arg = &lf,
+		};
+
+		rc = chart_run(&job, kind, in.text, in.len, NULL, &err);
+		free(root);
+	} else {
+		rc = stream_each(in.text, in.len, l->cfg, &opts, lint_doc, &lf,
+				 &err);
+	}
+	if (rc != 0) {
 		if (l->oom) {
 			input_free(&in);
 			return -1;
 		}
 		l->bad_input++;
 		msg_at(in.name, err.line, err.column, "error",
-		       "cannot parse: %s", err.message);
+		       "cannot parse: %s%s", err.message,
+		       kind == CHART_PLAIN &&
+		       chart_looks_templated(in.text, in.len) ?
+		       " (a Helm template? --chart reads it as one)" : "");
 		if (lint_add(l, in.name, err.line, err.column, "syntax",
 			     SEVERITY_ERROR, err.message, NULL)) {
 			input_free(&in);
@@ -137,17 +170,21 @@ static int lint_path(void *arg, const char *path)
 static void lint_usage(FILE *out)
 {
 	fputs("usage: gpumend lint [--format text|json|sarif|github]\n"
-	      "                    [--fail-on error|warning|info] [-c FILE] [PATH...]\n"
+	      "                    [--fail-on error|warning|info] [--chart|--no-chart]\n"
+	      "                    [-c FILE] [PATH...]\n"
 	      "\n"
 	      "Reports legacy GPU constructs in Kubernetes manifests, one finding per\n"
 	      "line as FILE:LINE:COL: SEVERITY: MESSAGE [rule-id] (text), as a JSON\n"
 	      "array, as SARIF 2.1.0 or as GitHub Actions workflow commands.\n"
 	      "PATH is a file, a directory (searched for *.yaml, *.yml, *.json) or\n"
-	      "'-' for standard input; with no PATH, standard input is read.\n"
+	      "'-' for standard input; with no PATH, standard input is read. Helm\n"
+	      "charts are linted at their templates' and values' own lines.\n"
 	      "Options may come before or after the paths; '--' ends them.\n"
 	      "\n"
 	      "  -f, --format FORMAT   text (default), json, sarif or github\n"
 	      "      --fail-on LEVEL   exit 1 on findings at or above LEVEL (default warning)\n"
+	      "      --chart           read every file as a Helm template or values file\n"
+	      "      --no-chart        read every file as a plain manifest (no Helm charts)\n"
 	      "  -c, --config FILE     configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help            show this help\n"
 	      "\n"
@@ -186,6 +223,8 @@ int cmd_lint(int argc, char **argv)
 	static const struct option options[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "fail-on", required_argument, NULL, 'F' },
+		{ "chart", no_argument, NULL, 'H' },
+		{ "no-chart", no_argument, NULL, 'N' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -216,11 +255,14 @@ int cmd_lint(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'H': l.chart = CHART_ON; break;
+		case 'N': l.chart = CHART_OFF; break;
 		case 'c': config_path = optarg; break;
 		case 'h': lint_usage(stdout); return 0;
 		default: lint_usage(stderr); return 2;
 		}
 	}
+	chart_set_mode(l.chart);
 	l.cfg = cli_load_config(config_path);
 	if (!l.cfg)
 		return 2;

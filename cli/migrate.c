@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "chart.h"
 #include "cli.h"
 #include "diff.h"
 #include "msg.h"
@@ -18,6 +19,7 @@
 struct migrate {
 	struct config *cfg;
 	int in_place, check, diff, json_patch;
+	enum chart_mode chart;
 	int n_inputs;          /* how many files the paths name, for headers */
 	int errors;            /* files that failed */
 	int changed;           /* files that changed (or would) */
@@ -165,6 +167,37 @@ out_nomem:
 	return -1;
 }
 
+/* Prints a finding of a chart file that the rules did not fix. */
+static int chart_print(void *arg, const struct chart_finding *f)
+{
+	const struct input *in = arg;
+
+	if (strcmp(f->rule, "syntax") == 0)
+		msg_at(in->name, f->line, f->column,
+		       f->severity == SEVERITY_INFO ? "note" :
+		       severity_name(f->severity), "%s", f->message);
+	else
+		msg_at(in->name, f->line, f->column, severity_name(f->severity),
+		       "%s [%s]", f->message, f->rule);
+	return 0;
+}
+
+/* A chart's template or values file into run->out, whole. */
+static int migrate_chart(struct file_run *run, enum chart_kind kind,
+			 const char *root, struct source_error *err)
+{
+	struct chart_job job = {
+		.cfg = run->m->cfg, .root = root, .report = chart_print,
+		.arg = run->in,
+	};
+	int rc = chart_run(&job, kind, run->in->text, run->in->len,
+			   &run->out, err);
+
+	run->errors += job.errors;
+	run->pos = run->in->len;
+	return rc;
+}
+
 static int migrate_path(void *arg, const char *path)
 {
 	struct migrate *m = arg;
@@ -172,10 +205,24 @@ static int migrate_path(void *arg, const char *path)
 	struct file_run run = { .m = m, .in = &in };
 	struct source_error err;
 	struct rules_options opts = { .offline = 1 };
+	char *root = NULL;
+	enum chart_kind kind = chart_classify(path, m->chart, &root);
 	int rc;
 
+	if (kind == CHART_OTHER) {
+		msg_note("'%s' is not a YAML template; not migrated", path);
+		free(root);
+		return 0;
+	}
+	if (kind != CHART_PLAIN && m->json_patch) {
+		msg_note("'%s' is a chart's %s; --json-patch shows manifests only",
+			 path, kind == CHART_VALUES ? "values" : "template");
+		free(root);
+		return 0;
+	}
 	m->files++;
 	if (input_read(path, 0, &in) != 0) {
+		free(root);
 		m->errors++;
 		return 0;
 	}
@@ -184,16 +231,23 @@ static int migrate_path(void *arg, const char *path)
 		msg_error("'%s' is read-only; not rewriting it", in.name);
 		m->errors++;
 		input_free(&in);
+		free(root);
 		return 0;
 	}
 	buf_init(&run.out, 0);
 	buf_init(&run.patches, 0);
-	rc = stream_each(in.text, in.len, m->cfg, &opts, migrate_doc, &run,
-			 &err);
+	if (kind != CHART_PLAIN)
+		rc = migrate_chart(&run, kind, root, &err);
+	else
+		rc = stream_each(in.text, in.len, m->cfg, &opts, migrate_doc,
+				 &run, &err);
 	if (rc != 0) {
 		if (err.message[0])
 			msg_at(in.name, err.line, err.column, "error",
-			       "cannot parse: %s", err.message);
+			       "cannot parse: %s%s", err.message,
+			       kind == CHART_PLAIN &&
+			       chart_looks_templated(in.text, in.len) ?
+			       " (a Helm template? --chart reads it as one)" : "");
 		m->errors++;
 		goto out_free;
 	}
@@ -270,6 +324,7 @@ out_free:
 	buf_free(&run.out);
 	buf_free(&run.patches);
 	input_free(&in);
+	free(root);
 	return 0;
 }
 
@@ -287,19 +342,22 @@ static int several_inputs(char **paths, int n)
 static void migrate_usage(FILE *out)
 {
 	fputs("usage: gpumend migrate [-i|--in-place] [--check] [--diff] [--json-patch]\n"
-	      "                       [-c FILE] [PATH...]\n"
+	      "                       [--chart|--no-chart] [-c FILE] [PATH...]\n"
 	      "\n"
 	      "Rewrites Kubernetes manifests written for the legacy GPU stack so that\n"
 	      "they run on today's (device plugin, GPU Feature Discovery, sharing).\n"
 	      "PATH is a file, a directory (searched for *.yaml, *.yml, *.json) or\n"
 	      "'-' for standard input; with no PATH, standard input is read.\n"
 	      "Options may come before or after the paths; '--' ends them.\n"
-	      "Everything no rule has to change is kept byte for byte.\n"
+	      "Everything no rule has to change is kept byte for byte. Helm charts are\n"
+	      "migrated in place: their templates (every action kept) and values.\n"
 	      "\n"
 	      "  -i, --in-place    rewrite the files (atomically; the original mode kept)\n"
 	      "      --check       change nothing; exit 1 when something would change\n"
 	      "      --diff        print a unified diff instead of the migrated text\n"
 	      "      --json-patch  print each document's RFC 6902 JSON Patch, one per line\n"
+	      "      --chart       read every file as a Helm template or values file\n"
+	      "      --no-chart    read every file as a plain manifest (no Helm charts)\n"
 	      "  -c, --config FILE configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help        show this help\n"
 	      "\n"
@@ -314,6 +372,8 @@ int cmd_migrate(int argc, char **argv)
 		{ "check", no_argument, NULL, 'C' },
 		{ "diff", no_argument, NULL, 'd' },
 		{ "json-patch", no_argument, NULL, 'j' },
+		{ "chart", no_argument, NULL, 'H' },
+		{ "no-chart", no_argument, NULL, 'N' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -330,6 +390,8 @@ int cmd_migrate(int argc, char **argv)
 		case 'C': m.check = 1; break;
 		case 'd': m.diff = 1; break;
 		case 'j': m.json_patch = 1; break;
+		case 'H': m.chart = CHART_ON; break;
+		case 'N': m.chart = CHART_OFF; break;
 		case 'c': config_path = optarg; break;
 		case 'h': migrate_usage(stdout); return 0;
 		default: migrate_usage(stderr); return 2;
@@ -339,6 +401,7 @@ int cmd_migrate(int argc, char **argv)
 		msg_error("--json-patch cannot be combined with --in-place or --diff");
 		return 2;
 	}
+	chart_set_mode(m.chart);
 	m.cfg = cli_load_config(config_path);
 	if (!m.cfg)
 		return 2;

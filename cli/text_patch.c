@@ -26,6 +26,8 @@ struct edit {
 	char *text;          /* owned, NULL deletes */
 	size_t text_len;
 	size_t seq;          /* creation order, keeps insertions stable */
+	enum text_edit_kind kind;
+	const struct source_node *node; /* see struct text_edit */
 };
 
 struct patcher {
@@ -325,7 +327,8 @@ static int tree_apply(struct patcher *pt, const struct patch_op *op)
 /* Records an edit; `text` (may be NULL to delete) is copied, with "\n"
  * written as "\r\n" in CRLF files. */
 static int add_edit(struct patcher *pt, size_t start, size_t end,
-		    const char *text, size_t len)
+		    const char *text, size_t len, enum text_edit_kind kind,
+		    const struct source_node *node)
 {
 	struct edit *e;
 	char *copy = NULL;
@@ -366,6 +369,8 @@ static int add_edit(struct patcher *pt, size_t start, size_t end,
 	e->end = end;
 	e->text = copy;
 	e->text_len = n;
+	e->kind = kind;
+	e->node = node;
 	e->seq = pt->n_edits++;
 	return 0;
 }
@@ -644,7 +649,8 @@ static int render_replaced(struct patcher *pt, struct source_node *parent,
 		}
 	}
 	if (!rc)
-		rc = add_edit(pt, start, end, b.data ? b.data : "", b.len);
+		rc = add_edit(pt, start, end, b.data ? b.data : "", b.len,
+			      TEXT_EDIT_REPLACE, n);
 	buf_free(&b);
 	return rc ? fail(pt, "out of memory") : 0;
 }
@@ -746,7 +752,7 @@ static int gen_removals_block(struct patcher *pt, struct source_node *node)
 			free(orig);
 			return fail(pt, "removing the only member of a list item");
 		}
-		if (add_edit(pt, s, e, NULL, 0)) {
+		if (add_edit(pt, s, e, NULL, 0, TEXT_EDIT_REMOVE, c->node)) {
 			free(orig);
 			return -1;
 		}
@@ -770,11 +776,13 @@ static int gen_removals_flow(struct patcher *pt, struct source_node *node)
 	for (size_t k = 0; !rc && k < tail; k++)
 		if (is_removed(node, orig[k]))
 			rc = add_edit(pt, child_start(pt, node, orig[k]),
-				      child_start(pt, node, orig[k + 1]), NULL, 0);
+				      child_start(pt, node, orig[k + 1]), NULL, 0,
+				      TEXT_EDIT_REMOVE, orig[k]->node);
 	if (!rc && tail < n)
 		rc = add_edit(pt, tail ? orig[tail - 1]->node->end :
 				    child_start(pt, node, orig[0]),
-			      orig[n - 1]->node->end, NULL, 0);
+			      orig[n - 1]->node->end, NULL, 0, TEXT_EDIT_REMOVE,
+			      orig[tail]->node);
 	free(orig);
 	return rc;
 }
@@ -867,7 +875,8 @@ static int gen_additions(struct patcher *pt, struct source_node *node,
 				b.data[--b.len] = '\0';
 		}
 		if (!rc)
-			rc = add_edit(pt, at, at, b.data, b.len);
+			rc = add_edit(pt, at, at, b.data, b.len, TEXT_EDIT_ADD,
+				      node);
 		i = run_end;
 	}
 	buf_free(&b);
@@ -891,6 +900,13 @@ static int gen_node(struct patcher *pt, struct source_node *parent,
 	for (size_t i = 0; i < node->n_children; i++)
 		if (!node->children[i].node->added)
 			n_live_orig++;
+	if (n_live_orig == 0 && node->n_removed && node->n_children == 0 &&
+	    !node->flow && json_is_null(value) && parent &&
+	    parent->kind == SOURCE_MAPPING)
+		/* emptied, and null in the result: its members' lines go and
+		 * `key:` stays, which reads as null (a Helm template's
+		 * collection whose other members are conditional) */
+		return gen_removals_block(pt, node);
 	if (n_live_orig == 0 && (node->n_removed || node->n_children) &&
 	    (node->flow || node->n_children == 0)) {
 		/* nothing of the original is left: write it anew (a block
@@ -915,7 +931,8 @@ static int gen_node(struct patcher *pt, struct source_node *parent,
 				      context_of(pt, node->flow));
 			if (!rc)
 				rc = add_edit(pt, c->key_start, c->key_end,
-					      b.data, b.len);
+					      b.data, b.len, TEXT_EDIT_RENAME,
+					      c->node);
 			buf_free(&b);
 			if (rc)
 				return fail(pt, "out of memory");
@@ -1059,7 +1076,8 @@ static int reemit(struct patcher *pt, struct buf *out, json_t *migrated)
 		for (size_t i = 0; i < pt->n_edits; i++)
 			free(pt->edits[i].text);
 		pt->n_edits = 0;
-		rc = add_edit(pt, content_start, content_end, b.data, b.len);
+		rc = add_edit(pt, content_start, content_end, b.data, b.len,
+			      TEXT_EDIT_REPLACE, root);
 	}
 	buf_free(&b);
 	if (!rc)
@@ -1081,25 +1099,44 @@ static int reads_back(const char *text, size_t len, json_t *expected,
 	return same;
 }
 
+/* Applies the operations to the tree and makes the edits; 0 or -1 (why in
+ * pt->why). */
+static int make_edits(struct patcher *pt, const struct rules_result *result,
+		      json_t *migrated)
+{
+	struct source_child root_child = { 0 };
+
+	detect_style(pt);
+	for (size_t i = 0; !pt->failed && i < result->n_ops; i++)
+		tree_apply(pt, &result->ops[i]);
+	if (!pt->failed && pt->doc->root) {
+		root_child.node = pt->doc->root;
+		gen_node(pt, NULL, &root_child, migrated);
+	}
+	return pt->failed ? -1 : 0;
+}
+
+static void patcher_free(struct patcher *pt)
+{
+	for (size_t i = 0; i < pt->n_edits; i++)
+		free(pt->edits[i].text);
+	free(pt->edits);
+	pt->edits = NULL;
+	pt->n_edits = pt->cap_edits = 0;
+}
+
 int text_patch_document(struct buf *out, const char *text, size_t len,
 			struct source_doc *doc, const struct rules_result *result,
 			json_t *migrated, const struct source_limits *limits,
 			int *reemitted, char *why, size_t why_len)
 {
 	struct patcher pt = { .text = text, .len = len, .doc = doc };
-	struct source_child root_child = { 0 };
 	size_t mark = out->len;
 	int rc = 0;
 
 	*reemitted = 0;
-	detect_style(&pt);
-	for (size_t i = 0; !pt.failed && i < result->n_ops; i++)
-		tree_apply(&pt, &result->ops[i]);
-	if (!pt.failed && doc->root) {
-		root_child.node = doc->root;
-		gen_node(&pt, NULL, &root_child, migrated);
-	}
-	if (!pt.failed && apply_edits(&pt, out) == 0 && !pt.failed &&
+	if (make_edits(&pt, result, migrated) == 0 &&
+	    apply_edits(&pt, out) == 0 && !pt.failed &&
 	    reads_back(out->data + mark, out->len - mark, migrated, limits))
 		goto out_free;
 	if (!pt.failed)
@@ -1122,8 +1159,80 @@ int text_patch_document(struct buf *out, const char *text, size_t len,
 		rc = -1;
 	}
 out_free:
-	for (size_t i = 0; i < pt.n_edits; i++)
-		free(pt.edits[i].text);
-	free(pt.edits);
+	patcher_free(&pt);
 	return rc;
+}
+
+int text_patch_edits(const char *text, size_t len, struct source_doc *doc,
+		     const struct rules_result *result, json_t *migrated,
+		     const struct source_limits *limits,
+		     struct text_edits *edits, char *why, size_t why_len)
+{
+	struct patcher pt = { .text = text, .len = len, .doc = doc };
+	struct buf out;
+	int rc = -1;
+
+	memset(edits, 0, sizeof(*edits));
+	buf_init(&out, 0);
+	if (make_edits(&pt, result, migrated) || apply_edits(&pt, &out) ||
+	    pt.failed) {
+		if (!pt.failed)
+			fail(&pt, "out of memory");
+		goto out_free;
+	}
+	if (!reads_back(out.data, out.len, migrated, limits)) {
+		fail(&pt, "the edited text did not read back as the result");
+		goto out_free;
+	}
+	/* apply_edits sorted them; they become the caller's */
+	edits->items = calloc(pt.n_edits ? pt.n_edits : 1,
+			      sizeof(*edits->items));
+	if (!edits->items) {
+		fail(&pt, "out of memory");
+		goto out_free;
+	}
+	/* as apply_edits() applied them: what falls inside text already
+	 * replaced goes, overlapping deletions merge */
+	{
+		size_t pos = doc->start, n = 0;
+
+		for (size_t i = 0; i < pt.n_edits; i++) {
+			struct edit *pe = &pt.edits[i];
+			struct text_edit *e = &edits->items[n];
+
+			if (pe->start < pos) {
+				if (pe->end <= pos || pe->text)
+					continue;
+				e->start = pos;
+			} else {
+				e->start = pe->start;
+			}
+			e->end = pe->end;
+			e->text = pe->text;
+			e->len = pe->text_len;
+			e->kind = pe->kind;
+			e->node = pe->node;
+			pe->text = NULL;
+			pos = pe->end;
+			n++;
+		}
+		edits->n = n;
+	}
+	rc = 0;
+out_free:
+	if (rc)
+		snprintf(why, why_len, "%s", pt.why);
+	buf_free(&out);
+	patcher_free(&pt);
+	return rc;
+}
+
+void text_edits_clear(struct text_edits *edits)
+{
+	if (!edits)
+		return;
+	for (size_t i = 0; i < edits->n; i++)
+		free(edits->items[i].text);
+	free(edits->items);
+	memset(edits, 0, sizeof(*edits));
 }

@@ -187,6 +187,33 @@ static int op_remove(json_t *root, const char *path, json_t **removed)
 	return json_array_remove(parent, index);
 }
 
+int patch_apply_op_copy(json_t *root, const struct patch_op *op)
+{
+	struct patch_op applied = *op;
+	int rc;
+
+	if (!op->value)
+		return patch_apply_op(root, op);
+	if (!(applied.value = json_deep_copy(op->value)))
+		return -1;
+	rc = patch_apply_op(root, &applied);
+	json_decref(applied.value);
+	return rc;
+}
+
+int patch_op_equal(const struct patch_op *a, const struct patch_op *b)
+{
+	if (a->kind != b->kind || a->rule != b->rule ||
+	    strcmp(a->path, b->path) != 0)
+		return 0;
+	if ((a->from == NULL) != (b->from == NULL) ||
+	    (a->from && strcmp(a->from, b->from) != 0))
+		return 0;
+	if ((a->value == NULL) != (b->value == NULL))
+		return 0;
+	return !a->value || json_equal(a->value, b->value);
+}
+
 int patch_apply_op(json_t *root, const struct patch_op *op)
 {
 	json_t *moved = NULL;

@@ -281,6 +281,34 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
 		struct rules_error *err);
 
 /*
+ * Runs the rules over the values of a Helm chart (`values`, a parsed
+ * values file), rewriting it in place like rules_apply(). Every mapping
+ * that holds `resources`, `nodeSelector`, `affinity`, `tolerations`,
+ * `schedulerName`, `podAnnotations` or `podLabels` is read as one pod
+ * with one container, made of these and of `env`, `args`, `command`,
+ * `volumeMounts`, `volumes` and `image` beside them (`env` and `image`
+ * only beside `resources`: what a container sees of the GPUs depends on
+ * its requests) (rules/values.c):
+ * the rules run over that pod, and their operations and findings come
+ * back with JSON Pointers into `values`. A change of the pod that no
+ * member of the mapping stands for is not made: it is reported as a
+ * warning at the mapping, and the rule's other changes to that mapping
+ * are not made either.
+ *
+ * `name_of`, when not NULL, gives the name the chart's templates give the
+ * container of the mapping at a pointer (NULL when it does not know); a
+ * change that depends on a name nobody knows (the memory record of
+ * gpu-sharing names its container) is reported instead of made.
+ *
+ * Returns 0, or -1 on an internal failure, with `err` set.
+ */
+typedef const char *(*values_name_fn)(void *arg, const char *pointer);
+int rules_apply_values(const struct config *cfg,
+		       const struct rules_options *opts, json_t *values,
+		       values_name_fn name_of, void *name_arg,
+		       struct rules_result *result, struct rules_error *err);
+
+/*
  * The trigger strings of the rules enabled in `cfg` (mode other than off,
  * offline-only rules included): for every object on which rules_apply()
  * with `cfg` could report a finding or emit an operation, whatever the
@@ -330,6 +358,15 @@ char *json_pointer_join_index(const char *base, size_t index);
 int json_pointer_next(const char **pointer, char *out, size_t size);
 /* The value at `pointer` in `root`, borrowed; NULL when absent. */
 json_t *json_pointer_get(json_t *root, const char *pointer);
+
+/*
+ * patch_apply_op() with a copy of the operation's value, so that later
+ * operations writing into what it added do not change the operation.
+ */
+int patch_apply_op_copy(json_t *root, const struct patch_op *op);
+
+/* 1 when `a` and `b` are the same operation (kind, rule, paths, value). */
+int patch_op_equal(const struct patch_op *a, const struct patch_op *b);
 
 /*
  * Applies one operation to `root` in place. Returns 0, or -1 when the

@@ -7,7 +7,7 @@
 #   sh tests/fuzz/run.sh minimize TARGET FILE minimise a crashing input into
 #                                             tests/fuzz/regressions/TARGET/
 #
-# Targets: admission migrate lint config pem (all by default).
+# Targets: admission migrate lint config pem template (all by default).
 # Environment:
 #   FUZZ_SECONDS  time per target (default 300)
 #   FUZZ_JOBS     parallel fuzzing processes per target (default 1)
@@ -25,7 +25,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 
-ALL_TARGETS="admission migrate lint config pem"
+ALL_TARGETS="admission migrate lint config pem template"
 seconds=${FUZZ_SECONDS:-300}
 jobs=${FUZZ_JOBS:-1}
 B=${FUZZ_BUILD:-build-fuzz}
@@ -125,6 +125,7 @@ dict_of() {
 	migrate | lint) echo tests/fuzz/yaml.dict ;;
 	config) echo tests/fuzz/config.dict ;;
 	pem) echo tests/fuzz/pem.dict ;;
+	template) echo tests/fuzz/template.dict ;;
 	esac
 }
 

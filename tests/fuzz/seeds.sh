@@ -3,7 +3,8 @@
 #
 #   sh tests/fuzz/seeds.sh OUTDIR SEED_TOOL
 #
-# Writes OUTDIR/<target>/ for admission, migrate, lint, config and pem
+# Writes OUTDIR/<target>/ for admission, migrate, lint, config, pem and
+# template
 # (emptied first) from the repository's own examples: the golden inputs
 # and configs, the example manifests, the webhook's test reviews; the
 # golden manifests again, each object wrapped as AdmissionReviews (with
@@ -18,7 +19,7 @@ if [ $# -ne 2 ]; then
 fi
 out=$1
 tool=$2
-for t in admission migrate lint config pem; do
+for t in admission migrate lint config pem template; do
 	rm -rf "$out/$t"
 	mkdir -p "$out/$t"
 done
@@ -33,6 +34,13 @@ manifests=$(ls tests/golden/*/input.* examples/*.yaml tests/e2e/data/*.yaml \
 for f in $manifests; do
 	cp "$f" "$out/migrate/$(name_of "$f")"
 	cp "$f" "$out/lint/$(name_of "$f")"
+done
+
+# ----------------------------------------------------------- template
+# the chart cases' templates, and the golden manifests (templates without
+# actions)
+for f in tests/helm/*/input/templates/* tests/golden/*/input.yaml; do
+	[ -f "$f" ] && cp "$f" "$out/template/$(name_of "$f")"
 done
 
 # ---------------------------------------------------------- admission
@@ -168,6 +176,6 @@ if command -v openssl >/dev/null 2>&1; then
 fi
 printf -- '--key--\n' >"$out/pem/separator-only"
 
-for t in admission migrate lint config pem; do
+for t in admission migrate lint config pem template; do
 	echo "seeds: $t: $(ls "$out/$t" | wc -l) files"
 done

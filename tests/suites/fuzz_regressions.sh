@@ -73,7 +73,7 @@ exits_cleanly() {
 	fi
 }
 
-for t in admission migrate lint config pem; do
+for t in admission migrate lint config pem template; do
 	if ! build "$t"; then
 		fail "fuzz $t: the replay driver builds"
 		sed 's/^/    /' "$dir/build_$t.log" | head -n 30
@@ -95,6 +95,9 @@ for t in admission migrate lint config pem; do
 		config)
 			exits_cleanly "$name: gpumend config -c" \
 				"$GPUMEND" config -c "$f" ;;
+		template)
+			exits_cleanly "$name: gpumend migrate --chart" \
+				"$GPUMEND" migrate --chart "$f" ;;
 		esac
 	done
 done
@@ -108,6 +111,10 @@ golden_configs=$(ls "$TESTS_DIR"/golden/*/config.yaml 2>/dev/null)
 # shellcheck disable=SC2086
 [ -x "$dir/replay_lint" ] &&
 	replay lint "fuzz lint: the golden inputs" $golden_inputs
+# shellcheck disable=SC2086
+[ -x "$dir/replay_template" ] &&
+	replay template "fuzz template: the chart cases' templates" \
+		"$TESTS_DIR"/helm/*/input/templates/*.yaml
 # shellcheck disable=SC2086
 [ -x "$dir/replay_config" ] &&
 	replay config "fuzz config: the golden configs" $golden_configs

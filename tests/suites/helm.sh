@@ -1,0 +1,312 @@
+#!/bin/sh
+# tests/suites/helm.sh - Helm charts, migrated and linted in place. One
+# folder per case under tests/helm/, holding
+#   input/             the chart (Chart.yaml, values*.yaml, templates/)
+#   expected/          the chart as `gpumend migrate -i` must leave it
+#   expected.lint      what `gpumend lint input` prints (text format)
+#   expected.stderr    what `gpumend migrate -i input` prints on stderr
+#   expected.exit      (optional) migrate's exit status, default 0
+#   render-*.yaml      (optional) values to render the chart with, besides
+#                      its own
+#   partial            (optional) some changes are left to the user (and
+#                      reported): rendering the migrated chart then needs
+#                      migrating still
+# For each case: the migrated tree, stderr and exit status; every template
+# action of the input is still in the output, byte for byte and in order
+# (copies of actions aside); migrating again changes nothing; lint's text
+# findings, and the same places in the JSON, SARIF and GitHub formats. Then,
+# rendered with tests/helm/render.c (a helm-free renderer of the template
+# subset the cases use) under each set of values: migrating the rendered
+# input gives what migrating the rendered output gives, and, unless the
+# case is partial, what rendering the output gives already; and `gpumend
+# review`'s patch (the webhook's answer), applied by
+# tests/webhook/jsonpatch.jq, gives each rendered object as the CLI
+# migrates it (the offline-only rule left out, the record annotation
+# aside). GOLDEN_UPDATE=1 writes the expected files instead.
+. "$(dirname "$0")/../lib.sh"
+
+scratch >/dev/null
+tmp=$_scratch
+cases="$TESTS_DIR/helm"
+pkgs="jansson yaml-0.1"
+
+# -------------------------------------------------------- the renderer
+objs=""
+for o in "$GPUMEND_BUILD"/rules/*.o "$GPUMEND_BUILD"/lib/*.o; do
+	[ -f "$o" ] && objs="$objs $o"
+done
+flags="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g \
+	-I$REPO_DIR/rules -I$REPO_DIR/lib $(pkg-config --cflags $pkgs 2>/dev/null)"
+# shellcheck disable=SC2086
+if [ -n "${GPUMEND_SANITIZE:-}" ] || nm $objs 2>/dev/null | grep -q '__asan_report'; then
+	flags="$flags -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+fi
+RENDER="$tmp/render"
+# shellcheck disable=SC2086
+if ${CC:-cc} $flags -o "$RENDER" "$cases/render.c" $objs \
+	$(pkg-config --libs $pkgs 2>/dev/null) -lpthread >"$tmp/render.log" 2>&1; then
+	pass "the test renderer builds"
+else
+	fail "the test renderer builds"
+	sed 's/^/    /' "$tmp/render.log" | head -n 30
+	finish helm
+	exit 1
+fi
+
+# subsequence A B: every line of A is in B, in order.
+subsequence() {
+	awk 'BEGIN { n = 0; i = 0 }
+	     NR == FNR { want[n++] = $0; next }
+	     i < n && $0 == want[i] { i++ }
+	     END { if (i < n) { print "missing: " want[i]; exit 1 } }' "$1" "$2"
+}
+
+# places FILE FORMAT: "LINE:COL" of each finding of a lint report.
+places() {
+	case $2 in
+	text) sed -n 's/^[^:]*:\([0-9]*\):\([0-9]*\): .*/\1:\2/p' "$1" ;;
+	json) jq -r '.[] | "\(.line):\(.column)"' "$1" ;;
+	sarif) jq -r '.runs[0].results[] | .locations[0].physicalLocation.region |
+		"\(.startLine):\(.startColumn)"' "$1" ;;
+	github) sed -n 's/^::[a-z]* file=[^,]*,line=\([0-9]*\),col=\([0-9]*\).*/\1:\2/p' "$1" ;;
+	esac
+}
+
+# render ARGS...: the renderer, which frees nothing before it exits (no
+# leak reports under the sanitizers).
+render() {
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$RENDER" "$@"
+}
+
+# patched OBJECT RESPONSE OUT: the response's patch applied by
+# tests/webhook/jsonpatch.jq (RFC 6902 in jq, apart from gpumend's code).
+patched() {
+	_patch=$(jq -r '.response.patch // empty' "$2" | base64 -d)
+	jq --argjson p "${_patch:-[]}" -f "$TESTS_DIR/webhook/jsonpatch.jq" "$1" >"$3"
+}
+
+# the webhook does not run the offline-only rule; the API server converts
+printf 'rules:\n  deprecated-workload-api:\n    mode: off\n' >"$tmp/online.yaml"
+
+for dir in "$cases"/*/; do
+	name=$(basename "$dir")
+	[ -d "$dir/input" ] || continue
+	work="$tmp/$name"
+	mkdir -p "$work"
+	cp -R "$dir/input" "$work/input"
+	want_exit=0
+	[ -f "$dir/expected.exit" ] && want_exit=$(cat "$dir/expected.exit")
+
+	(cd "$work" && "$GPUMEND" migrate -i input >"$work/out" 2>"$work/err")
+	got_exit=$?
+	cp -R "$dir/input" "$work/lint-input"
+	(cd "$work" && mv input migrated && mv lint-input input &&
+		"$GPUMEND" lint input >"$work/lint" 2>"$work/lint.err")
+	lint_exit=$?
+	for f in json sarif github; do
+		(cd "$work" && "$GPUMEND" lint --format $f input >"$work/lint.$f" 2>/dev/null)
+	done
+
+	if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
+		rm -rf "$dir/expected"
+		cp -R "$work/migrated" "$dir/expected"
+		cp "$work/lint" "$dir/expected.lint"
+		cp "$work/err" "$dir/expected.stderr"
+		if [ "$got_exit" != 0 ]; then
+			echo "$got_exit" >"$dir/expected.exit"
+		else
+			rm -f "$dir/expected.exit"
+		fi
+		pass "$name: updated"
+		continue
+	fi
+
+	check "$name: migrate exits $want_exit (got $got_exit)" [ "$got_exit" = "$want_exit" ]
+	if [ -s "$work/out" ]; then
+		fail "$name: migrate -i prints nothing on stdout"
+	fi
+	if diff -u "$dir/expected.stderr" "$work/err" >"$work/d"; then
+		pass "$name: migrate stderr"
+	else
+		fail "$name: migrate stderr"
+		sed 's/^/    /' "$work/d"
+	fi
+	if diff -ru "$dir/expected" "$work/migrated" >"$work/d"; then
+		pass "$name: migrated chart"
+	else
+		fail "$name: migrated chart"
+		sed 's/^/    /' "$work/d" | head -n 80
+	fi
+
+	# every action kept, byte for byte
+	ok=1
+	for f in $(cd "$work/input" && find templates -type f | sort); do
+		render actions "$work/input/$f" >"$work/a.in" 2>"$work/a.err" &&
+		render actions "$work/migrated/$f" >"$work/a.out" 2>>"$work/a.err" &&
+		subsequence "$work/a.in" "$work/a.out" >>"$work/a.err" || {
+			ok=0
+			echo "$f:" >>"$work/a.err"
+		}
+	done
+	if [ $ok = 1 ]; then
+		pass "$name: every template action kept"
+	else
+		fail "$name: every template action kept"
+		sed 's/^/    /' "$work/a.err"
+	fi
+
+	# idempotence
+	cp -R "$work/migrated" "$work/again"
+	(cd "$work" && "$GPUMEND" migrate -i again >/dev/null 2>&1)
+	if diff -ru "$work/migrated" "$work/again" >"$work/d"; then
+		pass "$name: migrating again changes nothing"
+	else
+		fail "$name: migrating again changes something"
+		sed 's/^/    /' "$work/d" | head -n 40
+	fi
+
+	# lint
+	if diff -u "$dir/expected.lint" "$work/lint" >"$work/d"; then
+		pass "$name: lint findings"
+	else
+		fail "$name: lint findings"
+		sed 's/^/    /' "$work/d"
+	fi
+	want_lint_exit=0
+	grep -qE ': (warning|error): ' "$work/lint" && want_lint_exit=1
+	grep -qE '\[(syntax|input)\]$' "$work/lint" && want_lint_exit=2
+	check "$name: lint exits $want_lint_exit" [ "$lint_exit" = "$want_lint_exit" ]
+	places "$work/lint" text >"$work/p.text"
+	ok=1
+	for f in json sarif github; do
+		places "$work/lint.$f" $f >"$work/p.$f" 2>/dev/null
+		cmp -s "$work/p.text" "$work/p.$f" || ok=0
+	done
+	check "$name: the JSON, SARIF and GitHub reports hold the same places" [ $ok = 1 ]
+
+	# rendered: the source migration agrees with migrating the output
+	for values in "" $(cd "$dir" && ls render-*.yaml 2>/dev/null); do
+		label=${values:-values.yaml}
+		vargs=""
+		[ -n "$values" ] && vargs="$dir/$values"
+		if ! render render "$work/input" $vargs >"$work/r.in" 2>"$work/r.err" ||
+		   ! render render "$work/migrated" $vargs >"$work/r.out" 2>>"$work/r.err"; then
+			fail "$name ($label): the chart renders"
+			sed 's/^/    /' "$work/r.err"
+			continue
+		fi
+		"$GPUMEND" migrate "$work/r.in" >"$work/rm.in" 2>/dev/null
+		"$GPUMEND" migrate "$work/r.out" >"$work/rm.out" 2>/dev/null
+		render json "$work/rm.in" >"$work/j.want" &&
+		render json "$work/rm.out" >"$work/j.got" &&
+		render json "$work/r.out" >"$work/j.rendered" || {
+			fail "$name ($label): the rendered charts read"
+			continue
+		}
+		if diff -u "$work/j.want" "$work/j.got" >"$work/d"; then
+			pass "$name ($label): rendering then migrating agrees with migrating the chart"
+		else
+			fail "$name ($label): rendering then migrating agrees with migrating the chart"
+			sed 's/^/    /' "$work/d"
+		fi
+		if [ ! -f "$dir/partial" ]; then
+			if diff -u "$work/j.want" "$work/j.rendered" >"$work/d"; then
+				pass "$name ($label): the migrated chart renders migrated"
+			else
+				fail "$name ($label): the migrated chart renders migrated"
+				sed 's/^/    /' "$work/d"
+			fi
+		fi
+
+		# the webhook's answer for each rendered object
+		"$GPUMEND" migrate -c "$tmp/online.yaml" "$work/r.in" >"$work/ro.in" 2>/dev/null
+		render json "$work/r.in" >"$work/objs"
+		render json "$work/ro.in" >"$work/wants"
+		i=0
+		ok=1
+		while read -r obj; do
+			i=$((i + 1))
+			echo "$obj" >"$work/obj.json"
+			sed -n "${i}p" "$work/wants" >"$work/want.json"
+			jq -n --argjson obj "$obj" '{
+				apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview",
+				request: {
+					uid: "helm-case", operation: "CREATE",
+					kind: {group: "", version: "v1", kind: $obj.kind},
+					resource: {group: "", version: "v1", resource: "pods"},
+					namespace: "default", name: ($obj.metadata.name // ""),
+					userInfo: {username: "test"}, object: $obj, dryRun: false
+				}
+			}' >"$work/req.json"
+			if "$GPUMEND" review "$work/req.json" >"$work/resp.json" 2>"$work/w.err" &&
+			   patched "$work/obj.json" "$work/resp.json" "$work/got.json" 2>>"$work/w.err"; then
+				jq -S 'if .metadata.annotations then
+					.metadata.annotations |= del(.["gpumend.io/mutations"]) |
+					if .metadata.annotations == {} then del(.metadata.annotations) else . end
+				    else . end' "$work/got.json" >"$work/got2.json"
+				jq -S . "$work/want.json" >"$work/want2.json"
+				if ! diff -u "$work/want2.json" "$work/got2.json" >>"$work/w.err"; then
+					ok=0
+				fi
+			else
+				ok=0
+			fi
+		done <"$work/objs"
+		if [ $ok = 1 ] && [ "$i" -gt 0 ]; then
+			pass "$name ($label): gpumend review agrees on the $i rendered objects"
+		else
+			fail "$name ($label): gpumend review agrees on the $i rendered objects"
+			sed 's/^/    /' "$work/w.err" | head -n 40
+		fi
+	done
+done
+
+# ------------------------------------------------ the CLI around charts
+# verdict DESCRIPTION STATUS: passes when STATUS is 0.
+verdict() {
+	if [ "$2" = 0 ]; then pass "$1"; else fail "$1"; fi
+}
+
+chart="$TESTS_DIR/helm/conditional-gpu/input"
+cli="$tmp/cli"
+mkdir -p "$cli"
+cp -R "$chart" "$cli/chart"
+(cd "$cli" && "$GPUMEND" migrate --check chart >"$cli/out" 2>"$cli/err")
+rc=$?
+[ $rc = 1 ] && [ ! -s "$cli/out" ] &&
+	grep -q "would migrate 'chart/templates/deployment.yaml'" "$cli/err"
+verdict "--check on a chart exits 1 and says which file" $?
+diff -r "$chart" "$cli/chart" >/dev/null
+verdict "--check leaves the chart as it was" $?
+(cd "$cli" && "$GPUMEND" migrate --diff chart >"$cli/out" 2>/dev/null)
+rc=$?
+[ $rc = 0 ] && grep -q '^+++ b/chart/templates/deployment.yaml' "$cli/out" &&
+	grep -q '^+ *nvidia.com/gpu: {{ .Values.gpu.count }}' "$cli/out"
+verdict "--diff on a chart prints the template's diff" $?
+(cd "$cli" && "$GPUMEND" migrate --no-chart chart >/dev/null 2>"$cli/err")
+rc=$?
+[ $rc = 2 ] && grep -q 'a Helm template? --chart reads it as one' "$cli/err"
+verdict "--no-chart reads templates as manifests (they do not parse)" $?
+cp "$chart/templates/deployment.yaml" "$cli/lone.yaml"
+"$GPUMEND" migrate "$cli/lone.yaml" >/dev/null 2>&1
+rc1=$?
+"$GPUMEND" migrate --chart "$cli/lone.yaml" >"$cli/lone.out" 2>/dev/null
+rc2=$?
+[ $rc1 = 2 ] && [ $rc2 = 0 ] && cmp -s "$cli/lone.out" \
+	"$TESTS_DIR/helm/conditional-gpu/expected/templates/deployment.yaml"
+verdict "a template outside a chart: refused as a manifest, migrated with --chart" $?
+"$GPUMEND" migrate --chart - <"$cli/lone.yaml" >"$cli/stdin.out" 2>/dev/null
+cmp -s "$cli/stdin.out" "$cli/lone.out"
+verdict "--chart reads standard input as a template" $?
+helpers="$TESTS_DIR/helm/included-labels/input/templates/_helpers.tpl"
+"$GPUMEND" migrate "$helpers" >"$cli/out" 2>"$cli/err"
+rc=$?
+[ $rc = 0 ] && [ ! -s "$cli/out" ] &&
+	grep -q 'is not a YAML template; not migrated' "$cli/err"
+verdict "a non-YAML template named on the command line gets a note" $?
+"$GPUMEND" lint "$helpers" >"$cli/out" 2>"$cli/err"
+rc=$?
+[ $rc = 0 ] && [ ! -s "$cli/out" ] && grep -q 'not linted' "$cli/err"
+verdict "lint notes a non-YAML template and finds nothing" $?
+
+finish helm
