@@ -184,21 +184,29 @@ static int check_extenders(struct rule_ctx *ctx, json_t *doc,
 
 /*
  * The first field of an item of the list `list` of `doc` that is not among
- * `kept` (`n` names), written into `out` as "/list/i/field"; 0 when none.
+ * `kept` (`n` names): sets *key to it and returns 1 with *at a new pointer
+ * to it under `base` (NULL when out of memory); 0 when there is none.
  */
-static int first_unkept_item_field(json_t *doc, const char *list,
-				   const char *const *kept, size_t n,
-				   char *out, size_t size)
+static int first_unkept_item_field(json_t *doc, const char *base,
+				   const char *list, const char *const *kept,
+				   size_t n, const char **key, char **at)
 {
-	const char *key;
+	const char *name;
 	json_t *item, *value;
 	size_t i;
 
 	json_array_foreach(json_object_get(doc, list), i, item) {
-		json_object_foreach(item, key, value) {
-			if (in_list(kept, n, key))
+		json_object_foreach(item, name, value) {
+			char *list_at, *item_at;
+
+			if (in_list(kept, n, name))
 				continue;
-			snprintf(out, size, "/%s/%zu/%s", list, i, key);
+			*key = name;
+			list_at = json_pointer_join(base, list);
+			item_at = list_at ? json_pointer_join_index(list_at, i) : NULL;
+			*at = item_at ? json_pointer_join(item_at, name) : NULL;
+			free(list_at);
+			free(item_at);
 			return 1;
 		}
 	}
@@ -206,25 +214,29 @@ static int first_unkept_item_field(json_t *doc, const char *list,
 }
 
 /*
- * The first field of the configuration `doc` that v1 does not keep, as a
- * pointer relative to the document (written into `out`), or 0 when there
- * is none.
+ * The first field of the configuration `doc` (at `base`) that v1 does not
+ * keep: sets *key to it and returns 1 with *at a new pointer to it (NULL
+ * when out of memory); 0 when there is none.
  */
-static int first_unkept_field(json_t *doc, char *out, size_t size)
+static int first_unkept_field(json_t *doc, const char *base,
+			      const char **key, char **at)
 {
-	const char *key;
+	const char *name;
 	json_t *value;
 
-	json_object_foreach(doc, key, value) {
-		if (in_list(kept_fields, N_OF(kept_fields), key))
+	json_object_foreach(doc, name, value) {
+		if (in_list(kept_fields, N_OF(kept_fields), name))
 			continue;
-		snprintf(out, size, "/%s", key);
+		*key = name;
+		*at = json_pointer_join(base, name);
 		return 1;
 	}
-	return first_unkept_item_field(doc, "extenders", kept_extender_fields,
-				       N_OF(kept_extender_fields), out, size) ||
-	       first_unkept_item_field(doc, "profiles", kept_profile_fields,
-				       N_OF(kept_profile_fields), out, size);
+	return first_unkept_item_field(doc, base, "extenders",
+				       kept_extender_fields,
+				       N_OF(kept_extender_fields), key, at) ||
+	       first_unkept_item_field(doc, base, "profiles",
+				       kept_profile_fields,
+				       N_OF(kept_profile_fields), key, at);
 }
 
 /* A KubeSchedulerConfiguration document of the object being checked. */
@@ -233,8 +245,8 @@ static int check_configuration(struct rule_ctx *ctx)
 	json_t *doc = ctx->object;
 	const struct removed_version *removed = removed_version(
 		json_string_value(json_object_get(doc, "apiVersion")));
-	char field[160], *at = NULL, *version_at;
-	const char *short_version;
+	char *at = NULL, *version_at;
+	const char *short_version, *field;
 	int rc = -1;
 
 	if (!removed)
@@ -242,17 +254,12 @@ static int check_configuration(struct rule_ctx *ctx)
 	short_version = removed->api_version + strlen(SCHEDULER_GROUP);
 	if (!(version_at = json_pointer_join(ctx->object_pointer, "apiVersion")))
 		return -1;
-	if (first_unkept_field(doc, field, sizeof(field))) {
-		size_t len = strlen(ctx->object_pointer) + strlen(field) + 1;
-
-		if (!(at = malloc(len)))
-			goto out;
-		strcpy(at, ctx->object_pointer);
-		strcat(at, field);
-		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
-				 "KubeSchedulerConfiguration %s (removed in %s): '%.28s' is not in v1 as such",
-				 short_version, removed->removed_in,
-				 strrchr(field, '/') + 1);
+	if (first_unkept_field(doc, ctx->object_pointer, &field, &at)) {
+		if (at)
+			rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
+					 "KubeSchedulerConfiguration %s (removed in %s): '%.28s' is not in v1 as such",
+					 short_version, removed->removed_in,
+					 field);
 		goto out;
 	}
 	if (!rule_mutates(ctx)) {
