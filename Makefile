@@ -95,9 +95,22 @@ TEST_OBJS    = $(patsubst %.c,$(BUILD)/%.o,$(ALL_SRCS))
 ALL_OBJS     = $(TEST_OBJS) \
                $(patsubst %.c,$(BUILD)/%.o,$(CLI_MAIN) $(WEBHOOK_MAIN) $(UNIT_SRCS))
 
-.PHONY: all deps test check bench demo install clean fuzz
+.PHONY: all deps test-deps test check bench demo install clean fuzz fresh
 
 all: $(BUILD)/gpumend $(BUILD)/gpumend-webhook
+
+# $(call apt_install,WHAT,PACKAGES): shell text that installs PACKAGES
+# (apt-get, as root; else an error naming them) when $$missing, set before
+# it, is not empty.
+apt_install = \
+	if [ -n "$$missing" ]; then \
+	  echo "gpumend: installing $(1) ($$missing)"; \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "gpumend: error: run as root or install: $(2)" >&2; \
+	    exit 2; fi; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq $(2) >/dev/null; \
+	fi
 
 # Installs the Debian packages the build and the tests need, when missing.
 DEB_PKGS := build-essential pkg-config libjansson-dev libyaml-dev \
@@ -107,14 +120,7 @@ deps:
 	pkg-config --exists $(PKGS) 2>/dev/null || missing=libs; \
 	for t in pkg-config openssl curl jq; do \
 	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "gpumend: installing build dependencies ($$missing)"; \
-	  if [ "$$(id -u)" != 0 ]; then \
-	    echo "gpumend: error: run as root or install: $(DEB_PKGS)" >&2; \
-	    exit 2; fi; \
-	  export DEBIAN_FRONTEND=noninteractive; \
-	  apt-get update -qq && apt-get install -y -qq $(DEB_PKGS) >/dev/null; \
-	fi
+	$(call apt_install,build dependencies,$(DEB_PKGS))
 
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
@@ -129,8 +135,19 @@ $(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
 $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-# Runs every test suite; the last line is "N passed, N failed".
-test: all $(BUILD)/test_unit
+# The tools only the tests use (as root, when missing). kubectl and
+# kustomize come from tests/tools/get.sh, which the suites call.
+TEST_PKGS := wrk
+test-deps:
+	@missing=""; \
+	for t in $(TEST_PKGS); do \
+	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	$(call apt_install,test tools,$(TEST_PKGS))
+
+# Runs every test suite; the last line is "N passed, N failed, N skipped",
+# after the list of the checks skipped (under CI=true a skip not allowed
+# by tests/skips.allow fails).
+test: all $(BUILD)/test_unit test-deps
 	@GPUMEND_BUILD=$(BUILD) sh tests/run.sh
 
 # The whole suite again with AddressSanitizer and UBSan.
@@ -169,6 +186,13 @@ fuzz-smoke:
 .PHONY: e2e
 e2e: all
 	@GPUMEND_BUILD=$(BUILD) sh tests/e2e/run.sh
+
+# The README's two commands on a fresh Debian 12 (debootstrap minbase, plus
+# git, make and build-essential), as root in a chroot: both must exit 0, with
+# 0 failed and 0 skipped. As root; the debootstrap tarball is cached in
+# ~/.cache/gpumend.
+fresh:
+	@sh tests/fresh.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -224,7 +224,9 @@ static int walk_dir(const char *dir, struct visited *v, path_fn fn, void *arg,
 		msg_error("out of memory");
 		goto out_free;
 	}
-	qsort(names, n, sizeof(*names), name_cmp);
+	/* an empty directory has no array at all: qsort wants one */
+	if (n)
+		qsort(names, n, sizeof(*names), name_cmp);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct stat st;
 		char *path = malloc(strlen(dir) + strlen(names[i]) + 2);

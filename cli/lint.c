@@ -254,6 +254,11 @@ int cmd_lint(int argc, char **argv)
 	if (rc == 0)
 		fwrite(out.data ? out.data : "", 1, out.len, stdout);
 	fflush(stdout);
+	/* clean says so, and how much it read: "clean" and "did nothing"
+	 * differ */
+	if (rc == 0 && !l.bad_input && l.n == 0)
+		msg_note("%zu file%s linted, no findings", l.files,
+			 l.files == 1 ? "" : "s");
 	buf_free(&out);
 	free(items);
 	for (size_t i = 0; i < l.n; i++) {

@@ -14,12 +14,12 @@
 # warn: at info, ten minutes write a line per request. Writes a Markdown
 # report to BUILD/soak.md and prints it; exits 1 when the verdict fails.
 set -u
-BUILD=${1:-build}
+GPUMEND_BUILD=${1:-build}
+. "$(dirname "$0")/lib.sh"
 SECONDS_TOTAL=${SOAK_SECONDS:-600}
 CONNS=${SOAK_CONNECTIONS:-32}
-HERE=$(cd "$(dirname "$0")" && pwd)
-BUILD=$(cd "$BUILD" && pwd)
-OUT="$BUILD/soak.md"
+HERE=$TESTS_DIR
+OUT="$GPUMEND_BUILD/soak.md"
 RSS_LIMIT_KB=1024
 
 die() {
@@ -29,19 +29,12 @@ die() {
 for tool in wrk curl jq; do
 	command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found (apt-get install $tool)"
 done
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpumend-soak.XXXXXX")
+work=$(scratch)
+WEBHOOK_DIR=$work
 pids=""
-cleanup() {
-	for p in $pids; do
-		kill -TERM "$p" 2>/dev/null
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+at_exit 'for p in $pids; do kill -TERM "$p" 2>/dev/null; done'
 
-"$BUILD/gpumend" certs --service gpumend --namespace gpumend --out "$work/certs" \
-	--ip 127.0.0.1 >/dev/null 2>&1 || die "cannot make certificates"
+webhook_pair "$work/certs" || die "cannot make certificates: $(cat "$work/certs/certs.err")"
 jq -c '{apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview",
 	request: {uid: "soak", kind: {group: "", version: "v1", kind: "Pod"},
 		resource: {group: "", version: "v1", resource: "pods"},
@@ -49,29 +42,12 @@ jq -c '{apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview",
 	"$HERE/webhook/legacy-pod.json" >"$work/body.json"
 export GPUMEND_BODY="$work/body.json"
 
-"$BUILD/gpumend-webhook" --listen 127.0.0.1:0 --tls-cert "$work/certs/tls.crt" \
-	--tls-key "$work/certs/tls.key" --log-level warn 2>"$work/webhook.log" &
-server=$!
-pids="$server"
-# its port (the "started" line is not logged at warn): the listening
-# socket among its descriptors, in /proc/net/tcp
-listen_port() {
-	for ino in $(ls -l "/proc/$server/fd" 2>/dev/null |
-		sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p'); do
-		awk -v ino="$ino" '$4 == "0A" && $10 == ino { split($2, a, ":"); print a[2] }' \
-			/proc/net/tcp
-	done | head -n 1
-}
-port=""
-i=0
-while [ $i -lt 100 ] && [ -z "$port" ] && kill -0 "$server" 2>/dev/null; do
-	sleep 0.1
-	hex=$(listen_port)
-	[ -n "$hex" ] && port=$((0x$hex))
-	i=$((i + 1))
-done
-[ -n "$port" ] || die "the webhook does not start: $(cat "$work/webhook.log")"
-url="https://127.0.0.1:$port"
+# (the "started" line is not logged at warn: webhook_start finds the port
+# from the listening socket)
+webhook_start webhook --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
+	--log-level warn || die "the webhook does not start: $(cat "$work/webhook.log")"
+server=$webhook_pid
+url=$webhook_url
 
 rss() {
 	awk '$1 == "VmRSS:" { print $2 }' "/proc/$server/status"
@@ -107,7 +83,7 @@ warmup=$((SECONDS_TOTAL / 5))
 [ "$warmup" -gt 60 ] && warmup=60
 (
 	t=0
-	while kill -0 "$server" 2>/dev/null && [ ! -f "$work/done" ]; do
+	while webhook_running "$server" && [ ! -f "$work/done" ]; do
 		echo "$t $(rss)"
 		sleep 5
 		t=$((t + 5))
@@ -131,7 +107,7 @@ latency=$(awk '/^  Latency Distribution/ { f = 1; next } f && /%/ { printf "%s %
 	"$work/soak.out" | sed 's/, $//')
 bad=$(echo "$statuses" | awk '{ for (i = 2; i <= NF; i++) if ($i !~ /^200=/) print $i }')
 alive=yes
-kill -0 "$server" 2>/dev/null || alive=no
+webhook_running "$server" || alive=no
 
 verdict=pass
 [ -n "$bad" ] || [ -n "$sockerr" ] || [ "$alive" = no ] || [ -z "$statuses" ] && verdict=fail
@@ -156,9 +132,6 @@ verdict=pass
 } >"$OUT"
 cat "$OUT"
 echo "report written to $OUT"
-kill -TERM "$server"
-wait "$server"
-status=$?
-pids=""
-[ "$status" = 0 ] || { echo "soak: the webhook exited $status on SIGTERM" >&2; verdict=fail; }
+webhook_stop "$server" ||
+	{ echo "soak: the webhook exited $webhook_status on SIGTERM" >&2; verdict=fail; }
 [ "$verdict" = pass ]

@@ -14,8 +14,6 @@
 #
 # usage: sh tests/valgrind.sh [BUILD]   (default: build)
 . "$(dirname "$0")/lib.sh"
-# (lib.sh takes this script's parent for tests/: it is tests/ itself here)
-TESTS_DIR="$(cd "$(dirname "$0")" && pwd)"
 
 if [ -n "${1:-}" ]; then
 	GPUMEND_BUILD=$1
@@ -128,11 +126,9 @@ vg "certs" "$GPUMEND" certs --service s --namespace n --out "$dir/vgcerts" --ip 
 # ------------------------------------------------------------------
 # The webhook under a short load
 
-if ! "$GPUMEND" certs --service gpumend --namespace gpumend --out "$dir/certs" \
-	--ip 127.0.0.1 >/dev/null 2>&1 ||
-   ! "$GPUMEND" certs --service gpumend --namespace gpumend --out "$dir/certs2" \
-	--ip 127.0.0.1 >/dev/null 2>&1; then
+if ! webhook_pair "$dir/certs" || ! webhook_pair "$dir/certs2"; then
 	fail "cannot make certificates"
+	cat "$dir/certs/certs.err" "$dir/certs2/certs.err" 2>/dev/null | sed 's/^/    /'
 	finish valgrind
 	exit 1
 fi
@@ -141,27 +137,19 @@ cp -p "$dir/certs/tls.crt" "$dir/certs/tls.key" "$dir/live/"
 printf 'rules:\n  gpu-visibility:\n    mode: mutate\n' >"$dir/config.yaml"
 runs=$((runs + 1))
 wlog="$dir/vg.$runs.log"
-# shellcheck disable=SC2086
-$VG --log-file="$wlog" "$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 \
-	--tls-cert "$dir/live/tls.crt" --tls-key "$dir/live/tls.key" -c "$dir/config.yaml" \
-	--connection-timeout 2 --max-body 1Mi --threads 2 2>"$dir/webhook.log" &
-wpid=$!
-trap 'kill -KILL $wpid 2>/dev/null; rm -rf "$_scratch_root"' EXIT
-port=""
-i=0
-while [ $i -lt 600 ] && [ -z "$port" ] && kill -0 "$wpid" 2>/dev/null; do
-	port=$(sed -n 's/.*"msg":"started".*"listen":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' \
-		"$dir/webhook.log")
-	[ -z "$port" ] && sleep 0.1
-	i=$((i + 1))
-done
-if [ -z "$port" ]; then
+WEBHOOK_DIR=$dir
+WEBHOOK_WRAP="$VG --log-file=$wlog"
+WEBHOOK_WAIT=60
+if ! webhook_start webhook --tls-cert "$dir/live/tls.crt" --tls-key "$dir/live/tls.key" \
+	-c "$dir/config.yaml" --connection-timeout 2 --max-body 1Mi --threads 2; then
 	fail "the webhook does not start under valgrind"
 	tail -n 20 "$wlog" "$dir/webhook.log" | sed 's/^/    /'
 	finish valgrind
 	exit 1
 fi
-url="https://127.0.0.1:$port"
+wpid=$webhook_pid
+port=$webhook_port
+url=$webhook_url
 post() {
 	curl -sS -k -H 'Content-Type: application/json' --data-binary "@$1" -o /dev/null \
 		-w '%{http_code}\n' --max-time 60 "$url/mutate" 2>/dev/null
@@ -212,10 +200,8 @@ while [ $i -lt 10 ]; do
 	i=$((i + 1))
 done
 sleep 3
-kill -TERM "$wpid"
-wait "$wpid"
-rc=$?
-trap 'rm -rf "$_scratch_root"' EXIT
+webhook_stop "$wpid"
+rc=$webhook_status
 good=$(grep -c '^200$' "$dir/codes")
 total=$(grep -c . "$dir/codes")
 check "webhook under valgrind: $good of $total reviews answered 200" [ "$good" = "$total" ]

@@ -21,10 +21,12 @@
 # info, its log going to a file). Appends Markdown tables to OUT and
 # prints them. Runs about two and a half minutes.
 set -eu
-BUILD=$(cd "$1" && pwd)
+GPUMEND_BUILD=$1
 OUT=$2
-HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+BUILD=$GPUMEND_BUILD
+HERE=$TESTS_DIR/bench
+ROOT=$REPO_DIR
 DURATION=${BENCH_WEBHOOK_SECONDS:-8}
 CONNS=${BENCH_WEBHOOK_CONNECTIONS:-32}
 RATE_CONNS=${BENCH_WEBHOOK_RATE_CONNECTIONS:-16}
@@ -42,8 +44,7 @@ cleanup() {
 	done
 	rm -f "$work/webhook.log"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+at_exit cleanup
 
 die() {
 	echo "webhook bench: $*" >&2
@@ -73,9 +74,8 @@ cc $CFLAGS_BENCH -I"$ROOT/webhook" -I"$ROOT/lib" -o "$work/floor_server" \
 cc $CFLAGS_BENCH -o "$work/rate_client" "$HERE/rate_client.c" \
 	$(pkg-config --cflags --libs openssl) -lpthread
 
-"$BUILD/gpumend" certs --service gpumend --namespace gpumend \
-	--out "$work/certs" --ip 127.0.0.1 --force >/dev/null 2>"$work/certs.err" ||
-	die "cannot make certificates: $(cat "$work/certs.err")"
+webhook_pair "$work/certs" --force ||
+	die "cannot make certificates: $(cat "$work/certs/certs.err")"
 
 # large_review KB: an AdmissionReview v1 of a Deployment of about KB kB:
 # eight containers with long environments and config mounts, one of which
@@ -144,27 +144,22 @@ large_review "$LARGE_KB" >"$large"
 	>"$work/floor.out" 2>"$work/floor.err" &
 floor_pid=$!
 pids="$floor_pid"
-# appended to (O_APPEND), so that it can be emptied between runs
-: >"$work/webhook.log"
-"$BUILD/gpumend-webhook" --listen 127.0.0.1:0 --tls-cert "$work/certs/tls.crt" \
-	--tls-key "$work/certs/tls.key" 2>>"$work/webhook.log" &
-webhook_pid=$!
+# its log appended to (O_APPEND), so that it can be emptied between runs;
+# sets webhook_pid and webhook_port
+WEBHOOK_DIR=$work
+webhook_start webhook --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" ||
+	die "the webhook did not start: $(cat "$work/webhook.log")"
 pids="$pids $webhook_pid"
 
-floor_port="" webhook_port=""
+floor_port=""
 i=0
-while [ $i -lt 200 ] && { [ -z "$floor_port" ] || [ -z "$webhook_port" ]; }; do
+while [ $i -lt 200 ] && [ -z "$floor_port" ]; do
 	floor_port=$(sed -n 's/^port \([0-9]*\)$/\1/p' "$work/floor.out")
-	webhook_port=$(sed -n 's/.*"msg":"started".*"listen":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' \
-		"$work/webhook.log")
 	kill -0 "$floor_pid" 2>/dev/null || die "the floor server did not start: $(cat "$work/floor.err")"
-	kill -0 "$webhook_pid" 2>/dev/null || die "the webhook did not start: $(cat "$work/webhook.log")"
 	sleep 0.05
 	i=$((i + 1))
 done
-if [ -z "$floor_port" ] || [ -z "$webhook_port" ]; then
-	die "the servers did not start in 10 s"
-fi
+[ -n "$floor_port" ] || die "the floor server did not start in 10 s"
 
 # ------------------------------------------------------------------
 # Measures

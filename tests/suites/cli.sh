@@ -146,8 +146,16 @@ printf 'a: [' >"$dir/trunc.json"
 	pass "lint text format and exit 1" || fail "lint text format and exit 1 ($rc)"
 "$G" lint --fail-on error "$REPO_DIR/tests/golden/format-comments/input.yaml" >/dev/null; [ $? = 0 ] &&
 	pass "--fail-on error passes warnings" || fail "--fail-on error passes warnings"
-"$G" lint "$dir/file.out" >"$dir/clean.txt"; [ $? = 0 ] && [ ! -s "$dir/clean.txt" ] &&
+"$G" lint "$dir/file.out" >"$dir/clean.txt" 2>"$dir/clean.err"; [ $? = 0 ] && [ ! -s "$dir/clean.txt" ] &&
 	pass "lint of migrated output is clean" || fail "lint of migrated output is clean"
+[ "$(cat "$dir/clean.err")" = "gpumend: 1 file linted, no findings" ] &&
+	pass "a clean lint says so on stderr, with the number of files" ||
+	fail "a clean lint says: $(cat "$dir/clean.err")"
+mkdir -p "$dir/no-yaml"
+"$G" lint "$dir/no-yaml" >"$dir/clean.txt" 2>"$dir/clean.err"; rc=$?
+[ $rc = 0 ] && [ "$(cat "$dir/clean.err")" = "gpumend: 0 files linted, no findings" ] &&
+	pass "lint of a folder without manifests says it read none" ||
+	fail "lint of a folder without manifests: exit $rc, $(cat "$dir/clean.err")"
 "$G" lint --format json "$ex" >"$dir/lint.json"
 jq -e 'type == "array" and length > 5 and all(.[]; has("file") and has("line") and has("column") and has("rule") and has("severity") and has("message"))' "$dir/lint.json" >/dev/null &&
 	pass "lint json has the documented fields" || fail "lint json has the documented fields"

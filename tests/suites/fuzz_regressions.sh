@@ -115,15 +115,18 @@ golden_configs=$(ls "$TESTS_DIR"/golden/*/config.yaml 2>/dev/null)
 	replay admission "fuzz admission: the webhook's test reviews" \
 		"$TESTS_DIR/webhook/admission-review.json" \
 		"$TESTS_DIR"/bench/review-*.json
-if [ -x "$dir/replay_pem" ] &&
-	"$GPUMEND" certs --service gpumend --namespace default \
-		--out "$dir/certs" >/dev/null 2>&1; then
-	{ cat "$dir/certs/tls.crt"; printf -- '--key--\n'; cat "$dir/certs/tls.key"; } \
-		>"$dir/pair"
-	{ cat "$dir/certs/tls.crt"; printf -- '--key--\n'; cat "$dir/certs/ca.crt"; } \
-		>"$dir/cert-and-ca"
-	replay pem "fuzz pem: a pair from gpumend certs" "$dir/pair" \
-		"$dir/cert-and-ca"
+if [ -x "$dir/replay_pem" ]; then
+	if webhook_pair "$dir/certs"; then
+		{ cat "$dir/certs/tls.crt"; printf -- '--key--\n'; cat "$dir/certs/tls.key"; } \
+			>"$dir/pair"
+		{ cat "$dir/certs/tls.crt"; printf -- '--key--\n'; cat "$dir/certs/ca.crt"; } \
+			>"$dir/cert-and-ca"
+		replay pem "fuzz pem: a pair from gpumend certs" "$dir/pair" \
+			"$dir/cert-and-ca"
+	else
+		fail "fuzz pem: gpumend certs cannot make a pair to replay"
+		sed 's/^/    /' "$dir/certs/certs.err"
+	fi
 fi
 
 finish fuzz_regressions

@@ -21,6 +21,7 @@
 # not dir=$(scratch): see tests/lib.sh
 scratch >/dev/null
 dir=$_scratch
+WEBHOOK_DIR=$dir
 data="$TESTS_DIR/webhook"
 golden="$TESTS_DIR/golden"
 
@@ -31,55 +32,11 @@ for tool in curl openssl jq; do
 		exit 1
 	fi
 done
-have_kubectl=0
-command -v kubectl >/dev/null 2>&1 && have_kubectl=1
-
-server_pids=""
-cleanup() {
-	for p in $server_pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	rm -rf "$_scratch_root"
-}
-trap cleanup EXIT
+# the kubectl of the project's set-up; without it the patch checks fail
+kubectl=$(tool kubectl) || kubectl=""
 
 # ------------------------------------------------------------------
 # Helpers
-
-# make_pair DIR [rsa] [reuse]: a CA (unless reuse: DIR/ca.* exist) and a
-# serving certificate for 127.0.0.1 in DIR, by `gpumend certs`, or by the
-# openssl command when that fails.
-make_pair() {
-	_d=$1 _type=${2:-ecdsa} _reuse=${3:-}
-	mkdir -p "$_d"
-	if [ -n "$_reuse" ]; then
-		"$GPUMEND" certs --service gpumend --namespace gpumend --out "$_d" \
-			--ip 127.0.0.1 --key-type "$_type" --reuse-ca --force \
-			>/dev/null 2>"$_d/certs.err" && return 0
-	else
-		"$GPUMEND" certs --service gpumend --namespace gpumend --out "$_d" \
-			--ip 127.0.0.1 --key-type "$_type" \
-			>/dev/null 2>"$_d/certs.err" && return 0
-	fi
-	if [ "$_type" = rsa ]; then
-		_newkey="rsa:2048"
-	else
-		_newkey="ec -pkeyopt ec_paramgen_curve:P-256"
-	fi
-	if [ -z "$_reuse" ]; then
-		# shellcheck disable=SC2086
-		openssl req -x509 -newkey $_newkey -nodes -days 2 \
-			-subj "/CN=gpumend-test-ca" -keyout "$_d/ca.key" \
-			-out "$_d/ca.crt" >/dev/null 2>&1 || return 1
-	fi
-	# shellcheck disable=SC2086
-	openssl req -new -newkey $_newkey -nodes -subj "/CN=gpumend" \
-		-keyout "$_d/tls.key" -out "$_d/tls.csr" >/dev/null 2>&1 &&
-	printf 'subjectAltName=DNS:gpumend.gpumend.svc,IP:127.0.0.1\n' >"$_d/ext" &&
-	openssl x509 -req -in "$_d/tls.csr" -CA "$_d/ca.crt" -CAkey "$_d/ca.key" \
-		-CAcreateserial -days 2 -extfile "$_d/ext" -out "$_d/tls.crt" \
-		>/dev/null 2>&1
-}
 
 # fingerprint FILE: the SHA-256 fingerprint of a PEM certificate.
 fingerprint() {
@@ -90,29 +47,6 @@ fingerprint() {
 served_fingerprint() {
 	echo | openssl s_client -connect "127.0.0.1:$1" 2>/dev/null |
 		openssl x509 -noout -fingerprint -sha256 2>/dev/null | sed 's/.*=//'
-}
-
-# start_server NAME CERTDIR ARGS...: starts the webhook on a port of its
-# choosing, its log in $dir/NAME.log; sets $pid, $port and $url.
-start_server() {
-	_name=$1 _certs=$2
-	shift 2
-	: >"$dir/$_name.log"
-	"$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 --tls-cert "$_certs/tls.crt" \
-		--tls-key "$_certs/tls.key" "$@" 2>"$dir/$_name.log" &
-	pid=$!
-	server_pids="$server_pids $pid"
-	port=""
-	_i=0
-	while [ $_i -lt 200 ] && [ -z "$port" ]; do
-		port=$(sed -n 's/.*"msg":"started".*"listen":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' \
-			"$dir/$_name.log")
-		kill -0 "$pid" 2>/dev/null || break
-		[ -z "$port" ] && sleep 0.05
-		_i=$((_i + 1))
-	done
-	url="https://127.0.0.1:$port"
-	[ -n "$port" ]
 }
 
 # wait_log NAME PATTERN [COUNT]: waits (up to 5 s) until the log holds
@@ -164,15 +98,15 @@ post() {
 }
 
 # apply_patch OBJECT-FILE RESPONSE-FILE OUT: applies the response's patch
-# (none: the object unchanged) with kubectl, or jq when kubectl is absent.
+# (none: the object unchanged) with kubectl.
 apply_patch() {
 	_patch=$(jq -r '.response.patch // empty' "$2" | base64 -d)
 	[ -n "$_patch" ] || _patch='[]'
-	if [ "$have_kubectl" = 1 ]; then
-		kubectl patch --local -f "$1" --type=json -p "$_patch" -o json >"$3"
-	else
-		jq --argjson p "$_patch" -f "$data/jsonpatch.jq" "$1" >"$3"
+	if [ -z "$kubectl" ]; then
+		echo "no kubectl (tests/tools/get.sh)" >&2
+		return 1
 	fi
+	"$kubectl" patch --local -f "$1" --type=json -p "$_patch" -o json >"$3"
 }
 
 # jq_true FILTER FILE...: the filter holds (jq -e), quietly.
@@ -191,8 +125,9 @@ same_json() {
 # Certificates and the main server
 
 mkdir -p "$dir/tls"
-if make_pair "$dir/ca1" && cp "$dir/ca1/ca.crt" "$dir/ca1/ca.key" "$dir/tls/" 2>/dev/null &&
-   make_pair "$dir/tls" rsa reuse && mkdir -p "$dir/ca2" &&
+if webhook_pair "$dir/ca1" --key-type ecdsa &&
+   cp "$dir/ca1/ca.crt" "$dir/ca1/ca.key" "$dir/tls/" 2>/dev/null &&
+   webhook_pair "$dir/tls" --key-type rsa --reuse-ca --force && mkdir -p "$dir/ca2" &&
    mv "$dir/tls/tls.crt" "$dir/tls/tls.key" "$dir/ca2/"; then
 	pass "certificates generated (ECDSA and RSA pairs of one CA)"
 else
@@ -211,8 +146,8 @@ ln -s ..data/tls.crt "$dir/mount/tls.crt"
 ln -s ..data/tls.key "$dir/mount/tls.key"
 cp "$data/mutate.yaml" "$dir/config.yaml"
 
-if start_server main "$dir/mount" -c "$dir/config.yaml" --log-level debug \
-	--max-body 1Mi --drain-timeout 10; then
+if webhook_start main --tls-cert "$dir/mount/tls.crt" --tls-key "$dir/mount/tls.key" \
+	-c "$dir/config.yaml" --log-level debug --max-body 1Mi --drain-timeout 10; then
 	pass "server starts and logs its port"
 else
 	fail "server does not start"
@@ -220,9 +155,9 @@ else
 	finish webhook
 	exit 1
 fi
-main_pid=$pid
-main_url=$url
-main_port=$port
+main_pid=$webhook_pid
+main_url=$webhook_url
+main_port=$webhook_port
 
 # ------------------------------------------------------------------
 # Probes
@@ -307,7 +242,7 @@ check "a long log line is written whole" \
 # ------------------------------------------------------------------
 # Golden cases: the webhook's patch gives what `gpumend migrate` writes
 
-if [ "$have_kubectl" = 1 ]; then
+if [ -n "$kubectl" ]; then
 	# the cases: single documents, not Lists, no config of their own, no
 	# error, and not the offline-only rule (the API server converts those)
 	: >"$dir/g-cases"
@@ -333,10 +268,10 @@ if [ "$have_kubectl" = 1 ]; then
 	n_bad=0
 	# YAML to JSON, all at once: kubectl starts slowly
 	# shellcheck disable=SC2086
-	kubectl patch --local $in_args --type=json -p '[]' -o json 2>"$dir/g-err" |
+	"$kubectl" patch --local $in_args --type=json -p '[]' -o json 2>"$dir/g-err" |
 		jq -c . >"$dir/g-ins" 2>>"$dir/g-err"
 	# shellcheck disable=SC2086
-	kubectl patch --local $want_args --type=json -p '[]' -o json 2>>"$dir/g-err" |
+	"$kubectl" patch --local $want_args --type=json -p '[]' -o json 2>>"$dir/g-err" |
 		jq -c . >"$dir/g-wants" 2>>"$dir/g-err"
 	if [ "$(wc -l <"$dir/g-ins")" != "$n_cases" ] ||
 	   [ "$(wc -l <"$dir/g-wants")" != "$n_cases" ]; then
@@ -380,7 +315,7 @@ if [ "$have_kubectl" = 1 ]; then
 	check "golden cases through the webhook, v1 and v1beta1 ($i of $n_cases cases run)" \
 		[ "$n_cases" -gt 10 -a "$i" = "$n_cases" ]
 else
-	pass "golden cases through the webhook: skipped, kubectl not found # SKIP"
+	fail "golden cases through the webhook: no kubectl (tests/tools/get.sh)"
 fi
 
 # ------------------------------------------------------------------
@@ -604,9 +539,8 @@ fi
 wait "$slow_pid"
 check "SIGTERM: the request in flight completes with 200" [ "$(cat "$dir/slow.code")" = 200 ]
 check "SIGTERM: and its answer is whole" jq_true '.response.uid == "uid-slow" and .response.allowed' "$dir/slow.resp"
-wait "$main_pid"
-status=$?
-check "SIGTERM: exit 0" [ "$status" = 0 ]
+webhook_wait "$main_pid"
+check "SIGTERM: exit 0" [ "$webhook_status" = 0 ]
 check "SIGTERM: shutdown logged" grep -q '"msg":"stopped"' "$dir/main.log"
 
 # ------------------------------------------------------------------
@@ -614,6 +548,16 @@ check "SIGTERM: shutdown logged" grep -q '"msg":"stopped"' "$dir/main.log"
 
 check "--version" sh -c "'$GPUMEND_WEBHOOK' --version | grep -q '^gpumend-webhook '"
 check "--help" sh -c "'$GPUMEND_WEBHOOK' --help | grep -q -- '--tls-cert'"
+# every option but --help and --version names its environment variable
+"$GPUMEND_WEBHOOK" --help >"$dir/help" 2>&1
+missing=""
+for o in $(grep -oE '^  (-[a-z], )?--[a-z-]+' "$dir/help" | sed 's/.*--//'); do
+	case $o in help | version) continue ;; esac
+	v=GPUMEND_$(echo "$o" | tr 'a-z-' 'A-Z_')
+	grep -q "$v\b" "$dir/help" || missing="$missing $v"
+done
+check "--help names the environment variable of every option${missing:+ (missing:$missing)}" \
+	[ -z "$missing" ]
 "$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 >/dev/null 2>"$dir/err"
 check "missing certificate: usage error (exit 2)" [ $? = 2 ]
 "$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 --tls-cert "$dir/ca2/tls.crt" \
@@ -630,14 +574,15 @@ status=$?
 check "broken config at start-up: refused with its place" \
 	sh -c "[ $status = 1 ] && grep -q 'broken.yaml:' '$dir/err'"
 
-: >"$dir/env.log"
-GPUMEND_LISTEN=127.0.0.1:0 GPUMEND_LOG_LEVEL=warn GPUMEND_TLS_CERT="$dir/ca1/tls.crt" \
-	GPUMEND_TLS_KEY="$dir/ca1/tls.key" "$GPUMEND_WEBHOOK" --log-level info 2>"$dir/env.log" &
-env_pid=$!
-server_pids="$server_pids $env_pid"
+# no --listen: the address too from the environment
+WEBHOOK_LISTEN=""
+GPUMEND_LISTEN=127.0.0.1:0 GPUMEND_LOG_LEVEL=warn GPUMEND_TLS_CERT="$dir/ca1/tls.crt"
+GPUMEND_TLS_KEY="$dir/ca1/tls.key"
+export GPUMEND_LISTEN GPUMEND_LOG_LEVEL GPUMEND_TLS_CERT GPUMEND_TLS_KEY
+webhook_start env --log-level info
+unset WEBHOOK_LISTEN GPUMEND_LISTEN GPUMEND_LOG_LEVEL GPUMEND_TLS_CERT GPUMEND_TLS_KEY
 check "environment: starts from GPUMEND_* variables (flags win)" wait_log env '"msg":"started"'
-kill -INT "$env_pid"
-wait "$env_pid"
-check "SIGINT: exit 0" [ $? = 0 ]
+webhook_stop "$webhook_pid" INT
+check "SIGINT: exit 0" [ "$webhook_status" = 0 ]
 
 finish webhook
