@@ -25,8 +25,12 @@
 #include "metrics.h"
 #include "server.h"
 
-/* Simultaneous connections accepted. */
-#define SERVER_MAX_CONNECTIONS 1024
+/*
+ * libmicrohttpd's own connection limit lies above ours by this much (and
+ * an eighth), so that it keeps accepting while the oldest idle connection
+ * is closed to make room (see watch_add).
+ */
+#define SERVER_CONNECTION_SLACK 64
 /* Request bodies held at once, in units of max_body: bounds memory. */
 #define SERVER_BODY_BUDGET_FACTOR 8
 /* Largest /metrics page. */
@@ -55,23 +59,37 @@ struct server {
 	size_t body_budget;
 	MHD_socket quiesced_socket;
 
-	/* connections and when their current request began (see server_sweep) */
+	/* the open connections, oldest first (see server_sweep, watch_add) */
 	pthread_mutex_t conns_lock;
-	struct conn_watch *conns;
+	struct conn_watch *conns, *conns_tail;
+	unsigned n_conns;               /* in the list */
+	unsigned n_shut;                /* of them, shut down and closing */
 	atomic_int trim_wanted;         /* requests completed since the sweep */
 };
 
 /*
- * A connection, watched so that a request trickling in (slowloris: one
- * header byte at a time keeps libmicrohttpd's idle timeout from firing)
- * still has to arrive whole within the connection timeout.
+ * A connection, watched so that
+ * - its first request head arrives within the header timeout of the
+ *   accept (a client that connects and sends nothing, or only part of a
+ *   handshake, holds a connection for that long at most);
+ * - a request trickling in (slowloris: one header byte at a time keeps
+ *   libmicrohttpd's idle timeout from firing) still has to arrive whole
+ *   within the connection timeout;
+ * - the oldest idle connection makes room when the limit is reached;
+ * - a drain knows which connections are idle, and which still owe an
+ *   answer.
+ * Reached from the connection through its tls_conn (tls_conn_owner).
+ * Fields other than `connection` and `fd` are under conns_lock.
  */
 struct conn_watch {
 	struct MHD_Connection *connection;
 	MHD_socket fd;
-	struct timespec since;   /* connected, or last request completed */
+	struct timespec opened;  /* accepted */
+	struct timespec since;   /* accepted, or last request completed */
+	unsigned requests;       /* request heads read whole */
+	int active;              /* a request under way, from its request line */
 	int shut;
-	struct conn_watch *next;
+	struct conn_watch *prev, *next;
 };
 
 /* One HTTP request, from its headers to its completion. */
@@ -87,8 +105,8 @@ struct request {
 	int logged;                     /* its log line is written */
 };
 
-static void watch_update(struct server *srv, struct MHD_Connection *connection,
-			 int closed);
+static void watch_head(struct server *srv, struct MHD_Connection *connection);
+static void watch_done(struct server *srv, struct MHD_Connection *connection);
 
 static double elapsed_ms(const struct timespec *since)
 {
@@ -626,6 +644,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 		else
 			req->path = METRICS_PATH_OTHER;
 		*req_cls = req;
+		watch_head(srv, connection);
 		atomic_fetch_add(&srv->in_flight, 1);
 		metrics_add_in_flight(1);
 		return route(srv, connection, req, url, method);
@@ -696,7 +715,7 @@ static void request_completed(void *cls, struct MHD_Connection *connection,
 
 	if (!req)
 		return;
-	watch_update(srv, connection, 0);
+	watch_done(srv, connection);
 	if (!req->logged && log_enabled(LOG_LEVEL_DEBUG)) {
 		/* probes and scrapes: only worth a line when debugging */
 		char remote[64];
@@ -726,7 +745,52 @@ static void request_completed(void *cls, struct MHD_Connection *connection,
 	atomic_fetch_sub(&srv->in_flight, 1);
 }
 
-static void watch_add(struct server *srv, struct MHD_Connection *connection)
+/* The watch of a connection; NULL when it has none. */
+static struct conn_watch *watch_of(struct MHD_Connection *connection)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return info ? tls_conn_owner(info->socket_context) : NULL;
+}
+
+/* Shuts a connection down: libmicrohttpd sees it end and closes it (the
+ * fd stays open until it does, and it tells us before). Under the lock. */
+static void watch_shut(struct server *srv, struct conn_watch *w)
+{
+	shutdown(w->fd, SHUT_RDWR);
+	w->shut = 1;
+	srv->n_shut++;
+}
+
+/*
+ * Over the connection limit: the oldest connection that has not sent a
+ * whole request head yet (nothing, a part of a handshake, a request line
+ * and no more: no request of it is being served), else the oldest idle
+ * kept-alive one, else the newest (the one just accepted) is closed. A
+ * flood of connections that send nothing, or never finish, so ages out
+ * instead of starving the API server's. Under the lock.
+ */
+static void watch_make_room(struct server *srv, struct conn_watch *newest)
+{
+	struct conn_watch *w, *idle = NULL;
+
+	for (w = srv->conns; w; w = w->next) {
+		if (w->shut || w == newest)
+			continue;
+		if (!w->requests)
+			break;
+		if (!w->active && !idle)
+			idle = w;
+	}
+	if (!w)
+		w = idle ? idle : newest;
+	watch_shut(srv, w);
+	metrics_count_error(METRICS_ERROR_EVICTED);
+}
+
+static void watch_add(struct server *srv, struct MHD_Connection *connection,
+		      struct tls_conn *tls)
 {
 	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
 		connection, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -736,60 +800,115 @@ static void watch_add(struct server *srv, struct MHD_Connection *connection)
 		return; /* unwatched: the idle timeout still applies */
 	w->connection = connection;
 	w->fd = info->connect_fd;
-	clock_gettime(CLOCK_MONOTONIC, &w->since);
+	clock_gettime(CLOCK_MONOTONIC, &w->opened);
+	w->since = w->opened;
+	tls_conn_set_owner(tls, w);
 	pthread_mutex_lock(&srv->conns_lock);
-	w->next = srv->conns;
-	srv->conns = w;
+	w->prev = srv->conns_tail;
+	if (srv->conns_tail)
+		srv->conns_tail->next = w;
+	else
+		srv->conns = w;
+	srv->conns_tail = w;
+	srv->n_conns++;
+	if (srv->n_conns - srv->n_shut > srv->opts.max_connections)
+		watch_make_room(srv, w);
 	pthread_mutex_unlock(&srv->conns_lock);
 }
 
-/* Restarts the clock of a connection (its request is done), or forgets
- * it (closed). */
-static void watch_update(struct server *srv, struct MHD_Connection *connection,
-			 int closed)
+static void watch_remove(struct server *srv, struct conn_watch *w)
 {
-	struct conn_watch **at;
+	pthread_mutex_lock(&srv->conns_lock);
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		srv->conns = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	else
+		srv->conns_tail = w->prev;
+	srv->n_conns--;
+	if (w->shut)
+		srv->n_shut--;
+	pthread_mutex_unlock(&srv->conns_lock);
+	free(w);
+}
+
+/* A request line has come: a request is under way on the connection. */
+static void *uri_logged(void *cls, const char *uri,
+			struct MHD_Connection *connection)
+{
+	struct server *srv = cls;
+	struct conn_watch *w = watch_of(connection);
+
+	(void)uri;
+	if (w) {
+		pthread_mutex_lock(&srv->conns_lock);
+		w->active = 1;
+		pthread_mutex_unlock(&srv->conns_lock);
+	}
+	return NULL; /* the request's state is made by the first call */
+}
+
+/* The request's head is whole (the handler's first call). */
+static void watch_head(struct server *srv, struct MHD_Connection *connection)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	w->requests++;
+	w->active = 1;
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+/* The request is done: the connection is idle, its clock restarts. */
+static void watch_done(struct server *srv, struct MHD_Connection *connection)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	w->active = 0;
+	clock_gettime(CLOCK_MONOTONIC, &w->since);
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+/* Shuts down the connections past their deadlines. */
+static void sweep(struct server *srv)
+{
+	double limit = 1000.0 * srv->opts.connection_timeout;
+	double head_limit = 1000.0 * srv->opts.header_timeout;
 
 	pthread_mutex_lock(&srv->conns_lock);
-	for (at = &srv->conns; *at; at = &(*at)->next) {
-		struct conn_watch *w = *at;
-
-		if (w->connection != connection)
+	for (struct conn_watch *w = srv->conns; w; w = w->next) {
+		if (w->shut)
 			continue;
-		if (closed) {
-			*at = w->next;
-			free(w);
-		} else {
-			clock_gettime(CLOCK_MONOTONIC, &w->since);
+		if (!w->requests && srv->opts.header_timeout &&
+		    elapsed_ms(&w->opened) > head_limit) {
+			/* no request head within the header timeout */
+			watch_shut(srv, w);
+			metrics_count_error(METRICS_ERROR_TIMEOUT);
+		} else if (srv->opts.connection_timeout &&
+			   elapsed_ms(&w->since) > limit) {
+			watch_shut(srv, w);
+			metrics_count_error(METRICS_ERROR_TIMEOUT);
 		}
-		break;
 	}
 	pthread_mutex_unlock(&srv->conns_lock);
 }
 
 void server_sweep(struct server *srv)
 {
-	double limit = 1000.0 * srv->opts.connection_timeout;
-
 	if (!srv)
 		return;
 	/* after requests, give what they left with the allocator back to the
 	 * system (a burst of large reviews would otherwise stay resident) */
 	if (atomic_exchange(&srv->trim_wanted, 0))
 		malloc_trim(0);
-	if (!srv->opts.connection_timeout)
-		return;
-	pthread_mutex_lock(&srv->conns_lock);
-	for (struct conn_watch *w = srv->conns; w; w = w->next) {
-		if (w->shut || elapsed_ms(&w->since) <= limit)
-			continue;
-		/* libmicrohttpd sees the connection end and closes it; the fd
-		 * stays open until it does, and it tells us before */
-		shutdown(w->fd, SHUT_RDWR);
-		w->shut = 1;
-		metrics_count_error(METRICS_ERROR_TIMEOUT);
-	}
-	pthread_mutex_unlock(&srv->conns_lock);
+	sweep(srv);
 }
 
 static void notify_connection(void *cls, struct MHD_Connection *connection,
@@ -800,9 +919,13 @@ static void notify_connection(void *cls, struct MHD_Connection *connection,
 
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		*socket_context = tls_conn_new(srv->tls);
-		watch_add(srv, connection);
+		if (*socket_context)
+			watch_add(srv, connection, *socket_context);
 	} else {
-		watch_update(srv, connection, 1);
+		struct conn_watch *w = tls_conn_owner(*socket_context);
+
+		if (w)
+			watch_remove(srv, w);
 		tls_conn_free(*socket_context);
 		*socket_context = NULL;
 	}
@@ -890,7 +1013,11 @@ struct server *server_start(const struct server_options *opts,
 		MHD_OPTION_HTTPS_CERT_CALLBACK, tls_certificate_callback,
 		MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES,
 		MHD_OPTION_CONNECTION_TIMEOUT, opts->connection_timeout,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVER_MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_LIMIT,
+		opts->max_connections + opts->max_connections / 8 +
+		SERVER_CONNECTION_SLACK,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, opts->max_per_address,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_logged, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, request_completed, srv,
 		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, srv,
 		MHD_OPTION_ARRAY, pool,
@@ -958,12 +1085,7 @@ void server_stop(struct server *server)
 		close(server->quiesced_socket);
 	config_ref_put(server->config);
 	pthread_mutex_destroy(&server->config_lock);
-	while (server->conns) {
-		struct conn_watch *w = server->conns;
-
-		server->conns = w->next;
-		free(w);
-	}
+	/* libmicrohttpd told of every close: nothing is left to free */
 	pthread_mutex_destroy(&server->conns_lock);
 	free(server);
 }
