@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -876,11 +877,23 @@ static void watch_done(struct server *srv, struct MHD_Connection *connection)
 	pthread_mutex_unlock(&srv->conns_lock);
 }
 
-/* Shuts down the connections past their deadlines. */
-static void sweep(struct server *srv)
+/* 1 when bytes wait unread on the connection's socket (a request coming). */
+static int input_pending(MHD_socket fd)
+{
+	int n = 0;
+
+	return ioctl(fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+/*
+ * Shuts down the connections past their deadlines; while draining, also
+ * the idle kept-alive ones. Returns the connections still open.
+ */
+static unsigned sweep(struct server *srv, int draining)
 {
 	double limit = 1000.0 * srv->opts.connection_timeout;
 	double head_limit = 1000.0 * srv->opts.header_timeout;
+	unsigned open;
 
 	pthread_mutex_lock(&srv->conns_lock);
 	for (struct conn_watch *w = srv->conns; w; w = w->next) {
@@ -895,9 +908,15 @@ static void sweep(struct server *srv)
 			   elapsed_ms(&w->since) > limit) {
 			watch_shut(srv, w);
 			metrics_count_error(METRICS_ERROR_TIMEOUT);
+		} else if (draining && w->requests && !w->active &&
+			   !input_pending(w->fd)) {
+			/* kept alive, idle: nothing is owed on it */
+			watch_shut(srv, w);
 		}
 	}
+	open = srv->n_conns;
 	pthread_mutex_unlock(&srv->conns_lock);
+	return open;
 }
 
 void server_sweep(struct server *srv)
@@ -908,7 +927,7 @@ void server_sweep(struct server *srv)
 	 * system (a burst of large reviews would otherwise stay resident) */
 	if (atomic_exchange(&srv->trim_wanted, 0))
 		malloc_trim(0);
-	sweep(srv);
+	sweep(srv, atomic_load(&srv->draining));
 }
 
 static void notify_connection(void *cls, struct MHD_Connection *connection,
@@ -1062,18 +1081,28 @@ void server_quiesce(struct server *server)
 int server_drain(struct server *server, unsigned timeout_ms, long *left)
 {
 	struct timespec start;
+	unsigned open;
 	long n;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while ((n = atomic_load(&server->in_flight)) > 0 &&
+	/*
+	 * Not only the requests in flight: a connection accepted just before
+	 * may carry a request not read yet (its client sent it after the
+	 * handshake), and closing it would lose that request. So every
+	 * connection is waited for; the sweep closes the idle ones and those
+	 * past their deadlines.
+	 */
+	while (((open = sweep(server, 1)) > 0 ||
+		(n = atomic_load(&server->in_flight)) > 0) &&
 	       elapsed_ms(&start) < (double)timeout_ms) {
 		struct timespec pause = { 0, 10 * 1000 * 1000 };
 
 		nanosleep(&pause, NULL);
 	}
+	n = atomic_load(&server->in_flight);
 	if (left)
 		*left = n;
-	return n > 0 ? -1 : 0;
+	return open > 0 || n > 0 ? -1 : 0;
 }
 
 void server_stop(struct server *server)

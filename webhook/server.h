@@ -75,9 +75,13 @@ void server_set_config(struct server *server, struct config *cfg_new);
 void server_quiesce(struct server *server);
 
 /*
- * Waits until no request is in flight, at most `timeout_ms` milliseconds.
- * Returns 0, or -1 when requests were still in flight at the deadline
- * (their number in *left when `left` is not NULL).
+ * After server_quiesce(): waits, at most `timeout_ms` milliseconds, until
+ * every connection is closed: those with a request under way once it is
+ * answered (asking the client to close), idle kept-alive ones at once,
+ * and those accepted but with no request yet once it is answered or their
+ * header timeout has passed (a client may have sent it already). Returns
+ * 0, or -1 when connections were still open at the deadline (the requests
+ * still in flight in *left when `left` is not NULL).
  */
 int server_drain(struct server *server, unsigned timeout_ms, long *left);
 
