@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "admission.h"
 #include "arena.h"
 #include "buf.h"
+#include "linger.h"
 #include "log.h"
 #include "metrics.h"
 #include "server.h"
@@ -36,6 +38,14 @@
 #define SERVER_BODY_BUDGET_FACTOR 8
 /* Largest /metrics page. */
 #define METRICS_PAGE_MAX ((size_t)1 << 20)
+/*
+ * Connections answered before their body was read are drained before
+ * they are closed (linger.h): this many at once, each at most this long
+ * and this many times --max-body.
+ */
+#define LINGER_MAX 128
+#define LINGER_MS 2000
+#define LINGER_BODIES 4
 
 /* A configuration shared by the requests that started under it. */
 struct config_ref {
@@ -66,6 +76,7 @@ struct server {
 	unsigned n_conns;               /* in the list */
 	unsigned n_shut;                /* of them, shut down and closing */
 	atomic_int trim_wanted;         /* requests completed since the sweep */
+	struct linger_set *linger;      /* early answers, drained on close */
 };
 
 /*
@@ -90,6 +101,7 @@ struct conn_watch {
 	unsigned requests;       /* request heads read whole */
 	int active;              /* a request under way, from its request line */
 	int shut;
+	int linger;              /* answered before its body: drain on close */
 	struct conn_watch *prev, *next;
 };
 
@@ -104,10 +116,14 @@ struct request {
 	int too_large;                  /* body dropped: 413 or 503 to answer */
 	int rejected;                   /* connection dropped */
 	int logged;                     /* its log line is written */
+	int early;                      /* in the first call: no body read yet */
 };
 
 static void watch_head(struct server *srv, struct MHD_Connection *connection);
 static void watch_done(struct server *srv, struct MHD_Connection *connection);
+static void watch_set_linger(struct server *srv,
+			     struct MHD_Connection *connection);
+static int body_announced(struct MHD_Connection *connection);
 
 static double elapsed_ms(const struct timespec *since)
 {
@@ -244,6 +260,10 @@ static enum MHD_Result respond(struct server *srv,
 	if (ret == MHD_YES) {
 		req->status = status;
 		metrics_count_request(req->path, status);
+		/* answered before a body it announced: the body is still to
+		 * come, and the connection is drained on close (linger.h) */
+		if (req->early && body_announced(connection))
+			watch_set_linger(srv, connection);
 	}
 	return ret;
 }
@@ -627,6 +647,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 {
 	struct server *srv = cls;
 	struct request *req = *req_cls;
+	enum MHD_Result ret;
 
 	(void)version;
 	if (!req) {
@@ -648,7 +669,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 		watch_head(srv, connection);
 		atomic_fetch_add(&srv->in_flight, 1);
 		metrics_add_in_flight(1);
-		return route(srv, connection, req, url, method);
+		req->early = 1;
+		ret = route(srv, connection, req, url, method);
+		req->early = 0;
+		return ret;
 	}
 	if (req->status) {
 		/* answered already: the rest of the body is not wanted */
@@ -817,9 +841,14 @@ static void watch_add(struct server *srv, struct MHD_Connection *connection,
 	pthread_mutex_unlock(&srv->conns_lock);
 }
 
-static void watch_remove(struct server *srv, struct conn_watch *w)
+/* Forgets a connection that closes; 1 when it is to be drained first
+ * (answered before its body, and not shut by us). */
+static int watch_remove(struct server *srv, struct conn_watch *w)
 {
+	int linger;
+
 	pthread_mutex_lock(&srv->conns_lock);
+	linger = w->linger && !w->shut;
 	if (w->prev)
 		w->prev->next = w->next;
 	else
@@ -833,6 +862,7 @@ static void watch_remove(struct server *srv, struct conn_watch *w)
 		srv->n_shut--;
 	pthread_mutex_unlock(&srv->conns_lock);
 	free(w);
+	return linger;
 }
 
 /* A request line has come: a request is under way on the connection. */
@@ -875,6 +905,35 @@ static void watch_done(struct server *srv, struct MHD_Connection *connection)
 	w->active = 0;
 	clock_gettime(CLOCK_MONOTONIC, &w->since);
 	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+/* The connection's answer comes before its body: see linger.h. */
+static void watch_set_linger(struct server *srv,
+			     struct MHD_Connection *connection)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	w->linger = 1;
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+/* 1 when the request announces a body (Content-Length > 0, or chunked). */
+static int body_announced(struct MHD_Connection *connection)
+{
+	const char *length = MHD_lookup_connection_value(
+		connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	if (MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_TRANSFER_ENCODING))
+		return 1;
+	if (!length)
+		return 0;
+	while (*length == '0')
+		length++;
+	return *length != '\0';
 }
 
 /* 1 when bytes wait unread on the connection's socket (a request coming). */
@@ -942,9 +1001,12 @@ static void notify_connection(void *cls, struct MHD_Connection *connection,
 			watch_add(srv, connection, *socket_context);
 	} else {
 		struct conn_watch *w = tls_conn_owner(*socket_context);
+		MHD_socket fd = w ? w->fd : MHD_INVALID_SOCKET;
 
-		if (w)
-			watch_remove(srv, w);
+		/* libmicrohttpd closes the socket next: a duplicate keeps it
+		 * open for the drain (epoll forgets it: MHD removes it) */
+		if (w && watch_remove(srv, w))
+			linger_add(srv->linger, fcntl(fd, F_DUPFD_CLOEXEC, 0));
 		tls_conn_free(*socket_context);
 		*socket_context = NULL;
 	}
@@ -1007,6 +1069,11 @@ struct server *server_start(const struct server_options *opts,
 		snprintf(err, errlen, "out of memory");
 		goto out_free;
 	}
+	if (!(srv->linger = linger_new(LINGER_MAX, LINGER_MS,
+				       LINGER_BODIES * opts->max_body))) {
+		snprintf(err, errlen, "cannot start a thread");
+		goto out_free;
+	}
 	if (opts->address.ss_family == AF_INET6) {
 		const struct sockaddr_in6 *v6 = (const void *)&opts->address;
 
@@ -1052,6 +1119,7 @@ struct server *server_start(const struct server_options *opts,
 	metrics_set_ready(1);
 	return srv;
 out_free:
+	linger_free(srv->linger);
 	config_ref_put(srv->config);
 	pthread_mutex_destroy(&srv->config_lock);
 	free(srv);
@@ -1110,6 +1178,7 @@ void server_stop(struct server *server)
 	if (!server)
 		return;
 	MHD_stop_daemon(server->daemon);
+	linger_free(server->linger);
 	if (server->quiesced_socket != MHD_INVALID_SOCKET)
 		close(server->quiesced_socket);
 	config_ref_put(server->config);

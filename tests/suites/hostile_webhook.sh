@@ -13,7 +13,8 @@
 #     timeout (tests/hostile/webhook-floods.tsv);
 #   - HTTP framing, as raw bytes (tests/hostile/tls_client.c): oversize,
 #     truncated and chunked bodies in and over the cap, bad Content-Length
-#     and Transfer-Encoding, huge headers, pipelining, not TLS at all
+#     and Transfer-Encoding, huge headers, pipelining, not TLS at all; a
+#     refused body drained so that the client reads the answer
 #     (tests/hostile/webhook-framing.tsv);
 #   - bodies: at and over the size cap; JSON text: 100k-deep nesting, huge
 #     strings and numbers, invalid UTF-8, NUL, duplicate keys, a BOM,
@@ -117,9 +118,13 @@ raw_case() {
 # raw_judge NAME WANT BOUND-MS LINE: judges a line of `tls_client send`.
 # WANT: statuses (200, or 200,200 for pipelined requests), or "closed"
 # (no answer, the server closed the connection); alternatives joined by
-# "|". All within BOUND-MS.
+# "|"; then, for all of them, "+whole": the client could write its request
+# whole first (the server read what it did not want, instead of resetting
+# the connection). All within BOUND-MS.
 raw_judge() {
-	_name=$1 _want=$2 _bound=$3 _line=$4
+	_name=$1 _want=$2 _bound=$3 _line=$4 _whole=0
+	case $_want in *+whole*) _whole=1 ;; esac
+	_want=${_want%%+*}
 	# status S sent N of M closed C elapsed_ms T heads H eof E
 	set -- $_line
 	_seen=$2
@@ -134,8 +139,10 @@ raw_judge() {
 		fail "$_name: wanted $_want, got $_seen after ${10} ms ($_line)"
 	elif [ "${10}" -gt "$_bound" ]; then
 		fail "$_name: $_seen after ${10} ms, over the bound of $_bound ms"
+	elif [ "$_whole" = 1 ] && [ "$4" != "$6" ]; then
+		fail "$_name: $_seen, but the client could write only $4 of $6 bytes (the server reset the connection)"
 	else
-		pass "$_name: $_seen in ${10} ms"
+		pass "$_name: $_seen in ${10} ms$([ "$_whole" = 1 ] && echo ", the request written whole")"
 	fi
 }
 
