@@ -80,6 +80,7 @@ WEBHOOK_SRCS += webhook/metrics.c
 WEBHOOK_SRCS += webhook/tls.c
 WEBHOOK_SRCS += webhook/server.c
 WEBHOOK_SRCS += webhook/linger.c
+WEBHOOK_SRCS += webhook/mhd_guard.c
 WEBHOOK_MAIN := webhook/main.c
 $(BUILD)/webhook/%.o: INCLUDES := -Irules -Ilib -Iwebhook
 

@@ -117,6 +117,7 @@ struct request {
 	int rejected;                   /* connection dropped */
 	int logged;                     /* its log line is written */
 	int early;                      /* in the first call: no body read yet */
+	int must_close;                 /* the connection ends after the answer */
 };
 
 static void watch_head(struct server *srv, struct MHD_Connection *connection);
@@ -252,7 +253,7 @@ static enum MHD_Result respond(struct server *srv,
 				"no-store");
 	if (allow)
 		MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
-	if (atomic_load(&srv->draining))
+	if (atomic_load(&srv->draining) || req->must_close)
 		MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION,
 					"close");
 	ret = MHD_queue_response(connection, (unsigned)status, response);
@@ -586,6 +587,14 @@ static enum MHD_Result route(struct server *srv,
 	size_t length = 0;
 	int has_length;
 
+	/* RFC 9112 6.1: with both, chunked wins over the Content-Length, and
+	 * the connection must be closed after the answer (what a proxy on
+	 * the way made of such a message is in doubt: request smuggling) */
+	if (MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_TRANSFER_ENCODING) &&
+	    MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_CONTENT_LENGTH))
+		req->must_close = 1;
 	if (req->path == METRICS_PATH_OTHER)
 		return reject(srv, connection, req, method, url, 404,
 			      "not found", NULL);

@@ -13,7 +13,8 @@
 #     timeout (tests/hostile/webhook-floods.tsv);
 #   - HTTP framing, as raw bytes (tests/hostile/tls_client.c): oversize,
 #     truncated and chunked bodies in and over the cap, bad Content-Length
-#     and Transfer-Encoding, huge headers, pipelining, not TLS at all; a
+#     and Transfer-Encoding, huge headers, pipelining, not TLS at all; one
+#     head per answer, the connection closed where RFC 9112 wants it, a
 #     refused body drained so that the client reads the answer
 #     (tests/hostile/webhook-framing.tsv);
 #   - bodies: at and over the size cap; JSON text: 100k-deep nesting, huge
@@ -111,6 +112,7 @@ repeat() {
 raw_case() {
 	_name=$1 _want=$2 _bound=$(ms "$3") _file=$4
 	shift 4
+	case $_want in *+close*) set -- "$@" --wait-close ;; esac
 	raw_judge "$_name" "$_want" "$_bound" "$("$dir/tls_client" send "$port" \
 		"$_file" --timeout-ms $((_bound + 1000)) "$@")"
 }
@@ -118,17 +120,21 @@ raw_case() {
 # raw_judge NAME WANT BOUND-MS LINE: judges a line of `tls_client send`.
 # WANT: statuses (200, or 200,200 for pipelined requests), or "closed"
 # (no answer, the server closed the connection); alternatives joined by
-# "|"; then, for all of them, "+whole": the client could write its request
-# whole first (the server read what it did not want, instead of resetting
-# the connection). All within BOUND-MS.
+# "|"; then, for all of them, "+close": the server also closes the
+# connection after its answer; "+whole": the client could write its
+# request whole first (the server read what it did not want, instead of
+# resetting the connection). All within BOUND-MS. Every answer must come
+# with one head (status line and headers), not two.
 raw_judge() {
-	_name=$1 _want=$2 _bound=$3 _line=$4 _whole=0
+	_name=$1 _want=$2 _bound=$3 _line=$4 _close=0 _whole=0
+	case $_want in *+close*) _close=1 ;; esac
 	case $_want in *+whole*) _whole=1 ;; esac
 	_want=${_want%%+*}
 	# status S sent N of M closed C elapsed_ms T heads H eof E
 	set -- $_line
 	_seen=$2
 	[ "$2" = 0 ] && [ "$8" = 1 ] && _seen=closed
+	_answers=$(printf '%s\n' "$2" | awk -F, '$1 == 0 { print 0; exit } { print NF }')
 	case "|$_want|" in
 	*"|$_seen|"*) _match=1 ;;
 	*) _match=0 ;;
@@ -139,10 +145,14 @@ raw_judge() {
 		fail "$_name: wanted $_want, got $_seen after ${10} ms ($_line)"
 	elif [ "${10}" -gt "$_bound" ]; then
 		fail "$_name: $_seen after ${10} ms, over the bound of $_bound ms"
+	elif [ "${12}" != "$_answers" ]; then
+		fail "$_name: $_seen, but ${12} status lines came for $_answers answers (a head sent twice)"
+	elif [ "$_close" = 1 ] && [ "${14}" != 1 ]; then
+		fail "$_name: $_seen, but the server did not close the connection after it"
 	elif [ "$_whole" = 1 ] && [ "$4" != "$6" ]; then
 		fail "$_name: $_seen, but the client could write only $4 of $6 bytes (the server reset the connection)"
 	else
-		pass "$_name: $_seen in ${10} ms$([ "$_whole" = 1 ] && echo ", the request written whole")"
+		pass "$_name: $_seen in ${10} ms$([ "$_close" = 1 ] && echo ", then closed")$([ "$_whole" = 1 ] && echo ", the request written whole")"
 	fi
 }
 
