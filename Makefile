@@ -54,6 +54,7 @@ LIB_SRCS += lib/yaml_emit.c
 LIB_SRCS += lib/config_file.c
 LIB_SRCS += lib/json_scan.c
 LIB_SRCS += lib/converge.c
+LIB_SRCS += lib/nul.c
 LIB_SRCS += lib/admission.c
 $(BUILD)/lib/%.o: INCLUDES := -Irules -Ilib
 
