@@ -426,3 +426,44 @@ TEST(core_nul_encoding)
 	json_decref(seen);
 	free(encoded);
 }
+
+/* The string at `key` of the one document in `yaml`, as read. */
+static char *read_string(const char *yaml, const char *key)
+{
+	struct source_error err;
+	json_t *doc = source_parse_one(yaml, strlen(yaml), NULL, NULL, &err);
+	const char *value = json_string_value(json_object_get(doc, key));
+	char *copy = value ? strdup(value) : NULL;
+
+	json_decref(doc);
+	return copy;
+}
+
+TEST(core_surrogate_pairs)
+{
+	static const struct {
+		const char *yaml, *want;
+	} cases[] = {
+		/* JSON's escapes of a character past U+FFFF, as kubectl reads */
+		{ "{\"a\": \"x\\ud83d\\ude00y\"}", "x\xf0\x9f\x98\x80y" },
+		{ "{\"a\": \"\\uD83D\\uDE00\\udbff\\udfff\"}",
+		  "\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf" },
+		{ "a: \"\\\\\\ud83d\\ude00\"\n", "\\\xf0\x9f\x98\x80" },
+		/* elsewhere the escape is text, and stays as written */
+		{ "a: x\\ud83d\\uDe00\n", "x\\ud83d\\uDe00" },
+		{ "a: 'q\\uD83D\\udE00'\n", "q\\uD83D\\udE00" },
+		{ "a: |\n  echo \"\\ud83d\\ude00\"\n", "echo \"\\ud83d\\ude00\"\n" },
+		/* the characters the digits are changed to, written as such */
+		{ "{\"a\": \"\\ue800 \\uf000\"}", "\xee\xa0\x80 \xef\x80\x80" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = read_string(cases[i].yaml, "a");
+
+		CHECK_STR(got, cases[i].want);
+		free(got);
+	}
+	/* half a pair is still refused */
+	CHECK(read_string("{\"a\": \"\\ud83d\"}", "a") == NULL);
+	CHECK(read_string("{\"a\": \"\\\\\\\\ud83d\\ude00\"}", "a") == NULL);
+}
