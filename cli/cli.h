@@ -6,6 +6,7 @@
 #define GPUMEND_CLI_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "rules.h"
@@ -20,6 +21,10 @@ struct input {
 	mode_t mode;
 	int mapped;          /* text is a read-only mapping of the file */
 	size_t released;     /* pages before this were given back */
+	int fd;              /* a regular file, kept open to watch it; else -1 */
+	struct stat st;      /* the file when it was opened */
+	int guard;           /* its slot in the SIGBUS guard; -1: none */
+	int changed;         /* input_changed() found it so (and said so) */
 };
 
 /* The most read from standard input, a pipe or a device. */
@@ -31,6 +36,18 @@ struct input {
  */
 int input_read(const char *path, size_t max_bytes, struct input *in);
 void input_free(struct input *in);
+
+/*
+ * 1 when the file changed since input_read() opened it (truncated,
+ * rewritten, even in place at the same size: its size, modification or
+ * change time differ), so that what was read of it may be a mix of old and
+ * new; then the file's text may hold zeros where it was cut (a mapped file
+ * read past its new end would otherwise kill the process with SIGBUS).
+ * Call it after the text was last read, and before anything is written
+ * from it; it says why in an error naming the file, once. 0 for standard
+ * input and devices.
+ */
+int input_changed(struct input *in);
 
 /*
  * Says that the bytes before `upto` will not be read again, so that the

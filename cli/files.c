@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,101 @@
 #include "cli.h"
 #include "msg.h"
 
+/* ------------------------------------------------------------------ */
+/* The SIGBUS guard                                                    */
+
+/*
+ * A mapped file that another program truncates while it is read raises
+ * SIGBUS on the first page past its new end. The guard maps zeros there
+ * instead, and notes it: the read goes on (on bytes that are garbage), and
+ * input_changed() then refuses the file. Inputs are read one at a time;
+ * a few slots are plenty.
+ */
+#define GUARD_SLOTS 4
+
+static struct {
+	char *start;
+	size_t len;
+	volatile sig_atomic_t faulted;
+} guard[GUARD_SLOTS];
+static long guard_page;
+
+static void guard_handler(int sig, siginfo_t *info, void *context)
+{
+	char *at = info->si_addr;
+
+	(void)context;
+	for (int i = 0; i < GUARD_SLOTS; i++) {
+		char *page;
+
+		if (!guard[i].start || at < guard[i].start ||
+		    at >= guard[i].start + guard[i].len)
+			continue;
+		page = guard[i].start +
+		       (size_t)(at - guard[i].start) / (size_t)guard_page *
+		       (size_t)guard_page;
+		/* zeros from here to the end: the fault is not raised again */
+		if (mmap(page, (size_t)(guard[i].start + guard[i].len - page),
+			 PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			 0) == MAP_FAILED)
+			break;
+		guard[i].faulted = 1;
+		return;
+	}
+	/* not a mapped input: what SIGBUS does anyway */
+	signal(sig, SIG_DFL);
+}
+
+/* Guards the mapping text[0..len); returns its slot, or -1. */
+static int guard_add(char *text, size_t len)
+{
+	static int installed;
+
+	if (!installed) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = guard_handler;
+		sa.sa_flags = SA_SIGINFO;
+		sigemptyset(&sa.sa_mask);
+		guard_page = sysconf(_SC_PAGESIZE);
+		if (guard_page <= 0 || sigaction(SIGBUS, &sa, NULL) != 0)
+			return -1;
+		installed = 1;
+	}
+	for (int i = 0; i < GUARD_SLOTS; i++) {
+		if (guard[i].start)
+			continue;
+		guard[i].faulted = 0;
+		guard[i].len = len;
+		guard[i].start = text;
+		return i;
+	}
+	return -1;
+}
+
+int input_changed(struct input *in)
+{
+	struct stat now;
+	int changed;
+
+	if (in->fd < 0 || in->changed)
+		return in->changed;
+	changed = (in->guard >= 0 && guard[in->guard].faulted) ||
+		  fstat(in->fd, &now) != 0 || now.st_size != in->st.st_size ||
+		  now.st_mtim.tv_sec != in->st.st_mtim.tv_sec ||
+		  now.st_mtim.tv_nsec != in->st.st_mtim.tv_nsec ||
+		  now.st_ctim.tv_sec != in->st.st_ctim.tv_sec ||
+		  now.st_ctim.tv_nsec != in->st.st_ctim.tv_nsec;
+	if (changed)
+		msg_error("'%s' changed while it was read (truncated or rewritten); left as it is, run again",
+			  in->name);
+	in->changed = changed;
+	return changed;
+}
+
+/* ------------------------------------------------------------------ */
+
 int input_read(const char *path, size_t max_bytes, struct input *in)
 {
 	int is_stdin = strcmp(path, "-") == 0;
@@ -26,6 +122,8 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 	ssize_t got;
 
 	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	in->guard = -1;
 	if (fd < 0) {
 		msg_error("cannot open '%s': %s", path, strerror(errno));
 		return -1;
@@ -47,10 +145,13 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 
 		if (map != MAP_FAILED) {
 			madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-			close(fd);
+			/* kept open: input_changed() watches the file */
+			in->fd = fd;
+			in->st = st;
 			in->text = map;
 			in->len = (size_t)st.st_size;
 			in->mapped = 1;
+			in->guard = guard_add(map, (size_t)st.st_size);
 			in->name = strdup(path);
 			in->path = strdup(path);
 			in->mode = st.st_mode & 07777;
@@ -88,8 +189,12 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 			goto out_close;
 		}
 	}
-	if (!is_stdin)
+	if (!is_stdin && S_ISREG(st.st_mode)) {
+		in->fd = fd;
+		in->st = st;
+	} else if (!is_stdin) {
 		close(fd);
+	}
 	in->text = buf_detach(&b, &in->len);
 	in->name = strdup(is_stdin ? "<stdin>" : path);
 	in->path = is_stdin ? NULL : strdup(path);
@@ -112,11 +217,17 @@ void input_free(struct input *in)
 		return;
 	free(in->name);
 	free(in->path);
+	if (in->guard >= 0)
+		guard[in->guard].start = NULL;
 	if (in->mapped)
 		munmap(in->text, in->len);
 	else
 		free(in->text);
+	if (in->fd >= 0)
+		close(in->fd);
 	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	in->guard = -1;
 }
 
 void input_release(struct input *in, size_t upto)

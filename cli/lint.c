@@ -97,10 +97,24 @@ static int lint_doc(void *arg, struct stream_doc *sd)
 	return 0;
 }
 
+/* Drops the findings from `from` on. */
+static void lint_drop(struct lint *l, size_t from)
+{
+	while (l->n > from) {
+		struct lint_finding *f = &l->items[--l->n];
+
+		free(f->file);
+		free(f->message);
+		free(f->pointer);
+	}
+}
+
 static int lint_path(void *arg, const char *path)
 {
 	struct lint *l = arg;
 	struct input in;
+	size_t found;
+	int rc;
 	struct lint_file lf = { l, NULL, NULL };
 	struct source_error err;
 	/* lint reports; it never rewrites, so the rules say what is wrong
@@ -115,8 +129,19 @@ static int lint_path(void *arg, const char *path)
 	}
 	lf.name = in.name;
 	lf.in = &in;
-	if (stream_each(in.text, in.len, l->cfg, &opts, lint_doc, &lf,
-			&err) != 0) {
+	found = l->n;
+	rc = stream_each(in.text, in.len, l->cfg, &opts, lint_doc, &lf, &err);
+	if (input_changed(&in)) {
+		/* findings in a file changed meanwhile may be about a mix of
+		 * old and new: dropped, the file reported instead */
+		lint_drop(l, found);
+		l->bad_input++;
+		rc = lint_add(l, in.name, 0, 0, "input", SEVERITY_ERROR,
+			      "the file changed while it was read", NULL);
+		input_free(&in);
+		return rc;
+	}
+	if (rc != 0) {
 		if (l->oom) {
 			input_free(&in);
 			return -1;

@@ -59,6 +59,9 @@ static int run_flush(struct file_run *run)
 		buf_reset(&run->out);
 		return 0;
 	}
+	/* a file changed under us: what is held may be a mix */
+	if (input_changed(run->in))
+		return -1;
 	if (!run->streaming) {
 		run->streaming = 1;
 		if (m->in_place && run->in->path) {
@@ -190,6 +193,11 @@ static int migrate_path(void *arg, const char *path)
 	buf_init(&run.patches, 0);
 	rc = stream_each(in.text, in.len, m->cfg, &opts, migrate_doc, &run,
 			 &err);
+	/* what was read of a file changed meanwhile is no basis to write */
+	if (input_changed(&in)) {
+		m->errors++;
+		goto out_free;
+	}
 	if (rc != 0) {
 		if (err.message[0])
 			msg_at(in.name, err.line, err.column, "error",
@@ -212,6 +220,11 @@ static int migrate_path(void *arg, const char *path)
 	if (!run.streaming)
 		run.changed = run.out.len != in.len ||
 			      memcmp(run.out.data, in.text, in.len) != 0;
+	/* the text's last bytes were read just now */
+	if (input_changed(&in)) {
+		m->errors++;
+		goto out_free;
+	}
 	if (run.changed)
 		m->changed++;
 

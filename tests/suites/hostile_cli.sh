@@ -2,9 +2,10 @@
 # tests/suites/hostile_cli.sh - the gpumend CLI fed hostile files: billion
 # laughs and other alias bombs, deep nesting, a 100 MB scalar, invalid
 # UTF-8, byte order marks, tabs, NUL and other control bytes, an endless
-# stdin; directories with unreadable files and symbolic link loops (as a
-# user the permissions apply to: root reads everything); read-only files
-# and a full disk under -i.
+# stdin; files truncated or rewritten while they are read
+# (tests/hostile/cli-changes.tsv); directories with unreadable files and
+# symbolic link loops (as a user the permissions apply to: root reads
+# everything); read-only files and a full disk under -i.
 #
 # Each hostile file goes through `migrate` (stdout), `migrate -i` and
 # `lint`: a clear error naming the file, exit 2, within a time bound, and
@@ -259,6 +260,41 @@ if [ "$rc" = 0 ] && grep -q "$(printf 'a\tb')" "$case_dir/in.yaml"; then
 else
 	fail "a tab inside a value: exit $rc"
 fi
+
+# ------------------------------------------------------------------
+# Files that change while they are read: tests/hostile/cli-changes.tsv
+
+awk 'BEGIN { for (i = 1; i <= 60000; i++)
+	printf "---\nkind: Pod\nmetadata:\n  name: p%d\nspec:\n  containers:\n  - name: c\n    image: busybox\n    resources:\n      limits:\n        alpha.kubernetes.io/nvidia-gpu: 1\n", i }' \
+	>"$dir/input"
+cases "$TESTS_DIR/hostile/cli-changes.tsv" >"$dir/changes.cases"
+while IFS="$tab" read -r name command change <&3; do
+	setup changes
+	# what the change makes of the file: what judge compares it with
+	(f="$dir/changes.orig"; eval "$change") </dev/null
+	_t0=$(now_ms)
+	# shellcheck disable=SC2086
+	(cd "$case_dir" && exec "$G" $command in.yaml) >"$dir/out" 2>"$dir/err" </dev/null &
+	pid=$!
+	# the change comes once the file is mapped
+	i=0
+	while ! grep -q 'in\.yaml' "/proc/$pid/maps" 2>/dev/null &&
+	      webhook_running "$pid" && [ $i -lt 20000 ]; do
+		i=$((i + 1))
+	done
+	(f="$case_dir/in.yaml"; eval "$change") </dev/null
+	wait "$pid"
+	rc=$?
+	elapsed_ms=$(($(now_ms) - _t0))
+	# nothing written from the file: migrate prints nothing, lint only
+	# the error that it changed
+	if [ "$command" = lint ]; then
+		grep -q 'legacy-gpu-resource' "$dir/out" && rc="$rc, with findings from it"
+	else
+		[ -s "$dir/out" ] && rc="$rc, with output"
+	fi
+	judge "$name" 2 "error: 'in\.yaml' changed while it was read" 60000 in.yaml
+done 3<"$dir/changes.cases"
 
 # ------------------------------------------------------------------
 # Directories: unreadable files, symbolic link loops, odd entries
