@@ -69,8 +69,12 @@ int paths_walk(char **paths, int n, path_fn fn, void *arg, int *errors);
 
 /*
  * Replaces the file at `path` with `data` atomically: a temporary file in
- * the same directory, written, fsynced, given the original's mode, renamed
- * over it. The original is never lost. Prints the error and returns -1.
+ * the same directory, written, fsynced, given the original's mode, owner
+ * and group, renamed over it. The original is never lost. A file with
+ * other hard links is refused (a new file would part it from them), and so
+ * is one whose owner and group cannot be kept. SIGTERM, SIGINT or SIGHUP
+ * meanwhile removes the temporary file (and then does what it does).
+ * Prints the error and returns -1.
  */
 int file_write_atomic(const char *path, const char *data, size_t len,
 		      mode_t mode);
@@ -87,6 +91,9 @@ struct atomic_file {
 	char *tmp;
 	int fd;
 	mode_t mode;
+	int keep_owner;      /* the file exists: its owner and group are kept */
+	uid_t uid;
+	gid_t gid;
 };
 int atomic_begin(struct atomic_file *af, const char *path, mode_t mode);
 int atomic_write(struct atomic_file *af, const char *data, size_t len);

@@ -402,9 +402,60 @@ int paths_walk(char **paths, int n, path_fn fn, void *arg, int *errors)
 	return rc;
 }
 
+/*
+ * The temporary file being written, for the signal handlers: SIGTERM,
+ * SIGINT or SIGHUP in the middle of -i must not leave it behind. One at a
+ * time: the CLI writes one file after the other.
+ */
+static char pending_tmp[PATH_MAX + 32];
+static volatile sig_atomic_t pending;
+static const int pending_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+static void pending_handler(int sig)
+{
+	if (pending)
+		unlink(pending_tmp);
+	/* then what the signal does anyway */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Blocks (or unblocks) the signals that remove the temporary file. */
+static void pending_block(int how)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(pending_signals) / sizeof(int); i++)
+		sigaddset(&set, pending_signals[i]);
+	sigprocmask(how, &set, NULL);
+}
+
+/* Catches those signals, unless they are ignored (nohup). */
+static void pending_install(void)
+{
+	static int installed;
+
+	if (installed)
+		return;
+	installed = 1;
+	for (size_t i = 0; i < sizeof(pending_signals) / sizeof(int); i++) {
+		struct sigaction sa, old;
+
+		if (sigaction(pending_signals[i], NULL, &old) != 0 ||
+		    old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = pending_handler;
+		sigemptyset(&sa.sa_mask);
+		sigaction(pending_signals[i], &sa, NULL);
+	}
+}
+
 int atomic_begin(struct atomic_file *af, const char *path, mode_t mode)
 {
 	char real[PATH_MAX];
+	struct stat st;
 
 	memset(af, 0, sizeof(*af));
 	af->fd = -1;
@@ -412,6 +463,18 @@ int atomic_begin(struct atomic_file *af, const char *path, mode_t mode)
 	if (!realpath(path, real)) {
 		msg_error("cannot resolve '%s': %s", path, strerror(errno));
 		return -1;
+	}
+	if (stat(real, &st) == 0) {
+		/* a new file would have one link: the others would keep the
+		 * old text, and nothing would say so */
+		if (st.st_nlink > 1) {
+			msg_error("'%s' has %lu hard links: a rewritten file would part it from the others; not rewriting it (migrate it to stdout, or give it a single link)",
+				  path, (unsigned long)st.st_nlink);
+			return -1;
+		}
+		af->keep_owner = 1;
+		af->uid = st.st_uid;
+		af->gid = st.st_gid;
 	}
 	af->path = path;
 	af->mode = mode;
@@ -422,7 +485,15 @@ int atomic_begin(struct atomic_file *af, const char *path, mode_t mode)
 		goto out_free;
 	}
 	sprintf(af->tmp, "%s.gpumend-XXXXXX", real);
+	pending_install();
+	/* no signal between the file's creation and the handler knowing it */
+	pending_block(SIG_BLOCK);
 	af->fd = mkstemp(af->tmp);
+	if (af->fd >= 0 && strlen(af->tmp) < sizeof(pending_tmp)) {
+		strcpy(pending_tmp, af->tmp);
+		pending = 1;
+	}
+	pending_block(SIG_UNBLOCK);
 	if (af->fd < 0) {
 		msg_error("cannot write '%s': cannot create a temporary file: %s",
 			  path, strerror(errno));
@@ -454,10 +525,24 @@ void atomic_abort(struct atomic_file *af)
 		close(af->fd);
 		unlink(af->tmp);
 	}
+	pending = 0;
 	free(af->real);
 	free(af->tmp);
 	memset(af, 0, sizeof(*af));
 	af->fd = -1;
+}
+
+/* Gives the temporary file the owner and group of the file it replaces. */
+static int keep_owner(const struct atomic_file *af)
+{
+	struct stat st;
+
+	if (fstat(af->fd, &st) != 0)
+		return -1;
+	if (st.st_uid == af->uid && st.st_gid == af->gid)
+		return 0;
+	return fchown(af->fd, st.st_uid == af->uid ? (uid_t)-1 : af->uid,
+		      st.st_gid == af->gid ? (gid_t)-1 : af->gid);
 }
 
 int atomic_commit(struct atomic_file *af)
@@ -465,6 +550,15 @@ int atomic_commit(struct atomic_file *af)
 	char *slash;
 	int dfd, saved;
 
+	/* the owner and group first: a change of owner clears setuid bits */
+	if (af->keep_owner && keep_owner(af) != 0) {
+		saved = errno;
+		msg_error("cannot keep the owner and group of '%s' (%lu:%lu): %s; not rewriting it",
+			  af->path, (unsigned long)af->uid,
+			  (unsigned long)af->gid, strerror(saved));
+		atomic_abort(af);
+		return -1;
+	}
 	if (fsync(af->fd) != 0 || fchmod(af->fd, af->mode) != 0) {
 		saved = errno;
 		msg_error("cannot write '%s': %s (the file is unchanged)",
