@@ -25,6 +25,9 @@ struct input {
 	struct stat st;      /* the file when it was opened */
 	int guard;           /* its slot in the SIGBUS guard; -1: none */
 	int changed;         /* input_changed() found it so (and said so) */
+	/* enum utf16_order: the file was UTF-16 with a byte order mark, and
+	 * `text` is its UTF-8 (utf16.h); what is written of it goes back */
+	int utf16;
 };
 
 /* The most read from standard input, a pipe or a device. */

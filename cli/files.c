@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "cli.h"
 #include "msg.h"
+#include "utf16.h"
 
 /* ------------------------------------------------------------------ */
 /* The SIGBUS guard                                                    */
@@ -110,6 +111,48 @@ int input_changed(struct input *in)
 	return changed;
 }
 
+/*
+ * A text in UTF-16 with a byte order mark is turned into UTF-8 (its mark
+ * into UTF-8's), as kubectl reads it; 0, or -1 (said) when it does not
+ * decode.
+ */
+static int input_from_utf16(struct input *in)
+{
+	enum utf16_order order = utf16_detect(in->text, in->len);
+	struct buf utf8;
+	size_t bad_at = 0;
+
+	if (order == UTF16_NONE)
+		return 0;
+	buf_init(&utf8, 0);
+	if (utf16_to_utf8(in->text, in->len, order, &utf8, &bad_at) != 0) {
+		if (bad_at == (size_t)-1)
+			msg_error("out of memory");
+		else
+			msg_error("cannot read '%s': it is UTF-16 (%s byte order mark), and byte %zu starts no character (half a surrogate pair, or an odd byte)",
+				  in->name, order == UTF16_LE ? "little-endian" : "big-endian",
+				  bad_at);
+		buf_free(&utf8);
+		return -1;
+	}
+	if (in->guard >= 0) {
+		guard[in->guard].start = NULL;
+		in->guard = -1;
+	}
+	if (in->mapped)
+		munmap(in->text, in->len);
+	else
+		free(in->text);
+	in->mapped = 0;
+	in->text = buf_detach(&utf8, &in->len);
+	in->utf16 = order;
+	if (!in->text) {
+		msg_error("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 
 int input_read(const char *path, size_t max_bytes, struct input *in)
@@ -160,6 +203,10 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 				input_free(in);
 				return -1;
 			}
+			if (input_from_utf16(in) != 0) {
+				input_free(in);
+				return -1;
+			}
 			return 0;
 		}
 	}
@@ -201,6 +248,10 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 	in->mode = st.st_mode & 07777;
 	if (!in->text || !in->name || (!is_stdin && !in->path)) {
 		msg_error("out of memory");
+		input_free(in);
+		return -1;
+	}
+	if (input_from_utf16(in) != 0) {
 		input_free(in);
 		return -1;
 	}
