@@ -58,6 +58,7 @@ LIB_SRCS += lib/yaml_emit.c
 LIB_SRCS += lib/config_file.c
 LIB_SRCS += lib/json_scan.c
 LIB_SRCS += lib/converge.c
+LIB_SRCS += lib/nul.c
 LIB_SRCS += lib/admission.c
 $(BUILD)/lib/%.o: INCLUDES := -Irules -Ilib
 
@@ -68,6 +69,7 @@ $(BUILD)/certs/%.o: INCLUDES := -Ilib -Icerts
 # cli/: the CLI. Subcommands, files, text patching, diffs, report formats.
 CLI_SRCS += cli/args.c
 CLI_SRCS += cli/files.c
+CLI_SRCS += cli/utf16.c
 CLI_SRCS += cli/stream.c
 CLI_SRCS += cli/text_patch.c
 CLI_SRCS += cli/template_mask.c
@@ -87,6 +89,8 @@ WEBHOOK_SRCS += webhook/log.c
 WEBHOOK_SRCS += webhook/metrics.c
 WEBHOOK_SRCS += webhook/tls.c
 WEBHOOK_SRCS += webhook/server.c
+WEBHOOK_SRCS += webhook/linger.c
+WEBHOOK_SRCS += webhook/mhd_guard.c
 WEBHOOK_MAIN := webhook/main.c
 $(BUILD)/webhook/%.o: INCLUDES := -Irules -Ilib -Iwebhook
 

@@ -6,6 +6,7 @@
 #define GPUMEND_CLI_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "rules.h"
@@ -20,6 +21,13 @@ struct input {
 	mode_t mode;
 	int mapped;          /* text is a read-only mapping of the file */
 	size_t released;     /* pages before this were given back */
+	int fd;              /* a regular file, kept open to watch it; else -1 */
+	struct stat st;      /* the file when it was opened */
+	int guard;           /* its slot in the SIGBUS guard; -1: none */
+	int changed;         /* input_changed() found it so (and said so) */
+	/* enum utf16_order: the file was UTF-16 with a byte order mark, and
+	 * `text` is its UTF-8 (utf16.h); what is written of it goes back */
+	int utf16;
 };
 
 /* The most read from standard input, a pipe or a device. */
@@ -31,6 +39,18 @@ struct input {
  */
 int input_read(const char *path, size_t max_bytes, struct input *in);
 void input_free(struct input *in);
+
+/*
+ * 1 when the file changed since input_read() opened it (truncated,
+ * rewritten, even in place at the same size: its size, modification or
+ * change time differ), so that what was read of it may be a mix of old and
+ * new; then the file's text may hold zeros where it was cut (a mapped file
+ * read past its new end would otherwise kill the process with SIGBUS).
+ * Call it after the text was last read, and before anything is written
+ * from it; it says why in an error naming the file, once. 0 for standard
+ * input and devices.
+ */
+int input_changed(struct input *in);
 
 /*
  * Says that the bytes before `upto` will not be read again, so that the
@@ -53,8 +73,12 @@ int paths_walk(char **paths, int n, path_fn fn, void *arg, int *errors);
 
 /*
  * Replaces the file at `path` with `data` atomically: a temporary file in
- * the same directory, written, fsynced, given the original's mode, renamed
- * over it. The original is never lost. Prints the error and returns -1.
+ * the same directory, written, fsynced, given the original's mode, owner
+ * and group, renamed over it. The original is never lost. A file with
+ * other hard links is refused (a new file would part it from them), and so
+ * is one whose owner and group cannot be kept. SIGTERM, SIGINT or SIGHUP
+ * meanwhile removes the temporary file (and then does what it does).
+ * Prints the error and returns -1.
  */
 int file_write_atomic(const char *path, const char *data, size_t len,
 		      mode_t mode);
@@ -71,6 +95,9 @@ struct atomic_file {
 	char *tmp;
 	int fd;
 	mode_t mode;
+	int keep_owner;      /* the file exists: its owner and group are kept */
+	uid_t uid;
+	gid_t gid;
 };
 int atomic_begin(struct atomic_file *af, const char *path, mode_t mode);
 int atomic_write(struct atomic_file *af, const char *data, size_t len);

@@ -107,10 +107,23 @@ static int lint_chart_finding(void *arg, const struct chart_finding *f)
 			f->severity, f->message, f->pointer);
 }
 
+/* Drops the findings from `from` on. */
+static void lint_drop(struct lint *l, size_t from)
+{
+	while (l->n > from) {
+		struct lint_finding *f = &l->items[--l->n];
+
+		free(f->file);
+		free(f->message);
+		free(f->pointer);
+	}
+}
+
 static int lint_path(void *arg, const char *path)
 {
 	struct lint *l = arg;
 	struct input in;
+	size_t found;
 	struct lint_file lf = { l, NULL, NULL };
 	struct source_error err;
 	/* lint reports; it never rewrites, so the rules say what is wrong
@@ -134,6 +147,7 @@ static int lint_path(void *arg, const char *path)
 	}
 	lf.name = in.name;
 	lf.in = &in;
+	found = l->n;
 	if (kind != CHART_PLAIN) {
 		struct chart_job job = {
 			.cfg = l->cfg, .root = root, .lint = 1,
@@ -145,6 +159,16 @@ static int lint_path(void *arg, const char *path)
 	} else {
 		rc = stream_each(in.text, in.len, l->cfg, &opts, lint_doc, &lf,
 				 &err);
+	}
+	if (input_changed(&in)) {
+		/* findings in a file changed meanwhile may be about a mix of
+		 * old and new: dropped, the file reported instead */
+		lint_drop(l, found);
+		l->bad_input++;
+		rc = lint_add(l, in.name, 0, 0, "input", SEVERITY_ERROR,
+			      "the file changed while it was read", NULL);
+		input_free(&in);
+		return rc;
 	}
 	if (rc != 0) {
 		if (l->oom) {

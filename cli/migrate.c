@@ -15,6 +15,7 @@
 #include "diff.h"
 #include "msg.h"
 #include "text_patch.h"
+#include "utf16.h"
 
 struct migrate {
 	struct config *cfg;
@@ -47,10 +48,34 @@ struct file_run {
 	struct atomic_file af; /* -i: the temporary file, once streaming */
 };
 
+/*
+ * The migrated text as it is written: a file that was UTF-16 goes back
+ * into UTF-16 of its order (utf16.h), in `scratch`. 0, or -1 when out of
+ * memory (said).
+ */
+static int output_text(const struct input *in, const char **data,
+		       size_t *len, struct buf *scratch)
+{
+	if (!in->utf16)
+		return 0;
+	if (utf8_to_utf16(*data ? *data : "", *len,
+			  (enum utf16_order)in->utf16, scratch) != 0) {
+		msg_error("out of memory");
+		return -1;
+	}
+	*data = scratch->data;
+	*len = scratch->len;
+	return 0;
+}
+
 /* Writes out what is held, once the output is too large to hold. */
 static int run_flush(struct file_run *run)
 {
 	struct migrate *m = run->m;
+	struct buf scratch;
+	const char *data;
+	size_t len;
+	int rc = 0;
 
 	if (m->diff || m->json_patch)
 		return 0; /* these need the whole text */
@@ -61,6 +86,9 @@ static int run_flush(struct file_run *run)
 		buf_reset(&run->out);
 		return 0;
 	}
+	/* a file changed under us: what is held may be a mix */
+	if (input_changed(run->in))
+		return -1;
 	if (!run->streaming) {
 		run->streaming = 1;
 		if (m->in_place && run->in->path) {
@@ -70,16 +98,20 @@ static int run_flush(struct file_run *run)
 			printf("# Source: %s\n", run->in->name);
 		}
 	}
-	if (m->in_place && run->in->path) {
-		if (atomic_write(&run->af, run->out.data, run->out.len))
-			return -1;
-	} else if (fwrite(run->out.data, 1, run->out.len, stdout) !=
-		   run->out.len) {
+	buf_init(&scratch, 0);
+	data = run->out.data;
+	len = run->out.len;
+	if (output_text(run->in, &data, &len, &scratch)) {
+		rc = -1;
+	} else if (m->in_place && run->in->path) {
+		rc = atomic_write(&run->af, data, len);
+	} else if (fwrite(data, 1, len, stdout) != len) {
 		msg_error("cannot write the output: short write");
-		return -1;
+		rc = -1;
 	}
+	buf_free(&scratch);
 	buf_reset(&run->out);
-	return 0;
+	return rc;
 }
 
 static void print_finding(const char *file, struct source_doc *doc,
@@ -241,6 +273,11 @@ static int migrate_path(void *arg, const char *path)
 	else
 		rc = stream_each(in.text, in.len, m->cfg, &opts, migrate_doc,
 				 &run, &err);
+	/* what was read of a file changed meanwhile is no basis to write */
+	if (input_changed(&in)) {
+		m->errors++;
+		goto out_free;
+	}
 	if (rc != 0) {
 		if (err.message[0])
 			msg_at(in.name, err.line, err.column, "error",
@@ -266,6 +303,11 @@ static int migrate_path(void *arg, const char *path)
 	if (!run.streaming)
 		run.changed = run.out.len != in.len ||
 			      memcmp(run.out.data, in.text, in.len) != 0;
+	/* the text's last bytes were read just now */
+	if (input_changed(&in)) {
+		m->errors++;
+		goto out_free;
+	}
 	if (run.changed)
 		m->changed++;
 
@@ -309,14 +351,24 @@ static int migrate_path(void *arg, const char *path)
 		    (m->in_place && in.path && run.changed &&
 		     atomic_commit(&run.af)))
 			m->errors++;
-	} else if (m->in_place && in.path) {
-		if (run.changed && file_write_atomic(in.path, run.out.data,
-						     run.out.len, in.mode))
-			m->errors++;
 	} else {
-		if (m->n_inputs > 1 && in.path)
-			printf("# Source: %s\n", in.name);
-		fwrite(run.out.data ? run.out.data : "", 1, run.out.len, stdout);
+		const char *data = run.out.data ? run.out.data : "";
+		size_t len = run.out.len;
+		struct buf scratch;
+
+		buf_init(&scratch, 0);
+		if (output_text(&in, &data, &len, &scratch)) {
+			m->errors++;
+		} else if (m->in_place && in.path) {
+			if (run.changed &&
+			    file_write_atomic(in.path, data, len, in.mode))
+				m->errors++;
+		} else {
+			if (m->n_inputs > 1 && in.path)
+				printf("# Source: %s\n", in.name);
+			fwrite(data, 1, len, stdout);
+		}
+		buf_free(&scratch);
 	}
 out_free:
 	if (run.af.tmp)

@@ -55,28 +55,39 @@ static const char *item_message(const struct report_item *item)
 static int text_write(struct buf *out, const struct report_item *items,
 		      size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct report_item *item = &items[i];
-		int rc;
+	struct buf line;
+	int rc = 0;
 
+	buf_init(&line, 0);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct report_item *item = &items[i];
+		char *text;
+
+		buf_reset(&line);
 		if (item->line > 0 && item->column > 0)
-			rc = buf_printf(out, "%s:%d:%d: ", item_file(item),
+			rc = buf_printf(&line, "%s:%d:%d: ", item_file(item),
 					item->line, item->column);
 		else if (item->line > 0)
-			rc = buf_printf(out, "%s:%d: ", item_file(item),
+			rc = buf_printf(&line, "%s:%d: ", item_file(item),
 					item->line);
 		else
-			rc = buf_printf(out, "%s: ", item_file(item));
+			rc = buf_printf(&line, "%s: ", item_file(item));
 		if (rc != 0 ||
-		    buf_printf(out, "%s: %s", item_severity(item),
-			       item_message(item)) != 0)
-			return -1;
-		if (item->rule && buf_printf(out, " [%s]", item->rule) != 0)
-			return -1;
-		if (buf_putc(out, '\n') != 0)
-			return -1;
+		    buf_printf(&line, "%s: %s", item_severity(item),
+			       item_message(item)) != 0 ||
+		    (item->rule && buf_printf(&line, " [%s]", item->rule) != 0)) {
+			rc = -1;
+			break;
+		}
+		/* one finding, one line: a newline in a file name is shown
+		 * as \n, not written */
+		text = text_escape_controls(buf_detach(&line, NULL));
+		rc = !text || buf_puts(out, text) != 0 ||
+		     buf_putc(out, '\n') != 0 ? -1 : 0;
+		free(text);
 	}
-	return 0;
+	buf_free(&line);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -217,10 +228,11 @@ static const char *sarif_level(const char *severity)
 }
 
 /*
- * Appends `path` as a URI reference: backslashes become slashes, leading
- * "./" go, an absolute path becomes a file: URI, and every byte outside
- * the unreserved characters, the sub-delimiters, '/' and '@' is
- * percent-encoded (':' too, so that "a:b.yaml" is not read as a scheme).
+ * Appends `path` as a URI reference: leading "./" go, an absolute path
+ * becomes a file: URI, and every byte outside the unreserved characters,
+ * the sub-delimiters, '/' and '@' is percent-encoded (':' too, so that
+ * "a:b.yaml" is not read as a scheme; and '\\', which on this system is a
+ * character of the name, not a separator: %5C).
  */
 static int sarif_uri(struct buf *uri, const char *path)
 {
@@ -233,11 +245,11 @@ static int sarif_uri(struct buf *uri, const char *path)
 		if (buf_puts(uri, "file://") != 0)
 			return -1;
 	} else {
-		while (p[0] == '.' && (p[1] == '/' || p[1] == '\\') && p[2])
+		while (p[0] == '.' && p[1] == '/' && p[2])
 			p += 2;
 	}
 	for (; *p; p++) {
-		c = *p == '\\' ? '/' : *p;
+		c = *p;
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		    (c >= '0' && c <= '9') || strchr(keep, c)) {
 			if (buf_putc(uri, (char)c) != 0)

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "config_file.h"
 #include "msg.h"
+#include "nul.h"
 
 struct source_limits cli_limits(const struct config *cfg)
 {
@@ -31,6 +32,30 @@ struct config *cli_load_config(const char *path)
 	return cfg;
 }
 
+/*
+ * After the rules ran on a document whose strings stood encoded (nul.h):
+ * values hold their NUL again, texts for people show \u0000. 0 or -1.
+ */
+static int nul_decode(json_t *json, struct rules_result *result)
+{
+	for (size_t i = 0; i < result->n_ops; i++) {
+		struct patch_op *op = &result->ops[i];
+
+		nul_text_decode(op->path);
+		if (op->from)
+			nul_text_decode(op->from);
+		if (op->value && nul_json_decode(op->value))
+			return -1;
+	}
+	for (size_t i = 0; i < result->n_findings; i++) {
+		nul_text_decode(result->findings[i].pointer);
+		nul_text_decode(result->findings[i].message);
+	}
+	if (result->original && nul_json_decode(result->original))
+		return -1;
+	return nul_json_decode(json);
+}
+
 int stream_each(const char *text, size_t len, const struct config *cfg,
 		const struct rules_options *opts, stream_fn fn, void *arg,
 		struct source_error *err)
@@ -40,7 +65,7 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 	struct source_doc doc;
 	struct rules_result result;
 	struct rules_error rerr;
-	int rc = 0, got;
+	int rc = 0, got, encoded;
 
 	memset(err, 0, sizeof(*err));
 	if (!parser) {
@@ -56,12 +81,20 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 		rules_result_init(&result);
 		if (json_is_object(doc.json)) {
 			sd.ran = 1;
-			if (rules_apply(cfg, opts, doc.json, &result, &rerr)) {
+			/* strings holding NUL: encoded while the rules run */
+			encoded = nul_json_encode(doc.json);
+			if (encoded < 0 ||
+			    rules_apply(cfg, opts, doc.json, &result, &rerr) ||
+			    (encoded && nul_decode(doc.json, &result))) {
 				err->line = doc.line;
 				err->column = 0;
+				if (encoded < 0)
+					snprintf(rerr.pointer, sizeof(rerr.pointer),
+						 "%s", "");
 				snprintf(err->message, sizeof(err->message),
 					 "internal error at '%.80s': %.120s",
-					 rerr.pointer, rerr.message);
+					 rerr.pointer,
+					 encoded < 0 ? "out of memory" : rerr.message);
 				rc = -1;
 			}
 		}

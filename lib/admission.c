@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "buf.h"
 #include "converge.h"
+#include "nul.h"
 
 static const char *const review_versions[] = {
 	"admission.k8s.io/v1",
@@ -408,6 +409,29 @@ static int answer_write(struct admission_outcome *out, const char *api_version,
 	response = json_pack("{s:s, s:b}", "uid", uid, "allowed", a->allowed);
 	if (!response)
 		return -1;
+	/* strings holding NUL were reviewed encoded (nul.h): the uid goes back
+	 * as it came, the texts for people show \u0000 */
+	if (out->nul) {
+		size_t i;
+		json_t *item;
+
+		if (nul_json_decode(json_object_get(response, "uid")))
+			goto out_free;
+		if (a->status_message)
+			nul_text_decode(a->status_message);
+		json_array_foreach(a->warnings, i, item) {
+			char *line = strdup(json_string_value(item));
+
+			if (!line)
+				goto out_free;
+			nul_text_decode(line);
+			rc = json_string_set(item, line);
+			free(line);
+			if (rc)
+				goto out_free;
+			rc = -1;
+		}
+	}
 	if (a->status_code &&
 	    json_object_set_new(response, "status",
 				json_pack("{s:i, s:s}", "code", a->status_code,
@@ -417,6 +441,8 @@ static int answer_write(struct admission_outcome *out, const char *api_version,
 		patch_text = json_text_new(a->patch, JSON_COMPACT);
 		if (!patch_text)
 			goto out_free;
+		if (out->nul)
+			nul_text_decode(patch_text);
 		patch_b64 = admission_base64((const unsigned char *)patch_text,
 					     strlen(patch_text));
 		if (!patch_b64 ||
@@ -1110,6 +1136,23 @@ out_clear:
 	return rc;
 }
 
+/* The texts of an outcome for a body with NUL: each NUL shows as \u0000. */
+static void nul_outcome_show(struct admission_outcome *out)
+{
+	char *fields[] = { out->uid, out->api_version, out->operation,
+			   out->kind, out->namespace_name, out->name,
+			   out->owner };
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (fields[i])
+			nul_text_decode(fields[i]);
+	nul_text_decode(out->error);
+	if (out->body && out->http_status != 200) {
+		nul_text_decode(out->body);
+		out->body_len = strlen(out->body);
+	}
+}
+
 int admission_review(const struct config *cfg, const char *body, size_t len,
 		     struct admission_outcome *out)
 {
@@ -1124,10 +1167,18 @@ int admission_review_filtered(const struct config *cfg,
 	json_error_t jerr;
 	json_t *review, *request;
 	const char *api_version, *kind, *uid;
+	char *encoded = NULL;
 	int rc = -1, skeleton = 0, depth = 0, shallow;
-	unsigned skip;
-	unsigned rules = filter ? json_scan_filter_rules(filter, body, len) : 0;
+	unsigned skip, rules;
 
+	/* strings holding NUL are reviewed encoded (nul.h), on either path */
+	if (nul_text_has(body, len)) {
+		if (!(encoded = nul_text_encode(body, len, &len)))
+			return -1;
+		body = encoded;
+		out->nul = 1;
+	}
+	rules = filter ? json_scan_filter_rules(filter, body, len) : 0;
 	/* nothing for any rule: the skeleton is enough */
 	if (filter && !rules &&
 	    (review = json_scan_skeleton(filter, body, len, cfg->max_depth)))
@@ -1138,9 +1189,11 @@ int admission_review_filtered(const struct config *cfg,
 	skip = filter && depth > 0 ? ~rules : 0;
 	/* the object is two levels down: within the limit when all is */
 	shallow = skeleton || (depth > 0 && depth - 2 <= cfg->max_depth);
-	if (!review)
-		return answer_plain(out, "malformed JSON at line %d, column %d: %s",
-				    jerr.line, jerr.column, jerr.text);
+	if (!review) {
+		rc = answer_plain(out, "malformed JSON at line %d, column %d: %s",
+				  jerr.line, jerr.column, jerr.text);
+		goto out_free;
+	}
 	if (!json_is_object(review)) {
 		rc = answer_plain(out, "the body is not a JSON object");
 		goto out_free;
@@ -1180,6 +1233,9 @@ int admission_review_filtered(const struct config *cfg,
 out_free:
 	/* the request's values, made in the review's scope when there is one */
 	json_arena_drop(review);
+	free(encoded);
+	if (!rc && out->nul)
+		nul_outcome_show(out);
 	if (rc) {
 		free(out->body);
 		out->body = NULL;

@@ -35,6 +35,9 @@
  *   null, an internal failure): allowed per cfg->failure_allow, with a
  *   warning (allowed) or the status message (denied) saying why.
  * A body with no readable uid gets HTTP 400 and a plain-text message.
+ * Strings holding NUL ("\u0000") are reviewed like any other (see nul.h):
+ * the patch and response.uid keep the NUL, warnings and messages show it
+ * as \u0000.
  */
 #ifndef GPUMEND_ADMISSION_H
 #define GPUMEND_ADMISSION_H
@@ -90,6 +93,11 @@ struct admission_outcome {
 	size_t n_warnings;
 	enum admission_failure failure;
 	char error[512];                 /* why it failed, when it did */
+	/*
+	 * The body had strings holding NUL: they were reviewed encoded
+	 * (nul.h), and every text above shows each NUL as \u0000.
+	 */
+	int nul;
 };
 
 /* Prepares an empty outcome. */

@@ -68,6 +68,125 @@ struct source_parser {
 	int over_cap;               /* a document outgrew max_document_bytes */
 };
 
+/* ------------------------------------------------------------------ */
+/* Surrogate pairs                                                     */
+
+/*
+ * JSON writes a character past U+FFFF as a surrogate pair of escapes,
+ * "\ud83d\ude00"; kubectl reads it, but libyaml refuses each half as an
+ * invalid character. So libyaml is given each such pair with two of its
+ * hex digits changed, byte for byte as long, so that every position stays
+ * true: the high half \uD8xx-\uDBxx becomes \uE8xx-\uEBxx (D to E, in
+ * its case) and the low half \uDCxx-\uDFxx becomes \uF0xx-\uF7xx (D to F;
+ * the digit C-F, in its case, to 0-7); both are private-use characters.
+ * In a double-quoted scalar, libyaml decodes them to two characters that
+ * pairs_fix() joins into the one the pair stands for; elsewhere (plain,
+ * single-quoted, block scalars) the escape is text, which pairs_fix()
+ * turns back as it was written. The one input read otherwise: a character
+ * U+E800-U+EBFF followed at once by one of U+F000-U+F7FF, in a double-quoted
+ * scalar, is read as the character such a pair encodes.
+ */
+
+static int hex_digit(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
+/* 1 when t[0..12) is a surrogate pair of \u escapes. */
+static int pair_at(const unsigned char *t)
+{
+	return t[0] == '\\' && t[1] == 'u' && (t[2] == 'd' || t[2] == 'D') &&
+	       strchr("89abAB", t[3]) && t[3] && hex_digit(t[4]) &&
+	       hex_digit(t[5]) && t[6] == '\\' && t[7] == 'u' &&
+	       (t[8] == 'd' || t[8] == 'D') && strchr("cdefCDEF", t[9]) &&
+	       t[9] && hex_digit(t[10]) && hex_digit(t[11]);
+}
+
+/* Changes, in buffer[0..n) holding text[from..from+n), the digits of the
+ * surrogate pairs of escapes there (see above). */
+static void pairs_patch(const struct source_parser *p, unsigned char *buffer,
+			size_t from, size_t n)
+{
+	const unsigned char *t = (const unsigned char *)p->text;
+	size_t o = from >= 11 ? from - 11 : 0;
+
+	while (o < from + n) {
+		const unsigned char *hit = memchr(t + o, '\\', from + n - o);
+		size_t before = 0, at;
+
+		if (!hit)
+			break;
+		at = (size_t)(hit - t);
+		o = at + 1;
+		if (at + 12 > p->len || !pair_at(hit))
+			continue;
+		/* an escaped backslash starts no escape */
+		while (at - before > 0 && t[at - before - 1] == '\\')
+			before++;
+		if (before % 2)
+			continue;
+		if (at + 2 >= from && at + 2 < from + n)
+			buffer[at + 2 - from] = t[at + 2] == 'd' ? 'e' : 'E';
+		if (at + 8 >= from && at + 8 < from + n)
+			buffer[at + 8 - from] = t[at + 8] == 'd' ? 'f' : 'F';
+		if (at + 9 >= from && at + 9 < from + n)
+			buffer[at + 9 - from] =
+				(unsigned char)('0' + (strchr("CDEFcdef", t[at + 9]) -
+						       "CDEFcdef"));
+		o = at + 12;
+	}
+}
+
+/*
+ * Undoes pairs_patch() in a scalar's value, in place: the two characters
+ * of a double-quoted pair become the one they stand for, and the text of
+ * an escape is written back. Returns the new length.
+ */
+static size_t pairs_fix(unsigned char *v, size_t len)
+{
+	size_t i = 0, o = 0;
+
+	while (i < len) {
+		if (i + 6 <= len && v[i] == 0xEE && v[i + 1] >= 0xA0 &&
+		    v[i + 1] <= 0xAF && v[i + 3] == 0xEF && v[i + 4] >= 0x80 &&
+		    v[i + 4] <= 0x9F) {
+			/* U+E800 + h, U+F000 + (k << 8) + y: the pair
+			 * \uD800 + h, \uDC00 + ((k & 3) << 8) + y */
+			unsigned long high = ((unsigned long)(v[i + 1] & 0x3F) << 6 |
+					      (v[i + 2] & 0x3Fu)) - 0x800,
+				      low = (unsigned long)(v[i + 4] & 0x3F) << 6 |
+					    (v[i + 5] & 0x3Fu),
+				      c = 0x10000UL + (high << 10) +
+					  ((low >> 8 & 3) << 8) + (low & 0xFF);
+
+			v[o++] = (unsigned char)(0xF0 | c >> 18);
+			v[o++] = (unsigned char)(0x80 | (c >> 12 & 0x3F));
+			v[o++] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+			v[o++] = (unsigned char)(0x80 | (c & 0x3F));
+			i += 6;
+			continue;
+		}
+		if (i + 12 <= len && v[i] == '\\' && v[i + 1] == 'u' &&
+		    (v[i + 2] == 'e' || v[i + 2] == 'E') && v[i + 3] &&
+		    strchr("89abAB", v[i + 3]) && hex_digit(v[i + 4]) &&
+		    hex_digit(v[i + 5]) && v[i + 6] == '\\' &&
+		    v[i + 7] == 'u' && (v[i + 8] == 'f' || v[i + 8] == 'F') &&
+		    v[i + 9] >= '0' && v[i + 9] <= '7' &&
+		    hex_digit(v[i + 10]) && hex_digit(v[i + 11])) {
+			memmove(v + o, v + i, 12);
+			v[o + 2] = v[i + 2] == 'e' ? 'd' : 'D';
+			v[o + 8] = v[i + 8] == 'f' ? 'd' : 'D';
+			v[o + 9] = (unsigned char)"CDEFcdef"[v[i + 9] - '0'];
+			o += 12;
+			i += 12;
+			continue;
+		}
+		v[o++] = v[i++];
+	}
+	return o;
+}
+
 /*
  * Feeds libyaml from the text, refusing to go further once the current
  * document is larger than the cap: libyaml holds a scalar whole before it
@@ -89,6 +208,7 @@ static int read_handler(void *data, unsigned char *buffer, size_t size,
 	if (n > size)
 		n = size;
 	memcpy(buffer, p->text + p->read_pos, n);
+	pairs_patch(p, buffer, p->read_pos, n);
 	p->read_pos += n;
 	*size_read = n;
 	return 1;
@@ -901,6 +1021,9 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			}
 			goto out_fail;
 		}
+		if (ev.type == YAML_SCALAR_EVENT)
+			ev.data.scalar.length = pairs_fix(ev.data.scalar.value,
+							  ev.data.scalar.length);
 		switch (ev.type) {
 		case YAML_STREAM_START_EVENT:
 		case YAML_NO_EVENT:

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -60,6 +61,15 @@ static const char usage[] =
 	"  --log-level LEVEL           debug, info, warn or error (default info)\n"
 	"  --max-body BYTES            request body cap, e.g. 7Mi (default 7Mi)\n"
 	"  --connection-timeout SECS   idle connection timeout (default 30)\n"
+	"  --header-timeout SECS       a new connection must send its first request\n"
+	"                              head (handshake included) within this time\n"
+	"                              (default 10; 0: no such deadline)\n"
+	"  --max-connections N         connections held at once; past it the oldest\n"
+	"                              that has sent no whole request head is closed\n"
+	"                              (default 4096)\n"
+	"  --max-connections-per-address N\n"
+	"                              connections from one client address (default\n"
+	"                              256); more are refused\n"
 	"  --drain-timeout SECS        how long shutdown waits for requests (default 20)\n"
 	"  --threads N                 server threads (default: one per CPU)\n"
 	"  --client-ca FILE            require a client certificate signed by these\n"
@@ -70,9 +80,10 @@ static const char usage[] =
 	"\n"
 	"Each option can also come from the environment: GPUMEND_LISTEN,\n"
 	"GPUMEND_TLS_CERT, GPUMEND_TLS_KEY, GPUMEND_CONFIG, GPUMEND_LOG_LEVEL,\n"
-	"GPUMEND_MAX_BODY, GPUMEND_CONNECTION_TIMEOUT, GPUMEND_DRAIN_TIMEOUT,\n"
-	"GPUMEND_THREADS, GPUMEND_CLIENT_CA; options given on the command line\n"
-	"win.\n"
+	"GPUMEND_MAX_BODY, GPUMEND_CONNECTION_TIMEOUT, GPUMEND_HEADER_TIMEOUT,\n"
+	"GPUMEND_MAX_CONNECTIONS, GPUMEND_MAX_CONNECTIONS_PER_ADDRESS,\n"
+	"GPUMEND_DRAIN_TIMEOUT, GPUMEND_THREADS, GPUMEND_CLIENT_CA; options given\n"
+	"on the command line win.\n"
 	"\n"
 	"The certificate, key and config files are re-read when they change, and on\n"
 	"SIGHUP; a broken new certificate pair or config is refused and the one in use\n"
@@ -86,6 +97,9 @@ struct options {
 	const char *log_level;
 	const char *max_body;
 	const char *connection_timeout;
+	const char *header_timeout;
+	const char *max_connections;
+	const char *max_per_address;
 	const char *drain_timeout;
 	const char *threads;
 	const char *client_ca;
@@ -108,6 +122,13 @@ static const struct option_spec option_specs[] = {
 	{ "--max-body", NULL, "GPUMEND_MAX_BODY", offsetof(struct options, max_body) },
 	{ "--connection-timeout", NULL, "GPUMEND_CONNECTION_TIMEOUT",
 	  offsetof(struct options, connection_timeout) },
+	{ "--header-timeout", NULL, "GPUMEND_HEADER_TIMEOUT",
+	  offsetof(struct options, header_timeout) },
+	{ "--max-connections", NULL, "GPUMEND_MAX_CONNECTIONS",
+	  offsetof(struct options, max_connections) },
+	{ "--max-connections-per-address", NULL,
+	  "GPUMEND_MAX_CONNECTIONS_PER_ADDRESS",
+	  offsetof(struct options, max_per_address) },
 	{ "--drain-timeout", NULL, "GPUMEND_DRAIN_TIMEOUT",
 	  offsetof(struct options, drain_timeout) },
 	{ "--threads", NULL, "GPUMEND_THREADS", offsetof(struct options, threads) },
@@ -673,6 +694,59 @@ out_fail:
 	return NULL;
 }
 
+/*
+ * A whole-number option in [min, max]: `text` (NULL when not given, then
+ * `fallback`) into *out. 0, or -1 when it is not one (said).
+ */
+static int option_unsigned(const char *flag, const char *text, long long min,
+			   long long max, unsigned fallback, unsigned *out)
+{
+	long long number;
+
+	*out = fallback;
+	if (!text)
+		return 0;
+	if (parse_number(flag, text, 0, min, max, &number))
+		return -1;
+	*out = (unsigned)number;
+	return 0;
+}
+
+/*
+ * Raises the soft limit on open descriptors towards what the connection
+ * limit needs (container runtimes often start processes at 1024); when the
+ * hard limit does not allow it, lowers the connection limit to fit, with a
+ * warning. Returns the soft limit in force.
+ */
+static long long fd_limit_raise(struct server_options *sopts)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)sopts->max_connections + SERVER_FD_RESERVE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ?
+			      want : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		unsigned fit = rl.rlim_cur > 2 * SERVER_FD_RESERVE ?
+			       (unsigned)(rl.rlim_cur - SERVER_FD_RESERVE) :
+			       (unsigned)(rl.rlim_cur / 2);
+
+		log_error_event(LOG_LEVEL_WARN, "connection limit lowered",
+				"%u connections need %llu descriptors, and the limit is %llu: at most %u connections",
+				sopts->max_connections, (unsigned long long)want,
+				(unsigned long long)rl.rlim_cur, fit);
+		sopts->max_connections = fit;
+	}
+	if (sopts->max_per_address > sopts->max_connections)
+		sopts->max_per_address = sopts->max_connections;
+	return rl.rlim_cur == RLIM_INFINITY ? -1 : (long long)rl.rlim_cur;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -685,6 +759,7 @@ int main(int argc, char **argv)
 	char err[1024], listen_text[80];
 	sigset_t signals;
 	int signal_fd = -1, rc, status = 1, signo;
+	long long fd_limit;
 	long left = 0;
 
 	msg_set_program("gpumend-webhook");
@@ -719,13 +794,17 @@ int main(int argc, char **argv)
 			return 2;
 		sopts.max_body = (size_t)number;
 	}
-	sopts.connection_timeout = 30;
-	if (o.connection_timeout) {
-		if (parse_number("--connection-timeout", o.connection_timeout,
-				 0, 1, 3600, &number))
-			return 2;
-		sopts.connection_timeout = (unsigned)number;
-	}
+	if (option_unsigned("--connection-timeout", o.connection_timeout, 1,
+			    3600, 30, &sopts.connection_timeout) ||
+	    option_unsigned("--header-timeout", o.header_timeout, 0, 3600,
+			    SERVER_HEADER_TIMEOUT_DEFAULT, &sopts.header_timeout) ||
+	    option_unsigned("--max-connections", o.max_connections, 1, 1000000,
+			    SERVER_MAX_CONNECTIONS_DEFAULT,
+			    &sopts.max_connections) ||
+	    option_unsigned("--max-connections-per-address", o.max_per_address,
+			    1, 1000000, SERVER_MAX_PER_ADDRESS_DEFAULT,
+			    &sopts.max_per_address))
+		return 2;
 	if (o.drain_timeout &&
 	    parse_number("--drain-timeout", o.drain_timeout, 0, 0, 3600,
 			 &drain_timeout))
@@ -740,6 +819,8 @@ int main(int argc, char **argv)
 	if (o.client_ca && !(client_ca = read_client_ca(o.client_ca)))
 		return 2;
 	sopts.client_ca_pem = client_ca;
+
+	fd_limit = fd_limit_raise(&sopts);
 
 	metrics_reset();
 	/* every thread started from here inherits the blocked signals */
@@ -784,11 +865,16 @@ int main(int argc, char **argv)
 	format_listen(&sopts, server_port(st.server), listen_text,
 		      sizeof(listen_text));
 	log_event(LOG_LEVEL_INFO, "started",
-		  json_pack("{s:s, s:s, s:i, s:I, s:i, s:I, s:o*, s:o*, s:o*}",
+		  json_pack("{s:s, s:s, s:i, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:o*, s:o*, s:o*}",
 			    "version", GPUMEND_VERSION, "listen", listen_text,
 			    "threads", (int)sopts.threads,
 			    "max_body", (json_int_t)sopts.max_body,
 			    "connection_timeout", (int)sopts.connection_timeout,
+			    "header_timeout", (int)sopts.header_timeout,
+			    "max_connections", (json_int_t)sopts.max_connections,
+			    "max_connections_per_address",
+			    (json_int_t)sopts.max_per_address,
+			    "fd_limit", (json_int_t)fd_limit,
 			    "drain_timeout", (json_int_t)drain_timeout,
 			    "tls_cert", log_string(o.tls_cert),
 			    "tls_key", log_string(o.tls_key),

@@ -28,6 +28,7 @@ enum metrics_error {
 	METRICS_ERROR_BAD_REQUEST,   /* unreadable review, wrong types */
 	METRICS_ERROR_INTERNAL,      /* engine failure, out of memory */
 	METRICS_ERROR_TIMEOUT,       /* request too slow: connection closed */
+	METRICS_ERROR_EVICTED,       /* over the connection limit: an idle one closed */
 	METRICS_ERROR_COUNT
 };
 

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,16 +23,29 @@
 #include "admission.h"
 #include "arena.h"
 #include "buf.h"
+#include "linger.h"
 #include "log.h"
 #include "metrics.h"
 #include "server.h"
 
-/* Simultaneous connections accepted. */
-#define SERVER_MAX_CONNECTIONS 1024
+/*
+ * libmicrohttpd's own connection limit lies above ours by this much (and
+ * an eighth), so that it keeps accepting while the oldest idle connection
+ * is closed to make room (see watch_add).
+ */
+#define SERVER_CONNECTION_SLACK 64
 /* Request bodies held at once, in units of max_body: bounds memory. */
 #define SERVER_BODY_BUDGET_FACTOR 8
 /* Largest /metrics page. */
 #define METRICS_PAGE_MAX ((size_t)1 << 20)
+/*
+ * Connections answered before their body was read are drained before
+ * they are closed (linger.h): this many at once, each at most this long
+ * and this many times --max-body.
+ */
+#define LINGER_MAX 128
+#define LINGER_MS 2000
+#define LINGER_BODIES 4
 
 /* A configuration shared by the requests that started under it. */
 struct config_ref {
@@ -55,23 +70,39 @@ struct server {
 	size_t body_budget;
 	MHD_socket quiesced_socket;
 
-	/* connections and when their current request began (see server_sweep) */
+	/* the open connections, oldest first (see server_sweep, watch_add) */
 	pthread_mutex_t conns_lock;
-	struct conn_watch *conns;
+	struct conn_watch *conns, *conns_tail;
+	unsigned n_conns;               /* in the list */
+	unsigned n_shut;                /* of them, shut down and closing */
 	atomic_int trim_wanted;         /* requests completed since the sweep */
+	struct linger_set *linger;      /* early answers, drained on close */
 };
 
 /*
- * A connection, watched so that a request trickling in (slowloris: one
- * header byte at a time keeps libmicrohttpd's idle timeout from firing)
- * still has to arrive whole within the connection timeout.
+ * A connection, watched so that
+ * - its first request head arrives within the header timeout of the
+ *   accept (a client that connects and sends nothing, or only part of a
+ *   handshake, holds a connection for that long at most);
+ * - a request trickling in (slowloris: one header byte at a time keeps
+ *   libmicrohttpd's idle timeout from firing) still has to arrive whole
+ *   within the connection timeout;
+ * - the oldest idle connection makes room when the limit is reached;
+ * - a drain knows which connections are idle, and which still owe an
+ *   answer.
+ * Reached from the connection through its tls_conn (tls_conn_owner).
+ * Fields other than `connection` and `fd` are under conns_lock.
  */
 struct conn_watch {
 	struct MHD_Connection *connection;
 	MHD_socket fd;
-	struct timespec since;   /* connected, or last request completed */
+	struct timespec opened;  /* accepted */
+	struct timespec since;   /* accepted, or last request completed */
+	unsigned requests;       /* request heads read whole */
+	int active;              /* a request under way, from its request line */
 	int shut;
-	struct conn_watch *next;
+	int linger;              /* answered before its body: drain on close */
+	struct conn_watch *prev, *next;
 };
 
 /* One HTTP request, from its headers to its completion. */
@@ -85,10 +116,15 @@ struct request {
 	int too_large;                  /* body dropped: 413 or 503 to answer */
 	int rejected;                   /* connection dropped */
 	int logged;                     /* its log line is written */
+	int early;                      /* in the first call: no body read yet */
+	int must_close;                 /* the connection ends after the answer */
 };
 
-static void watch_update(struct server *srv, struct MHD_Connection *connection,
-			 int closed);
+static void watch_head(struct server *srv, struct MHD_Connection *connection);
+static void watch_done(struct server *srv, struct MHD_Connection *connection);
+static void watch_set_linger(struct server *srv,
+			     struct MHD_Connection *connection);
+static int body_announced(struct MHD_Connection *connection);
 
 static double elapsed_ms(const struct timespec *since)
 {
@@ -217,7 +253,7 @@ static enum MHD_Result respond(struct server *srv,
 				"no-store");
 	if (allow)
 		MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
-	if (atomic_load(&srv->draining))
+	if (atomic_load(&srv->draining) || req->must_close)
 		MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION,
 					"close");
 	ret = MHD_queue_response(connection, (unsigned)status, response);
@@ -225,6 +261,10 @@ static enum MHD_Result respond(struct server *srv,
 	if (ret == MHD_YES) {
 		req->status = status;
 		metrics_count_request(req->path, status);
+		/* answered before a body it announced: the body is still to
+		 * come, and the connection is drained on close (linger.h) */
+		if (req->early && body_announced(connection))
+			watch_set_linger(srv, connection);
 	}
 	return ret;
 }
@@ -547,6 +587,14 @@ static enum MHD_Result route(struct server *srv,
 	size_t length = 0;
 	int has_length;
 
+	/* RFC 9112 6.1: with both, chunked wins over the Content-Length, and
+	 * the connection must be closed after the answer (what a proxy on
+	 * the way made of such a message is in doubt: request smuggling) */
+	if (MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_TRANSFER_ENCODING) &&
+	    MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_CONTENT_LENGTH))
+		req->must_close = 1;
 	if (req->path == METRICS_PATH_OTHER)
 		return reject(srv, connection, req, method, url, 404,
 			      "not found", NULL);
@@ -608,6 +656,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 {
 	struct server *srv = cls;
 	struct request *req = *req_cls;
+	enum MHD_Result ret;
 
 	(void)version;
 	if (!req) {
@@ -626,9 +675,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 		else
 			req->path = METRICS_PATH_OTHER;
 		*req_cls = req;
+		watch_head(srv, connection);
 		atomic_fetch_add(&srv->in_flight, 1);
 		metrics_add_in_flight(1);
-		return route(srv, connection, req, url, method);
+		req->early = 1;
+		ret = route(srv, connection, req, url, method);
+		req->early = 0;
+		return ret;
 	}
 	if (req->status) {
 		/* answered already: the rest of the body is not wanted */
@@ -696,7 +749,7 @@ static void request_completed(void *cls, struct MHD_Connection *connection,
 
 	if (!req)
 		return;
-	watch_update(srv, connection, 0);
+	watch_done(srv, connection);
 	if (!req->logged && log_enabled(LOG_LEVEL_DEBUG)) {
 		/* probes and scrapes: only worth a line when debugging */
 		char remote[64];
@@ -726,7 +779,52 @@ static void request_completed(void *cls, struct MHD_Connection *connection,
 	atomic_fetch_sub(&srv->in_flight, 1);
 }
 
-static void watch_add(struct server *srv, struct MHD_Connection *connection)
+/* The watch of a connection; NULL when it has none. */
+static struct conn_watch *watch_of(struct MHD_Connection *connection)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return info ? tls_conn_owner(info->socket_context) : NULL;
+}
+
+/* Shuts a connection down: libmicrohttpd sees it end and closes it (the
+ * fd stays open until it does, and it tells us before). Under the lock. */
+static void watch_shut(struct server *srv, struct conn_watch *w)
+{
+	shutdown(w->fd, SHUT_RDWR);
+	w->shut = 1;
+	srv->n_shut++;
+}
+
+/*
+ * Over the connection limit: the oldest connection that has not sent a
+ * whole request head yet (nothing, a part of a handshake, a request line
+ * and no more: no request of it is being served), else the oldest idle
+ * kept-alive one, else the newest (the one just accepted) is closed. A
+ * flood of connections that send nothing, or never finish, so ages out
+ * instead of starving the API server's. Under the lock.
+ */
+static void watch_make_room(struct server *srv, struct conn_watch *newest)
+{
+	struct conn_watch *w, *idle = NULL;
+
+	for (w = srv->conns; w; w = w->next) {
+		if (w->shut || w == newest)
+			continue;
+		if (!w->requests)
+			break;
+		if (!w->active && !idle)
+			idle = w;
+	}
+	if (!w)
+		w = idle ? idle : newest;
+	watch_shut(srv, w);
+	metrics_count_error(METRICS_ERROR_EVICTED);
+}
+
+static void watch_add(struct server *srv, struct MHD_Connection *connection,
+		      struct tls_conn *tls)
 {
 	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
 		connection, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -736,60 +834,168 @@ static void watch_add(struct server *srv, struct MHD_Connection *connection)
 		return; /* unwatched: the idle timeout still applies */
 	w->connection = connection;
 	w->fd = info->connect_fd;
-	clock_gettime(CLOCK_MONOTONIC, &w->since);
+	clock_gettime(CLOCK_MONOTONIC, &w->opened);
+	w->since = w->opened;
+	tls_conn_set_owner(tls, w);
 	pthread_mutex_lock(&srv->conns_lock);
-	w->next = srv->conns;
-	srv->conns = w;
+	w->prev = srv->conns_tail;
+	if (srv->conns_tail)
+		srv->conns_tail->next = w;
+	else
+		srv->conns = w;
+	srv->conns_tail = w;
+	srv->n_conns++;
+	if (srv->n_conns - srv->n_shut > srv->opts.max_connections)
+		watch_make_room(srv, w);
 	pthread_mutex_unlock(&srv->conns_lock);
 }
 
-/* Restarts the clock of a connection (its request is done), or forgets
- * it (closed). */
-static void watch_update(struct server *srv, struct MHD_Connection *connection,
-			 int closed)
+/* Forgets a connection that closes; 1 when it is to be drained first
+ * (answered before its body, and not shut by us). */
+static int watch_remove(struct server *srv, struct conn_watch *w)
 {
-	struct conn_watch **at;
+	int linger;
 
 	pthread_mutex_lock(&srv->conns_lock);
-	for (at = &srv->conns; *at; at = &(*at)->next) {
-		struct conn_watch *w = *at;
-
-		if (w->connection != connection)
-			continue;
-		if (closed) {
-			*at = w->next;
-			free(w);
-		} else {
-			clock_gettime(CLOCK_MONOTONIC, &w->since);
-		}
-		break;
-	}
+	linger = w->linger && !w->shut;
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		srv->conns = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	else
+		srv->conns_tail = w->prev;
+	srv->n_conns--;
+	if (w->shut)
+		srv->n_shut--;
 	pthread_mutex_unlock(&srv->conns_lock);
+	free(w);
+	return linger;
+}
+
+/* A request line has come: a request is under way on the connection. */
+static void *uri_logged(void *cls, const char *uri,
+			struct MHD_Connection *connection)
+{
+	struct server *srv = cls;
+	struct conn_watch *w = watch_of(connection);
+
+	(void)uri;
+	if (w) {
+		pthread_mutex_lock(&srv->conns_lock);
+		w->active = 1;
+		pthread_mutex_unlock(&srv->conns_lock);
+	}
+	return NULL; /* the request's state is made by the first call */
+}
+
+/* The request's head is whole (the handler's first call). */
+static void watch_head(struct server *srv, struct MHD_Connection *connection)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	w->requests++;
+	w->active = 1;
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+/* The request is done: the connection is idle, its clock restarts. */
+static void watch_done(struct server *srv, struct MHD_Connection *connection)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	w->active = 0;
+	clock_gettime(CLOCK_MONOTONIC, &w->since);
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+/* The connection's answer comes before its body: see linger.h. */
+static void watch_set_linger(struct server *srv,
+			     struct MHD_Connection *connection)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	w->linger = 1;
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+/* 1 when the request announces a body (Content-Length > 0, or chunked). */
+static int body_announced(struct MHD_Connection *connection)
+{
+	const char *length = MHD_lookup_connection_value(
+		connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	if (MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_TRANSFER_ENCODING))
+		return 1;
+	if (!length)
+		return 0;
+	while (*length == '0')
+		length++;
+	return *length != '\0';
+}
+
+/* 1 when bytes wait unread on the connection's socket (a request coming). */
+static int input_pending(MHD_socket fd)
+{
+	int n = 0;
+
+	return ioctl(fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+/*
+ * Shuts down the connections past their deadlines; while draining, also
+ * the idle kept-alive ones. Returns the connections still open.
+ */
+static unsigned sweep(struct server *srv, int draining)
+{
+	double limit = 1000.0 * srv->opts.connection_timeout;
+	double head_limit = 1000.0 * srv->opts.header_timeout;
+	unsigned open;
+
+	pthread_mutex_lock(&srv->conns_lock);
+	for (struct conn_watch *w = srv->conns; w; w = w->next) {
+		if (w->shut)
+			continue;
+		if (!w->requests && srv->opts.header_timeout &&
+		    elapsed_ms(&w->opened) > head_limit) {
+			/* no request head within the header timeout */
+			watch_shut(srv, w);
+			metrics_count_error(METRICS_ERROR_TIMEOUT);
+		} else if (srv->opts.connection_timeout &&
+			   elapsed_ms(&w->since) > limit) {
+			watch_shut(srv, w);
+			metrics_count_error(METRICS_ERROR_TIMEOUT);
+		} else if (draining && w->requests && !w->active &&
+			   !input_pending(w->fd)) {
+			/* kept alive, idle: nothing is owed on it */
+			watch_shut(srv, w);
+		}
+	}
+	open = srv->n_conns;
+	pthread_mutex_unlock(&srv->conns_lock);
+	return open;
 }
 
 void server_sweep(struct server *srv)
 {
-	double limit = 1000.0 * srv->opts.connection_timeout;
-
 	if (!srv)
 		return;
 	/* after requests, give what they left with the allocator back to the
 	 * system (a burst of large reviews would otherwise stay resident) */
 	if (atomic_exchange(&srv->trim_wanted, 0))
 		malloc_trim(0);
-	if (!srv->opts.connection_timeout)
-		return;
-	pthread_mutex_lock(&srv->conns_lock);
-	for (struct conn_watch *w = srv->conns; w; w = w->next) {
-		if (w->shut || elapsed_ms(&w->since) <= limit)
-			continue;
-		/* libmicrohttpd sees the connection end and closes it; the fd
-		 * stays open until it does, and it tells us before */
-		shutdown(w->fd, SHUT_RDWR);
-		w->shut = 1;
-		metrics_count_error(METRICS_ERROR_TIMEOUT);
-	}
-	pthread_mutex_unlock(&srv->conns_lock);
+	sweep(srv, atomic_load(&srv->draining));
 }
 
 static void notify_connection(void *cls, struct MHD_Connection *connection,
@@ -800,9 +1006,16 @@ static void notify_connection(void *cls, struct MHD_Connection *connection,
 
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		*socket_context = tls_conn_new(srv->tls);
-		watch_add(srv, connection);
+		if (*socket_context)
+			watch_add(srv, connection, *socket_context);
 	} else {
-		watch_update(srv, connection, 1);
+		struct conn_watch *w = tls_conn_owner(*socket_context);
+		MHD_socket fd = w ? w->fd : MHD_INVALID_SOCKET;
+
+		/* libmicrohttpd closes the socket next: a duplicate keeps it
+		 * open for the drain (epoll forgets it: MHD removes it) */
+		if (w && watch_remove(srv, w))
+			linger_add(srv->linger, fcntl(fd, F_DUPFD_CLOEXEC, 0));
 		tls_conn_free(*socket_context);
 		*socket_context = NULL;
 	}
@@ -865,6 +1078,11 @@ struct server *server_start(const struct server_options *opts,
 		snprintf(err, errlen, "out of memory");
 		goto out_free;
 	}
+	if (!(srv->linger = linger_new(LINGER_MAX, LINGER_MS,
+				       LINGER_BODIES * opts->max_body))) {
+		snprintf(err, errlen, "cannot start a thread");
+		goto out_free;
+	}
 	if (opts->address.ss_family == AF_INET6) {
 		const struct sockaddr_in6 *v6 = (const void *)&opts->address;
 
@@ -890,7 +1108,11 @@ struct server *server_start(const struct server_options *opts,
 		MHD_OPTION_HTTPS_CERT_CALLBACK, tls_certificate_callback,
 		MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES,
 		MHD_OPTION_CONNECTION_TIMEOUT, opts->connection_timeout,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVER_MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_LIMIT,
+		opts->max_connections + opts->max_connections / 8 +
+		SERVER_CONNECTION_SLACK,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, opts->max_per_address,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_logged, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, request_completed, srv,
 		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, srv,
 		MHD_OPTION_ARRAY, pool,
@@ -906,6 +1128,7 @@ struct server *server_start(const struct server_options *opts,
 	metrics_set_ready(1);
 	return srv;
 out_free:
+	linger_free(srv->linger);
 	config_ref_put(srv->config);
 	pthread_mutex_destroy(&srv->config_lock);
 	free(srv);
@@ -935,18 +1158,28 @@ void server_quiesce(struct server *server)
 int server_drain(struct server *server, unsigned timeout_ms, long *left)
 {
 	struct timespec start;
+	unsigned open;
 	long n;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while ((n = atomic_load(&server->in_flight)) > 0 &&
+	/*
+	 * Not only the requests in flight: a connection accepted just before
+	 * may carry a request not read yet (its client sent it after the
+	 * handshake), and closing it would lose that request. So every
+	 * connection is waited for; the sweep closes the idle ones and those
+	 * past their deadlines.
+	 */
+	while (((open = sweep(server, 1)) > 0 ||
+		(n = atomic_load(&server->in_flight)) > 0) &&
 	       elapsed_ms(&start) < (double)timeout_ms) {
 		struct timespec pause = { 0, 10 * 1000 * 1000 };
 
 		nanosleep(&pause, NULL);
 	}
+	n = atomic_load(&server->in_flight);
 	if (left)
 		*left = n;
-	return n > 0 ? -1 : 0;
+	return open > 0 || n > 0 ? -1 : 0;
 }
 
 void server_stop(struct server *server)
@@ -954,16 +1187,12 @@ void server_stop(struct server *server)
 	if (!server)
 		return;
 	MHD_stop_daemon(server->daemon);
+	linger_free(server->linger);
 	if (server->quiesced_socket != MHD_INVALID_SOCKET)
 		close(server->quiesced_socket);
 	config_ref_put(server->config);
 	pthread_mutex_destroy(&server->config_lock);
-	while (server->conns) {
-		struct conn_watch *w = server->conns;
-
-		server->conns = w->next;
-		free(w);
-	}
+	/* libmicrohttpd told of every close: nothing is left to free */
 	pthread_mutex_destroy(&server->conns_lock);
 	free(server);
 }

@@ -12,11 +12,25 @@
 #include "rules.h"
 #include "tls.h"
 
+/* Defaults of the connection limits (see server_options). */
+#define SERVER_MAX_CONNECTIONS_DEFAULT 4096
+#define SERVER_MAX_PER_ADDRESS_DEFAULT 256
+#define SERVER_HEADER_TIMEOUT_DEFAULT 10
+/* Descriptors the server needs beyond one per connection. */
+#define SERVER_FD_RESERVE 256
+
 struct server_options {
 	struct sockaddr_storage address;  /* IPv4 or IPv6, with the port */
 	socklen_t address_len;
 	size_t max_body;                  /* bytes; 413 beyond */
 	unsigned connection_timeout;      /* seconds of inactivity */
+	/* seconds from the accept to the first request head (handshake
+	 * included); 0: no such deadline */
+	unsigned header_timeout;
+	/* connections held at once; past it, the oldest that has sent no
+	 * whole request head yet (else the oldest idle one) is closed */
+	unsigned max_connections;
+	unsigned max_per_address;         /* from one client address */
 	unsigned threads;                 /* size of the thread pool */
 	/* PEM CAs that sign the API server's client certificate: /mutate
 	 * then answers 403 without one (probes and /metrics are open);
@@ -36,10 +50,11 @@ struct server *server_start(const struct server_options *opts,
 			    char *err, size_t errlen);
 
 /*
- * Closes connections whose request has not arrived whole within the
- * connection timeout of their start or of their previous request (the
- * timeout of libmicrohttpd counts idle time only). Call it about once a
- * second.
+ * Closes connections whose first request head has not come within the
+ * header timeout of the accept, and those whose request has not arrived
+ * whole within the connection timeout of their start or of their previous
+ * request (the timeout of libmicrohttpd counts idle time only). Call it
+ * about once a second.
  */
 void server_sweep(struct server *server);
 
@@ -60,9 +75,13 @@ void server_set_config(struct server *server, struct config *cfg_new);
 void server_quiesce(struct server *server);
 
 /*
- * Waits until no request is in flight, at most `timeout_ms` milliseconds.
- * Returns 0, or -1 when requests were still in flight at the deadline
- * (their number in *left when `left` is not NULL).
+ * After server_quiesce(): waits, at most `timeout_ms` milliseconds, until
+ * every connection is closed: those with a request under way once it is
+ * answered (asking the client to close), idle kept-alive ones at once,
+ * and those accepted but with no request yet once it is answered or their
+ * header timeout has passed (a client may have sent it already). Returns
+ * 0, or -1 when connections were still open at the deadline (the requests
+ * still in flight in *left when `left` is not NULL).
  */
 int server_drain(struct server *server, unsigned timeout_ms, long *left);
 

@@ -43,6 +43,7 @@ struct tls_store {
 struct tls_conn {
 	struct tls_store *store;
 	struct tls_creds *creds;        /* pinned by the first handshake */
+	void *owner;                    /* the server's, for the connection */
 };
 
 static void creds_free(struct tls_creds *creds)
@@ -402,6 +403,16 @@ void tls_conn_free(struct tls_conn *conn)
 		return;
 	creds_put(conn->creds);
 	free(conn);
+}
+
+void tls_conn_set_owner(struct tls_conn *conn, void *owner)
+{
+	conn->owner = owner;
+}
+
+void *tls_conn_owner(const struct tls_conn *conn)
+{
+	return conn ? conn->owner : NULL;
 }
 
 int tls_certificate_callback(gnutls_session_t session,

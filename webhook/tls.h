@@ -70,6 +70,9 @@ int tls_store_info(struct tls_store *store, struct tls_info *info);
  */
 struct tls_conn *tls_conn_new(struct tls_store *store);
 void tls_conn_free(struct tls_conn *conn);
+/* A pointer of the caller's kept with the connection (NULL at first). */
+void tls_conn_set_owner(struct tls_conn *conn, void *owner);
+void *tls_conn_owner(const struct tls_conn *conn);
 
 /*
  * The gnutls_certificate_retrieve_function2 given to libmicrohttpd

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "config_file.h"
 #include "fuzz.h"
+#include "nul.h"
 #include "report.h"
 #include "text_patch.h"
 
@@ -306,7 +307,7 @@ static void admission_recheck(const struct config *cfg, json_t *review,
 
 /* Checks the AdmissionReview answer to the readable `review`. */
 static void admission_answer_check(const struct config *cfg, json_t *review,
-				   json_t *request, const char *uid,
+				   json_t *request,
 				   const struct admission_outcome *out)
 {
 	json_error_t jerr;
@@ -315,8 +316,9 @@ static void admission_answer_check(const struct config *cfg, json_t *review,
 	size_t total = 0, i;
 	int allowed;
 
-	answer = json_loadb(out->body, out->body_len, JSON_REJECT_DUPLICATES,
-			    &jerr);
+	/* the uid and the patch keep a NUL the request had */
+	answer = json_loadb(out->body, out->body_len,
+			    JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
 	if (!json_is_object(answer))
 		fuzz_fail("the answer is not a JSON object: %s", jerr.text);
 	json_object_foreach(answer, key, member)
@@ -337,7 +339,9 @@ static void admission_answer_check(const struct config *cfg, json_t *review,
 		    strcmp(key, "status") && strcmp(key, "patchType") &&
 		    strcmp(key, "patch") && strcmp(key, "warnings"))
 			fuzz_fail("the response has '%s'", key);
-	if (strcmp(string_or_empty(json_object_get(response, "uid")), uid))
+	/* as it came, NUL and all */
+	if (!json_equal(json_object_get(response, "uid"),
+			json_object_get(request, "uid")))
 		fuzz_fail("the response's uid is not the request's");
 	if (!json_is_boolean(json_object_get(response, "allowed")))
 		fuzz_fail("response.allowed is not a boolean");
@@ -406,7 +410,8 @@ static void admission_answer_check(const struct config *cfg, json_t *review,
 		if (!(decoded = base64_decode(patch_text, &decoded_len)))
 			fuzz_fail("the patch is not base64");
 		patch = json_loadb((const char *)decoded, decoded_len,
-				   JSON_REJECT_DUPLICATES, &jerr);
+				   JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
+				   &jerr);
 		free(decoded);
 		if (!patch)
 			fuzz_fail("the patch is not JSON: %s", jerr.text);
@@ -479,11 +484,30 @@ void fuzz_check_admission(const struct config *cfg, const char *body,
 			  size_t len)
 {
 	struct admission_outcome out;
-	json_t *review = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+	json_t *raw = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+	/* strings holding NUL are read encoded (nul.h): what decides */
+	size_t seen_len = len;
+	char *encoded = nul_text_has(body, len) ?
+			nul_text_encode(body, len, &seen_len) : NULL;
+	json_t *seen = encoded ? json_loadb(encoded, seen_len,
+					    JSON_REJECT_DUPLICATES, NULL)
+			       : json_incref(raw);
+	json_t *review = seen, *request;
 	const char *uid;
-	json_t *request = readable_request(review, &uid);
+	char *uid_shown = NULL;
 
-	reader_check(body, len, review);
+	/* the review as sent: decoded, NUL and all */
+	if (encoded && seen &&
+	    (!(review = json_deep_copy(seen)) || nul_json_decode(review)))
+		fuzz_fail("out of memory");
+	request = readable_request(seen, &uid) ?
+		  json_object_get(review, "request") : NULL;
+	if (request && !(uid_shown = strdup(uid)))
+		fuzz_fail("out of memory");
+	if (uid_shown)
+		nul_text_decode(uid_shown);
+
+	reader_check(body, len, raw);
 	admission_outcome_init(&out);
 	if (admission_review(cfg, body, len, &out) != 0)
 		fuzz_fail("admission_review failed (out of memory?)");
@@ -501,13 +525,18 @@ void fuzz_check_admission(const struct config *cfg, const char *body,
 	} else {
 		if (out.http_status != 200)
 			fuzz_fail("HTTP %d for a review with uid '%s': %s",
-				  out.http_status, uid, out.body);
-		if (!out.uid || strcmp(out.uid, uid))
+				  out.http_status, uid_shown, out.body);
+		if (!out.uid || strcmp(out.uid, uid_shown))
 			fuzz_fail("outcome.uid is not the request's");
-		admission_answer_check(cfg, review, request, uid, &out);
+		admission_answer_check(cfg, review, request, &out);
 	}
 	admission_outcome_clear(&out);
-	json_decref(review);
+	free(uid_shown);
+	free(encoded);
+	if (review != seen)
+		json_decref(review);
+	json_decref(seen);
+	json_decref(raw);
 }
 
 /* ------------------------------------------------------------------ */

@@ -6,23 +6,53 @@
  *
  * usage:
  *   tls_client send PORT FILE [--chunk N] [--delay-ms N] [--responses N]
- *                   [--timeout-ms N] [--out FILE] [--tcp]
+ *                   [--timeout-ms N] [--out FILE] [--tcp] [--wait-close]
  *     Connects to 127.0.0.1:PORT (TLS unless --tcp), writes FILE in pieces
  *     of N bytes (default: all at once) with a pause of --delay-ms between
  *     them, then, sending nothing more (a client that stalls when FILE
  *     holds half a request), reads responses until --responses have come
  *     (default 1), the server closes, or --timeout-ms (default 10000) from
- *     the start. The last response's body goes to --out. Prints one line:
- *       status S[,S...] sent N of M closed C elapsed_ms T
+ *     the start. The last response's body goes to --out. With
+ *     --wait-close, it then waits (within the same time) for the server to
+ *     close the connection. Prints one line:
+ *       status S[,S...] sent N of M closed C elapsed_ms T heads H eof E
  *     status 0: no response; closed 1: the server closed the connection
- *     (or failed it) before we were done.
+ *     (or failed it) before we were done; heads: the status lines in all
+ *     that came back (one per response, unless a head came twice); eof 1:
+ *     the server closed the connection after the responses (--wait-close),
+ *     0 it did not, -1 not asked.
  *
- *   tls_client hold PORT N SECONDS [--tcp] [--prefix FILE]
+ *   tls_client hold PORT N SECONDS [--tcp] [--prefix FILE] [--from ADDR]
+ *                   [--addresses K] [--ready FILE] [--settle-ms N]
  *     Opens N connections (and completes their handshakes unless --tcp),
  *     writes FILE on each (say, half a request), and watches them for
- *     SECONDS or until the server has closed them all. Prints one line:
+ *     SECONDS or until the server has closed them all. With --from, the
+ *     connections come from the IPv4 address ADDR, or spread over the K
+ *     addresses from ADDR up (127.0.0.2 and up are all local). Prints one
+ *     line:
  *       opened N closed C first_close_ms T last_close_ms T
- *     (-1 when none closed); times count from when all were open.
+ *     (-1 when none closed); times count from when all were open. With
+ *     --ready, once all are open and those the server refused at once are
+ *     seen closed (--settle-ms, default 200), it writes "opened N held H"
+ *     to FILE.
+ *
+ *   tls_client repeat PORT FILE COUNT [--from ADDR] [--timeout-ms N]
+ *     Sends FILE (a request) COUNT times, one after the other, each on a
+ *     new connection (handshake included, as an API server opening one),
+ *     and times each from the connect to the whole response. Prints:
+ *       answered A of N p50_ms T p99_ms T max_ms T
+ *     answered: responses with status 200; times over all requests (one
+ *     without an answer counts as --timeout-ms, default 5000).
+ *
+ *   tls_client storm PORT FILE SECONDS [--workers N]
+ *     N processes (default 8) each send FILE on a new connection, one
+ *     request per connection, over and over for SECONDS or until a
+ *     connection is refused (the server is shutting down). Prints:
+ *       sent S answered A lost L refused R
+ *     sent: requests written whole; answered: those that got a whole
+ *     response; lost: written whole but the connection ended without a
+ *     response; refused: connections that failed before the request was
+ *     written (refused, reset during the handshake).
  *
  * Exit status: 0 when it ran (whatever the server did), 2 on a usage or
  * set-up error. The certificate is not verified: the server is ours, on
@@ -42,6 +72,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,6 +98,7 @@ struct send_options {
 	int responses;
 	const char *out;
 	int tcp;
+	int wait_close;
 };
 
 static SSL_CTX *tls_ctx;
@@ -90,8 +122,11 @@ static void sleep_ms(long ms)
 static int usage(void)
 {
 	fputs("usage: tls_client send PORT FILE [--chunk N] [--delay-ms N] [--responses N]\n"
-	      "                       [--timeout-ms N] [--out FILE] [--tcp]\n"
-	      "       tls_client hold PORT N SECONDS [--tcp] [--prefix FILE]\n",
+	      "                       [--timeout-ms N] [--out FILE] [--tcp] [--wait-close]\n"
+	      "       tls_client hold PORT N SECONDS [--tcp] [--prefix FILE] [--from ADDR]\n"
+	      "                       [--addresses K] [--ready FILE] [--settle-ms N]\n"
+	      "       tls_client repeat PORT FILE COUNT [--from ADDR] [--timeout-ms N]\n"
+	      "       tls_client storm PORT FILE SECONDS [--workers N]\n",
 	      stderr);
 	return 2;
 }
@@ -145,8 +180,12 @@ static void connection_close(struct connection *conn)
 	}
 }
 
-/* Connects (and shakes hands unless `tcp`); 0 or -1. */
-static int connection_open(struct connection *conn, unsigned port, int tcp)
+/*
+ * Connects (from the address `from` unless it is 0) and shakes hands
+ * unless `tcp`; 0 or -1.
+ */
+static int connection_open_from(struct connection *conn, unsigned port,
+				int tcp, in_addr_t from)
 {
 	struct sockaddr_in address;
 	int one = 1;
@@ -155,6 +194,14 @@ static int connection_open(struct connection *conn, unsigned port, int tcp)
 	conn->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (conn->fd < 0)
 		return -1;
+	if (from) {
+		memset(&address, 0, sizeof(address));
+		address.sin_family = AF_INET;
+		address.sin_addr.s_addr = from;
+		if (bind(conn->fd, (struct sockaddr *)&address,
+			 sizeof(address)) != 0)
+			goto out_close;
+	}
 	memset(&address, 0, sizeof(address));
 	address.sin_family = AF_INET;
 	address.sin_port = htons((unsigned short)port);
@@ -172,6 +219,11 @@ static int connection_open(struct connection *conn, unsigned port, int tcp)
 out_close:
 	connection_close(conn);
 	return -1;
+}
+
+static int connection_open(struct connection *conn, unsigned port, int tcp)
+{
+	return connection_open_from(conn, port, tcp, 0);
 }
 
 /* Writes all of `data`; 0, or -1 when the connection failed. */
@@ -263,12 +315,27 @@ static size_t response_length(const char *data, size_t len, int *status,
 	return len - head_len >= body_len ? head_len + body_len : 0;
 }
 
+/* The status lines ("HTTP/1.x NNN " at a line start) in data[0..len). */
+static int status_lines(const char *data, size_t len)
+{
+	int n = 0;
+
+	for (size_t i = 0; i + 13 <= len; i++)
+		if ((i == 0 || data[i - 1] == '\n') &&
+		    !memcmp(data + i, "HTTP/1.", 7) && data[i + 8] == ' ' &&
+		    data[i + 9] >= '1' && data[i + 9] <= '5' &&
+		    data[i + 12] == ' ')
+			n++;
+	return n;
+}
+
 static int cmd_send(unsigned port, const char *path, struct send_options *o)
 {
 	struct connection conn;
 	char *request, *response;
 	size_t request_len, sent = 0, have = 0, used = 0, body_at = 0;
 	int statuses[RESPONSES_MAX], n_statuses = 0, closed = 0, status = 0;
+	int eof = -1;
 	long long start, deadline;
 	size_t last_at = 0, last_len = 0;
 
@@ -341,6 +408,22 @@ static int cmd_send(unsigned port, const char *path, struct send_options *o)
 		last_at = used + body_at;
 		last_len = have - used - body_at;
 	}
+	/* then the server must close (RFC 9112 6.1, 9.6), or not */
+	if (o->wait_close) {
+		eof = closed;
+		while (!eof && have < RESPONSE_MAX) {
+			int got = connection_read(&conn, response + have,
+						  RESPONSE_MAX - have,
+						  (long)(deadline - now_ms()));
+
+			if (got < 0)
+				break;
+			if (got == 0)
+				eof = 1;
+			else
+				have += (size_t)got;
+		}
+	}
 	connection_close(&conn);
 out_print:
 	if (o->out) {
@@ -356,48 +439,34 @@ out_print:
 		printf("0");
 	for (int i = 0; i < n_statuses; i++)
 		printf("%s%d", i ? "," : "", statuses[i]);
-	printf(" sent %zu of %zu closed %d elapsed_ms %lld\n", sent,
-	       request_len, closed, now_ms() - start);
+	printf(" sent %zu of %zu closed %d elapsed_ms %lld heads %d eof %d\n",
+	       sent, request_len, closed, now_ms() - start,
+	       status_lines(response, have), eof);
 	free(response);
 	free(request);
 	return 0;
 }
 
-static int cmd_hold(unsigned port, long count, long seconds, int tcp,
-		    const char *prefix_path)
-{
-	struct connection *conns;
-	struct pollfd *pfds;
-	char *prefix = NULL, scratch[4096];
-	size_t prefix_len = 0;
-	long opened = 0, closed = 0;
-	long long start, deadline, first = -1, last = -1;
+struct hold_options {
+	int tcp;
+	const char *prefix;
+	in_addr_t from;          /* network order; 0: any */
+	long addresses;          /* spread over this many from `from` up */
+	const char *ready;
+	long settle_ms;          /* before the ready file */
+};
 
-	if (prefix_path && !(prefix = file_read(prefix_path, &prefix_len)))
-		return 2;
-	conns = calloc((size_t)count, sizeof(*conns));
-	pfds = calloc((size_t)count, sizeof(*pfds));
-	if (!conns || !pfds) {
-		free(conns);
-		free(pfds);
-		free(prefix);
-		return 2;
-	}
-	for (long i = 0; i < count; i++) {
-		if (connection_open(&conns[i], port, tcp) != 0) {
-			conns[i].fd = -1;
-			continue;
-		}
-		if (prefix_len &&
-		    connection_write(&conns[i], prefix, prefix_len) != 0) {
-			connection_close(&conns[i]);
-			continue;
-		}
-		opened++;
-	}
-	start = now_ms();
-	deadline = start + seconds * 1000;
-	while (closed < opened && now_ms() < deadline) {
+/*
+ * Watches the open connections of `conns` until `until` (a now_ms()
+ * time) or until all are closed; counts those the server closes.
+ */
+static void hold_watch(struct connection *conns, struct pollfd *pfds,
+		       long count, long long until, long opened, long *closed,
+		       long long start, long long *first, long long *last)
+{
+	char scratch[4096];
+
+	while (*closed < opened && now_ms() < until) {
 		nfds_t n = 0;
 
 		for (long i = 0; i < count; i++) {
@@ -408,7 +477,7 @@ static int cmd_hold(unsigned port, long count, long seconds, int tcp,
 			pfds[n].revents = 0;
 			n++;
 		}
-		if (poll(pfds, n, (int)(deadline - now_ms())) <= 0)
+		if (poll(pfds, n, (int)(until - now_ms())) <= 0)
 			continue;
 		for (long i = 0, k = 0; i < count && k < (long)n; i++) {
 			if (conns[i].fd < 0 || conns[i].closed)
@@ -422,14 +491,68 @@ static int cmd_hold(unsigned port, long count, long seconds, int tcp,
 				} while (got > 0);
 				if (got == 0) {
 					conns[i].closed = 1;
-					closed++;
-					last = now_ms() - start;
-					if (first < 0)
-						first = last;
+					(*closed)++;
+					*last = now_ms() - start;
+					if (*first < 0)
+						*first = *last;
 				}
 			}
 		}
 	}
+}
+
+static int cmd_hold(unsigned port, long count, long seconds,
+		    const struct hold_options *o)
+{
+	struct connection *conns;
+	struct pollfd *pfds;
+	char *prefix = NULL;
+	size_t prefix_len = 0;
+	long opened = 0, closed = 0;
+	long long start, first = -1, last = -1;
+
+	if (o->prefix && !(prefix = file_read(o->prefix, &prefix_len)))
+		return 2;
+	conns = calloc((size_t)count, sizeof(*conns));
+	pfds = calloc((size_t)count, sizeof(*pfds));
+	if (!conns || !pfds) {
+		free(conns);
+		free(pfds);
+		free(prefix);
+		return 2;
+	}
+	for (long i = 0; i < count; i++) {
+		in_addr_t from = o->from;
+
+		if (from && o->addresses > 1)
+			from = htonl(ntohl(from) + (in_addr_t)(i % o->addresses));
+		if (connection_open_from(&conns[i], port, o->tcp, from) != 0) {
+			conns[i].fd = -1;
+			continue;
+		}
+		if (prefix_len &&
+		    connection_write(&conns[i], prefix, prefix_len) != 0) {
+			connection_close(&conns[i]);
+			continue;
+		}
+		opened++;
+	}
+	start = now_ms();
+	if (o->ready) {
+		/* those refused at once are closed by now */
+		FILE *f;
+
+		hold_watch(conns, pfds, count, start + o->settle_ms, opened,
+			   &closed,
+			   start, &first, &last);
+		if ((f = fopen(o->ready, "w"))) {
+			fprintf(f, "opened %ld held %ld\n", opened,
+				opened - closed);
+			fclose(f);
+		}
+	}
+	hold_watch(conns, pfds, count, start + seconds * 1000, opened, &closed,
+		   start, &first, &last);
 	printf("opened %ld closed %ld first_close_ms %lld last_close_ms %lld\n",
 	       opened, closed, first, last);
 	for (long i = 0; i < count; i++)
@@ -440,13 +563,164 @@ static int cmd_hold(unsigned port, long count, long seconds, int tcp,
 	return 0;
 }
 
+/*
+ * One request on a new connection: 1 answered (status in *status), 0
+ * the connection ended without a response after the request was written
+ * whole, -1 refused (the connection failed before that).
+ */
+static int request_once(unsigned port, in_addr_t from, const char *request,
+			size_t len, long timeout_ms, char *response,
+			int *status)
+{
+	struct connection conn;
+	size_t have = 0, body_at;
+	long long deadline = now_ms() + timeout_ms;
+	int rc = 0;
+
+	*status = 0;
+	if (connection_open_from(&conn, port, 0, from) != 0)
+		return -1;
+	if (connection_write(&conn, request, len) != 0) {
+		connection_close(&conn);
+		return -1;
+	}
+	while (have < RESPONSE_MAX) {
+		int got = connection_read(&conn, response + have,
+					  RESPONSE_MAX - have,
+					  (long)(deadline - now_ms()));
+
+		if (got <= 0)
+			break;
+		have += (size_t)got;
+		if (response_length(response, have, status, &body_at) > 0) {
+			rc = 1;
+			break;
+		}
+	}
+	connection_close(&conn);
+	return rc;
+}
+
+static int long_cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmd_repeat(unsigned port, const char *path, long count,
+		      in_addr_t from, long timeout_ms)
+{
+	char *request, *response;
+	size_t len;
+	long long *took;
+	long answered = 0;
+
+	if (!(request = file_read(path, &len)))
+		return 2;
+	response = malloc(RESPONSE_MAX);
+	took = calloc((size_t)count, sizeof(*took));
+	if (!response || !took) {
+		free(request);
+		free(response);
+		free(took);
+		return 2;
+	}
+	for (long i = 0; i < count; i++) {
+		long long t = now_ms();
+		int status;
+
+		if (request_once(port, from, request, len, timeout_ms,
+				 response, &status) == 1 && status == 200) {
+			answered++;
+			took[i] = now_ms() - t;
+		} else {
+			took[i] = timeout_ms;
+		}
+	}
+	qsort(took, (size_t)count, sizeof(*took), long_cmp);
+	printf("answered %ld of %ld p50_ms %lld p99_ms %lld max_ms %lld\n",
+	       answered, count, took[(count - 1) / 2],
+	       took[(count * 99 + 99) / 100 - 1], took[count - 1]);
+	free(took);
+	free(response);
+	free(request);
+	return 0;
+}
+
+static int cmd_storm(unsigned port, const char *path, long seconds,
+		     long workers)
+{
+	char *request;
+	size_t len;
+	int pipes[2];
+	long long totals[4] = { 0, 0, 0, 0 };
+	FILE *in;
+
+	if (!(request = file_read(path, &len)))
+		return 2;
+	if (pipe(pipes) != 0) {
+		free(request);
+		return 2;
+	}
+	fflush(stdout);
+	for (long w = 0; w < workers; w++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 2;
+		if (pid == 0) {
+			/* sent, answered, lost, refused */
+			long long counts[4] = { 0, 0, 0, 0 };
+			long long end = now_ms() + seconds * 1000;
+			char *response = malloc(RESPONSE_MAX);
+			char line[128];
+			int status, n;
+
+			close(pipes[0]);
+			while (response && now_ms() < end) {
+				int rc = request_once(port, 0, request, len,
+						      10000, response, &status);
+
+				if (rc < 0) {
+					counts[3]++;
+					break;
+				}
+				counts[0]++;
+				counts[rc ? 1 : 2]++;
+			}
+			n = snprintf(line, sizeof(line), "%lld %lld %lld %lld\n",
+				     counts[0], counts[1], counts[2], counts[3]);
+			if (write(pipes[1], line, (size_t)n) != n)
+				_exit(1);
+			_exit(0);
+		}
+	}
+	close(pipes[1]);
+	if ((in = fdopen(pipes[0], "r"))) {
+		long long c[4];
+
+		while (fscanf(in, "%lld %lld %lld %lld", &c[0], &c[1], &c[2],
+			      &c[3]) == 4)
+			for (int k = 0; k < 4; k++)
+				totals[k] += c[k];
+		fclose(in);
+	}
+	while (wait(NULL) > 0)
+		;
+	printf("sent %lld answered %lld lost %lld refused %lld\n", totals[0],
+	       totals[1], totals[2], totals[3]);
+	free(request);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct send_options so = { .timeout_ms = 10000, .responses = 1 };
-	const char *prefix = NULL;
+	struct in_addr from;
 	struct rlimit rl;
 	long port, value;
-	int tcp = 0, i;
+	int i;
 
 	if (argc < 4 || parse_long(argv[2], 1, &port) || port > 65535)
 		return usage();
@@ -468,6 +742,10 @@ int main(int argc, char **argv)
 
 			if (!strcmp(opt, "--tcp")) {
 				so.tcp = 1;
+				continue;
+			}
+			if (!strcmp(opt, "--wait-close")) {
+				so.wait_close = 1;
 				continue;
 			}
 			if (i + 1 == argc)
@@ -493,6 +771,7 @@ int main(int argc, char **argv)
 		return cmd_send((unsigned)port, argv[3], &so);
 	}
 	if (!strcmp(argv[1], "hold")) {
+		struct hold_options ho = { .addresses = 1, .settle_ms = 200 };
 		long count, seconds;
 
 		if (argc < 5 || parse_long(argv[3], 1, &count) ||
@@ -500,13 +779,48 @@ int main(int argc, char **argv)
 			return usage();
 		for (i = 5; i < argc; i++) {
 			if (!strcmp(argv[i], "--tcp"))
-				tcp = 1;
+				ho.tcp = 1;
 			else if (!strcmp(argv[i], "--prefix") && i + 1 < argc)
-				prefix = argv[++i];
+				ho.prefix = argv[++i];
+			else if (!strcmp(argv[i], "--ready") && i + 1 < argc)
+				ho.ready = argv[++i];
+			else if (!strcmp(argv[i], "--from") && i + 1 < argc &&
+				 inet_pton(AF_INET, argv[i + 1], &from) == 1)
+				ho.from = from.s_addr, i++;
+			else if (!strcmp(argv[i], "--addresses") && i + 1 < argc &&
+				 !parse_long(argv[i + 1], 1, &ho.addresses))
+				i++;
+			else if (!strcmp(argv[i], "--settle-ms") && i + 1 < argc &&
+				 !parse_long(argv[i + 1], 0, &ho.settle_ms))
+				i++;
 			else
 				return usage();
 		}
-		return cmd_hold((unsigned)port, count, seconds, tcp, prefix);
+		return cmd_hold((unsigned)port, count, seconds, &ho);
+	}
+	if (!strcmp(argv[1], "repeat") || !strcmp(argv[1], "storm")) {
+		long count, timeout_ms = 5000, workers = 8;
+
+		if (argc < 5 || parse_long(argv[4], 1, &count))
+			return usage();
+		from.s_addr = 0;
+		for (i = 5; i < argc; i++) {
+			if (!strcmp(argv[i], "--from") && i + 1 < argc &&
+			    inet_pton(AF_INET, argv[i + 1], &from) == 1)
+				i++;
+			else if (!strcmp(argv[i], "--timeout-ms") && i + 1 < argc &&
+				 !parse_long(argv[i + 1], 1, &timeout_ms))
+				i++;
+			else if (!strcmp(argv[i], "--workers") && i + 1 < argc &&
+				 !parse_long(argv[i + 1], 1, &workers))
+				i++;
+			else
+				return usage();
+		}
+		if (!strcmp(argv[1], "storm"))
+			return cmd_storm((unsigned)port, argv[3], count, workers);
+		return cmd_repeat((unsigned)port, argv[3], count, from.s_addr,
+				  timeout_ms);
 	}
 	return usage();
 }

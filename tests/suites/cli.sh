@@ -192,4 +192,24 @@ grep -qE '^::warning file=.*examples/pod-driver-hostpath.yaml,line=14,col=9,titl
 [ $rc = 2 ] && jq -e '.[0].rule == "syntax" and .[0].line == 3' "$dir/bad.json" >/dev/null &&
 	pass "malformed input is a finding and exits 2" || fail "malformed input is a finding and exits 2 ($rc)"
 
+# file names with a newline and a backslash: one line per finding, and
+# SARIF's URI encodes the backslash (a character of the name here)
+mkdir -p "$dir/odd"
+cp "$REPO_DIR/tests/golden/format-comments/input.yaml" "$dir/odd/$(printf 'new\nline.yaml')"
+cp "$REPO_DIR/tests/golden/format-comments/input.yaml" "$dir/odd/back\\slash.yaml"
+(cd "$dir/odd" && "$G" lint .) >"$dir/odd.txt" 2>/dev/null
+(cd "$dir/odd" && "$G" migrate --check .) 2>"$dir/odd.err"
+(cd "$dir/odd" && "$G" lint --format sarif .) >"$dir/odd.sarif" 2>/dev/null
+[ "$(grep -c . "$dir/odd.txt")" = "$(grep -c 'legacy-gpu-resource\]$' "$dir/odd.txt")" ] &&
+	grep -q '^\./new\\nline\.yaml:15:9: warning: ' "$dir/odd.txt" &&
+	pass "lint text: a newline in a file name is shown escaped, one finding per line" ||
+	{ fail "lint text: a file name with a newline breaks the lines"; sed 's/^/    /' "$dir/odd.txt"; }
+grep -qF "would migrate './new\\nline.yaml'" "$dir/odd.err" &&
+	pass "messages on stderr show a newline in a file name escaped" ||
+	fail "messages on stderr: $(head -n 3 "$dir/odd.err")"
+jq -e '[.runs[0].results[].locations[0].physicalLocation.artifactLocation.uri] | sort ==
+	["back%5Cslash.yaml", "new%0Aline.yaml"]' "$dir/odd.sarif" >/dev/null &&
+	pass "lint sarif: a backslash and a newline in file names are percent-encoded" ||
+	fail "lint sarif: $(jq -c '[.runs[0].results[].locations[0].physicalLocation.artifactLocation.uri]' "$dir/odd.sarif")"
+
 finish cli

@@ -13,7 +13,8 @@
 #   - SIGTERM under load (wrk, and slow uploads in flight): the requests in
 #     flight complete, new connections are refused, no answer is an error,
 #     exit 0 within the bound; a stalled upload is abandoned after the
-#     drain timeout;
+#     drain timeout; 20 times SIGTERM while clients send one request per
+#     connection: no request sent whole goes unanswered;
 #   - --client-ca: client certificates required on
 #     /mutate (not on the probes), and a world-readable key refused at
 #     start-up and on reload.
@@ -417,6 +418,34 @@ check "SIGTERM: stopped logged" grep -q '"msg":"stopped"' "$dir/main.log"
 # a stalled upload: the drain timeout bounds the wait
 if cc -O2 -o "$dir/tls_client" "$hostile/tls_client.c" \
 	$(pkg-config --cflags --libs openssl) 2>"$dir/cc.err"; then
+	# SIGTERM while 8 clients send one request per connection, over and
+	# over: every request written whole must be answered (a connection
+	# accepted just before may hold a request not read yet); only new
+	# connections may be refused
+	len=$(wc -c <"$dir/good.json")
+	printf 'POST /mutate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %s\r\n\r\n' \
+		"$len" >"$dir/storm.req"
+	cat "$dir/good.json" >>"$dir/storm.req"
+	runs=0 sent=0 answered=0 lost=0 bad_exit=0
+	while [ $runs -lt 20 ]; do
+		runs=$((runs + 1))
+		webhook_start storm --tls-cert "$dir/a/tls.crt" --tls-key "$dir/a/tls.key" ||
+			break
+		"$dir/tls_client" storm "$webhook_port" "$dir/storm.req" $((10 * SLOW)) \
+			--workers 8 >"$dir/storm.out" &
+		storm_pid=$!
+		bg_pids="$bg_pids $storm_pid"
+		# SIGTERM after 0.2 to 0.6 s of requests
+		sleep "0.$((runs % 5 + 2))"
+		webhook_stop || bad_exit=$((bad_exit + 1))
+		wait "$storm_pid"
+		# sent S answered A lost L refused R
+		set -- $(cat "$dir/storm.out")
+		sent=$((sent + ${2:-0})) answered=$((answered + ${4:-0})) lost=$((lost + ${6:-1}))
+	done
+	check "SIGTERM with one connection per request, $runs runs: $sent requests sent whole, $answered answered, $lost lost, $bad_exit runs not exiting 0" \
+		[ "$runs" = 20 -a "$answered" -gt 0 -a "$lost" = 0 -a "$answered" = "$sent" -a "$bad_exit" = 0 ]
+
 	webhook_start stall --tls-cert "$dir/a/tls.crt" --tls-key "$dir/a/tls.key" \
 		--drain-timeout 2 --connection-timeout 60
 	printf 'POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"a":' \

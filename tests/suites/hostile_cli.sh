@@ -2,9 +2,11 @@
 # tests/suites/hostile_cli.sh - the gpumend CLI fed hostile files: billion
 # laughs and other alias bombs, deep nesting, a 100 MB scalar, invalid
 # UTF-8, byte order marks, tabs, NUL and other control bytes, an endless
-# stdin; directories with unreadable files and symbolic link loops (as a
-# user the permissions apply to: root reads everything); read-only files
-# and a full disk under -i.
+# stdin; files truncated or rewritten while they are read
+# (tests/hostile/cli-changes.tsv); directories with unreadable files and
+# symbolic link loops (as a user the permissions apply to: root reads
+# everything); read-only files, a full disk, a file of another user, a
+# file with two hard links and signals under -i.
 #
 # Each hostile file goes through `migrate` (stdout), `migrate -i` and
 # `lint`: a clear error naming the file, exit 2, within a time bound, and
@@ -261,6 +263,41 @@ else
 fi
 
 # ------------------------------------------------------------------
+# Files that change while they are read: tests/hostile/cli-changes.tsv
+
+awk 'BEGIN { for (i = 1; i <= 60000; i++)
+	printf "---\nkind: Pod\nmetadata:\n  name: p%d\nspec:\n  containers:\n  - name: c\n    image: busybox\n    resources:\n      limits:\n        alpha.kubernetes.io/nvidia-gpu: 1\n", i }' \
+	>"$dir/input"
+cases "$TESTS_DIR/hostile/cli-changes.tsv" >"$dir/changes.cases"
+while IFS="$tab" read -r name command change <&3; do
+	setup changes
+	# what the change makes of the file: what judge compares it with
+	(f="$dir/changes.orig"; eval "$change") </dev/null
+	_t0=$(now_ms)
+	# shellcheck disable=SC2086
+	(cd "$case_dir" && exec "$G" $command in.yaml) >"$dir/out" 2>"$dir/err" </dev/null &
+	pid=$!
+	# the change comes once the file is mapped
+	i=0
+	while ! grep -q 'in\.yaml' "/proc/$pid/maps" 2>/dev/null &&
+	      webhook_running "$pid" && [ $i -lt 20000 ]; do
+		i=$((i + 1))
+	done
+	(f="$case_dir/in.yaml"; eval "$change") </dev/null
+	wait "$pid"
+	rc=$?
+	elapsed_ms=$(($(now_ms) - _t0))
+	# nothing written from the file: migrate prints nothing, lint only
+	# the error that it changed
+	if [ "$command" = lint ]; then
+		grep -q 'legacy-gpu-resource' "$dir/out" && rc="$rc, with findings from it"
+	else
+		[ -s "$dir/out" ] && rc="$rc, with output"
+	fi
+	judge "$name" 2 "error: 'in\.yaml' changed while it was read" 60000 in.yaml
+done 3<"$dir/changes.cases"
+
+# ------------------------------------------------------------------
 # Directories: unreadable files, symbolic link loops, odd entries
 #
 # As root, permissions do not stop reads: the unreadable cases run as
@@ -297,6 +334,8 @@ else
 	chmod 000 "$case_dir/c.yaml" "$case_dir/closed"
 	chmod 777 "$case_dir" "$case_dir/sub"
 	chmod 644 "$case_dir/a.yaml" "$case_dir/sub/b.yaml"
+	# theirs: -i keeps a file's owner, and only root may give it away
+	chown 65534:65534 "$case_dir/a.yaml" "$case_dir/sub/b.yaml" 2>/dev/null || :
 	chmod 711 "$_scratch_root" "$dir"
 	# sanitizer logs where that user can write them
 	if [ -n "${GPUMEND_SANITIZE:-}" ]; then
@@ -378,6 +417,78 @@ if [ -n "$as_user" ] && [ "$(id -u)" = 0 ]; then
 	judge "migrate -i of a file the user cannot write, in a directory it cannot write" 2 \
 		"in\.yaml" 2000 in.yaml
 fi
+
+# -i keeps the file's identity: its owner and group (as root), its links
+# (refused: a new file would part it from them)
+legacy_pod >"$dir/input"
+if [ "$(id -u)" = 0 ]; then
+	setup owner
+	chown 65534:65534 "$case_dir/in.yaml"
+	chmod 640 "$case_dir/in.yaml"
+	run "$G" migrate -i in.yaml
+	owner=$(stat -c '%u:%g %a' "$case_dir/in.yaml")
+	if [ "$rc" = 0 ] && [ "$owner" = "65534:65534 640" ] &&
+	   grep -q 'nvidia.com/gpu' "$case_dir/in.yaml"; then
+		pass "migrate -i as root of a file of another user: migrated, owner, group and mode kept ($owner)"
+	else
+		fail "migrate -i as root of a file of another user: exit $rc, now $owner (wanted 65534:65534 640)"
+	fi
+else
+	skip "migrate -i as root of a file of another user" "not root"
+fi
+if [ -n "$as_user" ] && [ "$(id -u)" = 0 ]; then
+	# root's file in a directory another user may write: that user could
+	# rename a new file over it, but not give it back to root
+	setup not_owner
+	chmod 777 "$case_dir"
+	chmod 666 "$case_dir/in.yaml"
+	run_as "$G" migrate -i in.yaml
+	judge "migrate -i by another user of root's file, in a directory it may write: refused, the owner cannot be kept" \
+		2 "cannot keep the owner and group of 'in\.yaml'" 2000 in.yaml
+	[ "$(stat -c %u "$case_dir/in.yaml")" = 0 ] ||
+		fail "migrate -i by another user: the file is no longer root's"
+fi
+setup hard_link
+ln "$case_dir/in.yaml" "$case_dir/link.yaml"
+run "$G" migrate -i in.yaml
+if [ "$rc" = 2 ] && grep -q "'in.yaml' has 2 hard links" "$dir/err" &&
+   [ "$(stat -c %i "$case_dir/in.yaml")" = "$(stat -c %i "$case_dir/link.yaml")" ] &&
+   cmp -s "$case_dir/in.yaml" "$dir/hard_link.orig" &&
+   [ "$(ls -A "$case_dir" | tr '\n' ' ')" = "in.yaml link.yaml " ]; then
+	pass "migrate -i of a file with two hard links: refused, saying why, both links as they were"
+else
+	fail "migrate -i of a file with two hard links: exit $rc; $(head -n 1 "$dir/err")"
+fi
+
+# a signal in the middle of -i: the temporary file goes too (a file of
+# 180,000 pods, about 30 MB, is written out as it is migrated: the
+# signal comes once the temporary file is there)
+awk 'BEGIN { for (i = 1; i <= 180000; i++)
+	printf "---\nkind: Pod\nmetadata:\n  name: p%d\nspec:\n  containers:\n  - name: c\n    image: busybox\n    resources:\n      limits:\n        alpha.kubernetes.io/nvidia-gpu: 1\n", i }' \
+	>"$dir/input"
+for sig in TERM:143 INT:130 HUP:129; do
+	setup "signal_${sig%:*}"
+	# (a job in the background starts with SIGINT ignored: reset)
+	(cd "$case_dir" && exec env --default-signal=INT,HUP,TERM "$G" migrate -i in.yaml) \
+		>"$dir/out" 2>"$dir/err" </dev/null &
+	pid=$!
+	i=0
+	while [ -z "$(ls "$case_dir" | grep gpumend-)" ] && webhook_running "$pid" &&
+	      [ $i -lt 100000 ]; do
+		i=$((i + 1))
+	done
+	seen=$(ls "$case_dir" | grep -c gpumend-)
+	kill -"${sig%:*}" "$pid"
+	wait "$pid"
+	rc=$?
+	if [ "$seen" = 1 ] && [ "$rc" = "${sig#*:}" ] &&
+	   cmp -s "$case_dir/in.yaml" "$dir/signal_${sig%:*}.orig" &&
+	   [ "$(ls -A "$case_dir")" = in.yaml ]; then
+		pass "SIG${sig%:*} during migrate -i: exit $rc, the file as it was, the temporary file removed"
+	else
+		fail "SIG${sig%:*} during migrate -i: temporary file seen: $seen, exit $rc (wanted ${sig#*:}), left: $(ls -A "$case_dir" | tr '\n' ' ')"
+	fi
+done
 
 # a small tmpfs in a private mount namespace: the mount cannot outlive us
 full_disk=""

@@ -7,9 +7,15 @@
 #     head, half a ClientHello), slow headers and slow bodies, stalled or
 #     trickled (slowloris): the connection timeout must close them all
 #     while other requests are served (tests/hostile/webhook-connections.tsv);
+#   - floods: thousands of idle connections, from one address and from
+#     many, against a server of their own: good reviews still answered at
+#     once, the limits in force, every idle one closed by the header
+#     timeout (tests/hostile/webhook-floods.tsv);
 #   - HTTP framing, as raw bytes (tests/hostile/tls_client.c): oversize,
 #     truncated and chunked bodies in and over the cap, bad Content-Length
-#     and Transfer-Encoding, huge headers, pipelining, not TLS at all
+#     and Transfer-Encoding, huge headers, pipelining, not TLS at all; one
+#     head per answer, the connection closed where RFC 9112 wants it, a
+#     refused body drained so that the client reads the answer
 #     (tests/hostile/webhook-framing.tsv);
 #   - bodies: at and over the size cap; JSON text: 100k-deep nesting, huge
 #     strings and numbers, invalid UTF-8, NUL, duplicate keys, a BOM,
@@ -106,6 +112,7 @@ repeat() {
 raw_case() {
 	_name=$1 _want=$2 _bound=$(ms "$3") _file=$4
 	shift 4
+	case $_want in *+close*) set -- "$@" --wait-close ;; esac
 	raw_judge "$_name" "$_want" "$_bound" "$("$dir/tls_client" send "$port" \
 		"$_file" --timeout-ms $((_bound + 1000)) "$@")"
 }
@@ -113,25 +120,39 @@ raw_case() {
 # raw_judge NAME WANT BOUND-MS LINE: judges a line of `tls_client send`.
 # WANT: statuses (200, or 200,200 for pipelined requests), or "closed"
 # (no answer, the server closed the connection); alternatives joined by
-# "|". All within BOUND-MS.
+# "|"; then, for all of them, "+close": the server also closes the
+# connection after its answer; "+whole": the client could write its
+# request whole first (the server read what it did not want, instead of
+# resetting the connection). All within BOUND-MS. Every answer must come
+# with one head (status line and headers), not two.
 raw_judge() {
-	_name=$1 _want=$2 _bound=$3 _line=$4
-	# status S sent N of M closed C elapsed_ms T
+	_name=$1 _want=$2 _bound=$3 _line=$4 _close=0 _whole=0
+	case $_want in *+close*) _close=1 ;; esac
+	case $_want in *+whole*) _whole=1 ;; esac
+	_want=${_want%%+*}
+	# status S sent N of M closed C elapsed_ms T heads H eof E
 	set -- $_line
 	_seen=$2
 	[ "$2" = 0 ] && [ "$8" = 1 ] && _seen=closed
+	_answers=$(printf '%s\n' "$2" | awk -F, '$1 == 0 { print 0; exit } { print NF }')
 	case "|$_want|" in
 	*"|$_seen|"*) _match=1 ;;
 	*) _match=0 ;;
 	esac
-	if [ "$#" != 10 ]; then
+	if [ "$#" != 14 ]; then
 		fail "$_name: tls_client gave no result ($_line)"
 	elif [ "$_match" != 1 ]; then
 		fail "$_name: wanted $_want, got $_seen after ${10} ms ($_line)"
 	elif [ "${10}" -gt "$_bound" ]; then
 		fail "$_name: $_seen after ${10} ms, over the bound of $_bound ms"
+	elif [ "${12}" != "$_answers" ]; then
+		fail "$_name: $_seen, but ${12} status lines came for $_answers answers (a head sent twice)"
+	elif [ "$_close" = 1 ] && [ "${14}" != 1 ]; then
+		fail "$_name: $_seen, but the server did not close the connection after it"
+	elif [ "$_whole" = 1 ] && [ "$4" != "$6" ]; then
+		fail "$_name: $_seen, but the client could write only $4 of $6 bytes (the server reset the connection)"
 	else
-		pass "$_name: $_seen in ${10} ms"
+		pass "$_name: $_seen in ${10} ms$([ "$_close" = 1 ] && echo ", then closed")$([ "$_whole" = 1 ] && echo ", the request written whole")"
 	fi
 }
 
@@ -311,9 +332,11 @@ if ! webhook_pair "$dir/certs"; then
 	exit 1
 fi
 
+# the connections section holds hundreds of connections from 127.0.0.1,
+# the address of the good requests too: over the default per-address limit
 if ! webhook_start server --tls-cert "$dir/certs/tls.crt" \
 	--tls-key "$dir/certs/tls.key" --connection-timeout "$TIMEOUT" \
-	--max-body "$MAX_BODY"; then
+	--max-body "$MAX_BODY" --max-connections-per-address 2000; then
 	fail "the webhook does not start"
 	sed 's/^/    /' "$dir/server.log"
 	finish hostile_webhook
@@ -478,6 +501,87 @@ while IFS="$tab" read -r name want bound bytes opts <&3; do
 		raw_judge "$name" "$want" "$b" "$(cat "$dir/conn$n.line")"
 	fi
 done 3<"$dir/conn.cases"
+
+# ------------------------------------------------------------------
+section "connection floods (tests/hostile/webhook-floods.tsv)"
+# Each flood against a server of its own, one after the other: thousands
+# of idle connections, from one address or from many, while good reviews
+# are timed.
+
+head_of "Content-Length: $len" >"$dir/good.req"
+good >>"$dir/good.req"
+# a request line and half a header, then nothing (--prefix half-head)
+head_of "Content-Length: 2000" | head -c 60 >"$dir/half-head"
+# the floods hold thousands of descriptors, in the client and the server
+ulimit -n "$(ulimit -Hn)" 2>/dev/null
+fds=$(ulimit -n)
+cases "$hostile/webhook-floods.tsv" >"$dir/floods.cases"
+while IFS="$tab" read -r name args count opts held <&3; do
+	if [ "$fds" != unlimited ] && [ "$fds" -lt $((count + 512)) ]; then
+		skip "$name" "the descriptor limit ($fds, hard) is under $((count + 512))"
+		continue
+	fi
+	[ "$args" = - ] && args=""
+	# the header timeout: 3 s unless the line says, scaled
+	header_timeout=$(printf '%s\n' "$args" | sed -n 's/.*--header-timeout \([0-9]*\).*/\1/p')
+	args=$(printf '%s\n' "$args" | sed 's/--header-timeout [0-9]*//')
+	header_timeout=$((${header_timeout:-3} * SLOW))
+	flood_close=$((header_timeout * 1000 + $(ms 1500)))
+	# shellcheck disable=SC2086
+	if ! webhook_start flood --tls-cert "$dir/certs/tls.crt" \
+		--tls-key "$dir/certs/tls.key" --header-timeout "$header_timeout" $args; then
+		fail "$name: the webhook does not start"
+		sed 's/^/    /' "$dir/flood.log"
+		continue
+	fi
+	# the same reviews first, without the flood: how fast this machine is
+	base=$("$dir/tls_client" repeat "$webhook_port" "$dir/good.req" 100 \
+		--from 127.0.0.1 --timeout-ms 5000)
+	base_p99=$(echo "$base" | awk '{ print $8 }')
+	rm -f "$dir/flood.ready"
+	# (from $dir: a --prefix file of the data is there)
+	# shellcheck disable=SC2086
+	(cd "$dir" && exec ./tls_client hold "$webhook_port" "$count" \
+		$((flood_close / 1000 + 5)) $opts --ready flood.ready \
+		--settle-ms "$(ms 200)") >"$dir/flood.line" &
+	hold_pid=$!
+	bg_pids="$bg_pids $hold_pid"
+	i=0
+	while [ ! -s "$dir/flood.ready" ] && [ $i -lt $((600 * SLOW)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# opened N held H
+	set -- $(cat "$dir/flood.ready" 2>/dev/null)
+	opened=${2:-0} holding=${4:-0}
+	timed=$("$dir/tls_client" repeat "$webhook_port" "$dir/good.req" 200 \
+		--from 127.0.0.1 --timeout-ms 5000)
+	# answered A of N p50_ms T p99_ms T max_ms T; the bound is 100 ms
+	# (scaled), or twice what the same reviews took without the flood
+	# when the machine is that busy
+	set -- $timed
+	if [ "$#" != 10 ] || [ "$2" != 200 ]; then
+		fail "$name: good reviews not all answered while $holding were held ($timed)"
+	elif [ "$8" -gt "$(ms 100)" ] && [ "$8" -gt $((2 * ${base_p99:-0})) ]; then
+		fail "$name: good reviews answered, but p99 $8 ms over $(ms 100) ms (without the flood: $base)"
+	else
+		pass "$name: $holding held, 200 good reviews answered, p50 $6 ms, p99 $8 ms (without the flood: p99 ${base_p99:-?} ms)"
+	fi
+	case $held in
+	"<="*)
+		# a connection closed to make room is gone a moment later: a
+		# hundredth more may still be seen
+		check "$name: the server held $holding of $opened (at most ${held#<=}, and a hundredth closing)" \
+			[ "$opened" = "$count" -a "$holding" -le $((${held#<=} + ${held#<=} / 100)) ] ;;
+	*)
+		check "$name: the server held $holding of $opened (all $held)" \
+			[ "$opened" = "$held" -a "$holding" = "$held" ] ;;
+	esac
+	wait "$hold_pid"
+	hold_judge "$name: closed within the header timeout" "$flood_close" \
+		"$(cat "$dir/flood.line")"
+	webhook_stop
+done 3<"$dir/floods.cases"
 
 # ------------------------------------------------------------------
 section "HTTP framing (tests/hostile/webhook-framing.tsv)"

@@ -1,6 +1,7 @@
 /*
  * test_core.c - the small pieces: JSON Pointer, quantities, GPU names,
- * YAML scalars, source positions, rendering, the default config file.
+ * YAML scalars, source positions, rendering, the default config file, the
+ * encoding of strings holding NUL.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "buf.h"
 #include "harness.h"
+#include "nul.h"
 #include "rules_private.h"
 #include "source.h"
 
@@ -373,4 +375,95 @@ TEST(core_compact_text_is_janssons)
 		free(theirs);
 		json_decref(values[i]);
 	}
+}
+
+TEST(core_nul_encoding)
+{
+	static const char text[] =
+		"{\"a\\u0000\":\"x\\u0000y\\ufdd0\\uFDD0z\xef\xb7\x90\","
+		"\"b\":\"\\\\u0000\"}";
+	json_t *sent, *seen;
+	size_t len;
+	char *encoded, *shown, *dumped;
+
+	/* a real escape, not an escaped backslash before "u0000" */
+	CHECK(nul_text_has("\"\\u0000\"", 8));
+	CHECK(!nul_text_has("\"\\\\u0000\"", 9));
+	CHECK(nul_text_has("\"\\\\\\u0000\"", 10));
+	CHECK(!nul_text_has("\"u0000\"", 7));
+
+	encoded = nul_text_encode(text, strlen(text), &len);
+	CHECK(encoded && strlen(encoded) == len);
+	/* what is read encoded holds no NUL, and decodes to what was sent */
+	sent = json_loadb(text, strlen(text), JSON_ALLOW_NUL, NULL);
+	seen = encoded ? json_loadb(encoded, len, 0, NULL) : NULL;
+	CHECK(sent == NULL); /* jansson refuses the NUL in a key */
+	CHECK(seen != NULL);
+	if (seen) {
+		const char *x = json_string_value(json_object_get(seen,
+			"a\xef\xb7\x90\xef\xb7\x91"));
+
+		CHECK(x && !strcmp(x, "x\xef\xb7\x90\xef\xb7\x91y"
+				       "\xef\xb7\x90\xef\xb7\x90"
+				       "\xef\xb7\x90\xef\xb7\x90z"
+				       "\xef\xb7\x90\xef\xb7\x90"));
+		CHECK(nul_json_decode(seen) == 0);
+		CHECK(json_string_length(json_object_getn(seen, "a\0", 2)) ==
+		      4 + 3 * 3);
+		dumped = json_dumps(seen, JSON_COMPACT | JSON_ENSURE_ASCII);
+		CHECK_STR(dumped, "{\"a\\u0000\":\"x\\u0000y\\uFDD0\\uFDD0z\\uFDD0\","
+				  "\"b\":\"\\\\u0000\"}");
+		free(dumped);
+		/* and again: encode the decoded value, decode the text */
+		CHECK(nul_json_encode(seen) == 1);
+		dumped = json_dumps(seen, JSON_COMPACT);
+		if (dumped)
+			nul_text_decode(dumped);
+		shown = dumped;
+		CHECK(shown && strstr(shown, "x\\u0000y\xef\xb7\x90\xef\xb7\x90z"));
+		free(dumped);
+	}
+	json_decref(seen);
+	free(encoded);
+}
+
+/* The string at `key` of the one document in `yaml`, as read. */
+static char *read_string(const char *yaml, const char *key)
+{
+	struct source_error err;
+	json_t *doc = source_parse_one(yaml, strlen(yaml), NULL, NULL, &err);
+	const char *value = json_string_value(json_object_get(doc, key));
+	char *copy = value ? strdup(value) : NULL;
+
+	json_decref(doc);
+	return copy;
+}
+
+TEST(core_surrogate_pairs)
+{
+	static const struct {
+		const char *yaml, *want;
+	} cases[] = {
+		/* JSON's escapes of a character past U+FFFF, as kubectl reads */
+		{ "{\"a\": \"x\\ud83d\\ude00y\"}", "x\xf0\x9f\x98\x80y" },
+		{ "{\"a\": \"\\uD83D\\uDE00\\udbff\\udfff\"}",
+		  "\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf" },
+		{ "a: \"\\\\\\ud83d\\ude00\"\n", "\\\xf0\x9f\x98\x80" },
+		/* elsewhere the escape is text, and stays as written */
+		{ "a: x\\ud83d\\uDe00\n", "x\\ud83d\\uDe00" },
+		{ "a: 'q\\uD83D\\udE00'\n", "q\\uD83D\\udE00" },
+		{ "a: |\n  echo \"\\ud83d\\ude00\"\n", "echo \"\\ud83d\\ude00\"\n" },
+		/* the characters the digits are changed to, written as such */
+		{ "{\"a\": \"\\ue800 \\uf000\"}", "\xee\xa0\x80 \xef\x80\x80" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = read_string(cases[i].yaml, "a");
+
+		CHECK_STR(got, cases[i].want);
+		free(got);
+	}
+	/* half a pair is still refused */
+	CHECK(read_string("{\"a\": \"\\ud83d\"}", "a") == NULL);
+	CHECK(read_string("{\"a\": \"\\\\\\\\ud83d\\ude00\"}", "a") == NULL);
 }

@@ -65,6 +65,17 @@ TEST(report_write_text)
 	text = report_text(REPORT_TEXT, NULL, 0);
 	CHECK_STR(text, "");
 	free(text);
+	/* a file name with a newline or an escape: still one line */
+	{
+		static const struct report_item odd[] = {
+			{ "a\nb\x1b.yaml", 2, 3, "gpu-visibility", "warning",
+			  "m", NULL },
+		};
+
+		text = report_text(REPORT_TEXT, odd, 1);
+		CHECK_STR(text, "a\\nb\\x1b.yaml:2:3: warning: m [gpu-visibility]\n");
+		free(text);
+	}
 }
 
 TEST(report_write_json)
@@ -225,7 +236,9 @@ TEST(report_write_sarif)
 		      "driver"), "rules")) == 1);
 	for (size_t i = 0; i < json_array_size(results); i++) {
 		static const char *const uris[] = {
-			"dir/my%20file%231.yaml", "file:///abs/a%3Ab.yaml"
+			/* a backslash is part of a name here, not a
+			 * separator: encoded, not made a slash */
+			"dir%5Cmy%20file%231.yaml", "file:///abs/a%3Ab.yaml"
 		};
 
 		loc = json_object_get(json_array_get(json_object_get(
