@@ -53,6 +53,7 @@ LIB_SRCS += lib/yaml_source.c
 LIB_SRCS += lib/yaml_emit.c
 LIB_SRCS += lib/config_file.c
 LIB_SRCS += lib/json_scan.c
+LIB_SRCS += lib/json_write.c
 LIB_SRCS += lib/admission.c
 $(BUILD)/lib/%.o: INCLUDES := -Irules -Ilib
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "admission.h"
+#include "json_write.h"
 #include "arena.h"
 #include "buf.h"
 
@@ -31,7 +32,7 @@ enum operation { OP_CREATE, OP_UPDATE, OP_DELETE, OP_CONNECT };
 /* The response being built. */
 struct answer {
 	int allowed;
-	json_t *patch;           /* RFC 6902 array, or NULL for no patch */
+	struct buf patch;        /* RFC 6902 array as JSON text; empty: none */
 	json_t *warnings;        /* array of strings */
 	size_t warnings_bytes;
 	size_t warnings_dropped;
@@ -329,7 +330,7 @@ static int warnings_finish(struct answer *a)
 
 static void answer_clear(struct answer *a)
 {
-	json_decref(a->patch);
+	buf_free(&a->patch);
 	json_decref(a->warnings);
 	free(a->status_message);
 }
@@ -378,8 +379,7 @@ static int answer_failure(const struct config *cfg, struct answer *a,
 	vsnprintf(out->error, sizeof(out->error), fmt, ap);
 	va_end(ap);
 	out->failure = kind;
-	json_decref(a->patch);
-	a->patch = NULL;
+	buf_free(&a->patch);
 	json_array_clear(a->warnings);
 	a->warnings_bytes = 0;
 	a->warnings_dropped = 0;
@@ -394,57 +394,91 @@ static int answer_failure(const struct config *cfg, struct answer *a,
 			     out->error);
 }
 
+/* 1 when text[0..len) is well-formed UTF-8 (as jansson requires). */
+static int utf8_valid(const char *text, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)text, *end = p + len;
+
+	while (p < end) {
+		unsigned c = *p, n, cp;
+
+		if (c < 0x80) {
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			return 0;
+		if ((size_t)(end - p) <= n)
+			return 0;
+		for (unsigned i = 1; i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (p[i] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+			return 0;
+		p += n + 1;
+	}
+	return 1;
+}
+
 /* Serialises the answer into out->body. */
 static int answer_write(struct admission_outcome *out, const char *api_version,
 			const char *uid, struct answer *a)
 {
-	json_t *response, *review;
-	char *text = NULL, *patch_text = NULL, *patch_b64 = NULL;
+	struct buf text;
 	int rc = -1;
 
-	response = json_pack("{s:s, s:b}", "uid", uid, "allowed", a->allowed);
-	if (!response)
-		return -1;
-	if (a->status_code &&
-	    json_object_set_new(response, "status",
-				json_pack("{s:i, s:s}", "code", a->status_code,
-					  "message", a->status_message)))
-		goto out_free;
-	if (a->patch) {
-		patch_text = json_text_new(a->patch, JSON_COMPACT);
-		if (!patch_text)
-			goto out_free;
-		patch_b64 = admission_base64((const unsigned char *)patch_text,
-					     strlen(patch_text));
-		if (!patch_b64 ||
-		    json_object_set_new(response, "patchType",
-					json_string("JSONPatch")) ||
-		    json_object_set_new(response, "patch",
-					json_string(patch_b64)))
-			goto out_free;
-	}
 	if (warnings_finish(a))
+		return -1;
+	/* what jansson would refuse to write */
+	if (a->status_code &&
+	    !utf8_valid(a->status_message, strlen(a->status_message)))
+		return -1;
+	buf_init(&text, 0);
+	if (buf_grow(&text, 160 + a->patch.len / 3 * 4 + a->warnings_bytes) ||
+	    buf_puts(&text, "{\"apiVersion\":") ||
+	    json_write_string(&text, api_version, strlen(api_version)) ||
+	    buf_puts(&text, ",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":") ||
+	    json_write_string(&text, uid, strlen(uid)) ||
+	    buf_puts(&text, a->allowed ? ",\"allowed\":true" : ",\"allowed\":false"))
+		goto out_free;
+	if (a->status_code &&
+	    (buf_puts(&text, ",\"status\":{\"code\":") ||
+	     json_write_int(&text, a->status_code) ||
+	     buf_puts(&text, ",\"message\":") ||
+	     json_write_string(&text, a->status_message,
+			       strlen(a->status_message)) ||
+	     buf_putc(&text, '}')))
+		goto out_free;
+	if (a->patch.len &&
+	    (buf_puts(&text, ",\"patchType\":\"JSONPatch\",\"patch\":\"") ||
+	     json_write_base64(&text, (const unsigned char *)a->patch.data,
+			       a->patch.len) ||
+	     buf_putc(&text, '"')))
 		goto out_free;
 	if (json_array_size(a->warnings) &&
-	    json_object_set(response, "warnings", a->warnings))
+	    (buf_puts(&text, ",\"warnings\":") ||
+	     json_write_value(&text, a->warnings)))
 		goto out_free;
-	review = json_pack("{s:s, s:s, s:O}", "apiVersion", api_version,
-			   "kind", "AdmissionReview", "response", response);
-	if (!review)
-		goto out_free;
-	text = json_text_new(review, JSON_COMPACT);
-	json_decref(review);
-	if (!text)
+	if (buf_puts(&text, "}}\n"))
 		goto out_free;
 	out->http_status = 200;
 	out->allowed = a->allowed;
-	out->patched = a->patch != NULL;
+	out->patched = a->patch.len != 0;
 	out->n_warnings = json_array_size(a->warnings);
-	rc = set_body(out, text);
+	free(out->body);
+	out->body = buf_detach(&text, &out->body_len);
+	rc = 0;
 out_free:
-	free(patch_b64);
-	free(patch_text);
-	json_decref(response);
+	buf_free(&text);
 	return rc;
 }
 
@@ -585,50 +619,65 @@ out_free:
 	return rc;
 }
 
-static json_t *patch_op_json(const struct patch_op *op)
+/* Appends `op` as an RFC 6902 operation to the JSON text `patch`. */
+static int patch_write_op(struct buf *patch, const struct patch_op *op)
 {
-	static const char *const names[] = { "add", "remove", "replace", "move" };
+	static const char *const names[] = {
+		"{\"op\":\"add\"", "{\"op\":\"remove\"",
+		"{\"op\":\"replace\"", "{\"op\":\"move\""
+	};
 
-	return json_pack("{s:s, s:s, s:O}", "op", names[op->kind],
-			 "path", op->path, "value", op->value);
+	return buf_putc(patch, patch->len ? ',' : '[') ||
+	       buf_puts(patch, names[op->kind]) ||
+	       (op->from &&
+		(buf_puts(patch, ",\"from\":") ||
+		 json_write_string(patch, op->from, strlen(op->from)))) ||
+	       buf_puts(patch, ",\"path\":") ||
+	       json_write_string(patch, op->path, strlen(op->path)) ||
+	       (op->value &&
+		(buf_puts(patch, ",\"value\":") ||
+		 json_write_value(patch, op->value))) ||
+	       buf_putc(patch, '}') ? -1 : 0;
 }
 
-/*
- * Applies a copy of `op` to `root`: the replay must not share values with
- * the operations (applying an add links its value into the document, where
- * a later operation would change it).
- */
-static int replay_op(json_t *root, const struct patch_op *op)
-{
-	struct patch_op copy = *op;
-	int rc;
-
-	if (op->value && !(copy.value = json_deep_copy(op->value)))
-		return -1;
-	rc = patch_apply_op(root, &copy);
-	json_decref(copy.value);
-	return rc;
-}
+/* What a review was read from, for the patch check. */
+struct review_source {
+	const char *body;
+	size_t len;
+	json_t *review;          /* the document read from it */
+};
 
 /*
- * Replays `result`'s operations and `extra` on the object as it came
- * (result->original, copied before the first operation) and compares
- * with `expected`: the guarantee that the patch sent applies and gives
- * what the engine computed. 0 when it holds.
+ * The guarantee that the patch sent applies to the object as it came and
+ * gives what the engine computed (`object`, with `extra` applied last):
+ * every operation, undone last first in `object`, must find what it made
+ * (patch_revert_op()), and the document must then be the body again. It
+ * is, afterwards: `object` no longer holds the engine's result. 0 when
+ * the guarantee holds; -1 when it does not (or cannot be told, out of
+ * memory).
  */
-static int patch_replay_check(const struct rules_result *result,
-			      const struct patch_op *extra, json_t *expected)
+static int patch_check(const struct rules_result *result,
+		       const struct patch_op *extra,
+		       const struct review_source *src, json_t *object)
 {
-	json_t *object = result->original;
+	json_error_t jerr;
+	json_t *fresh;
+	int same;
 
-	if (!json_is_object(object))
+	if (extra->path && patch_revert_op(object, extra) != 0)
 		return -1;
-	for (size_t i = 0; i < result->n_ops; i++)
-		if (replay_op(object, &result->ops[i]) != 0)
+	for (size_t i = result->n_ops; i-- > 0;)
+		if (patch_revert_op(object, &result->ops[i]) != 0)
 			return -1;
-	if (extra->path && replay_op(object, extra) != 0)
-		return -1;
-	return json_equal(object, expected) ? 0 : -1;
+	same = json_scan_equal(src->body, src->len, src->review);
+	if (same < 0) {
+		/* what only jansson reads (real numbers...): read it again */
+		fresh = json_loadb(src->body, src->len, JSON_REJECT_DUPLICATES,
+				   &jerr);
+		same = fresh && json_equal(fresh, src->review);
+		json_decref(fresh);
+	}
+	return same == 1 ? 0 : -1;
 }
 
 /*
@@ -711,13 +760,14 @@ static int deny_message(const struct config *cfg,
  */
 static int review_object(const struct config *cfg, enum operation op,
 			 const char *ns, unsigned skip, json_t *object,
-			 struct answer *a, struct admission_outcome *out)
+			 const struct review_source *src, struct answer *a,
+			 struct admission_outcome *out)
 {
 	struct rules_options opts = {
 		.offline = 0,
 		.report_only = op != OP_CREATE,
 		.namespace_name = ns,
-		.keep_original = op == OP_CREATE,
+		.keep_undo = op == OP_CREATE,
 		.skip_rules = skip,
 	};
 	struct rules_result res;
@@ -762,27 +812,29 @@ static int review_object(const struct config *cfg, enum operation op,
 	rc = -1;
 	if (annotation_op(cfg, object, mutated, &extra))
 		goto out_clear;
-	if (extra.path && patch_apply_op(object, &extra) != 0) {
+	if (extra.path && patch_apply_op_undo(object, &extra) != 0) {
 		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
 				    "internal error: cannot record '%s'",
 				    cfg->mutations_annotation);
 		goto out_clear;
 	}
-	if (patch_replay_check(&res, &extra, object) != 0) {
+	if (patch_check(&res, &extra, src, object) != 0) {
 		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
 				    "internal error: the patch does not reproduce the migrated object");
 		goto out_clear;
 	}
-	if (!(a->patch = rules_patch_json(&res)))
-		goto out_clear;
-	if (extra.path &&
-	    json_array_append_new(a->patch, patch_op_json(&extra)) != 0)
+	for (size_t i = 0; i < res.n_ops; i++)
+		if (patch_write_op(&a->patch, &res.ops[i]))
+			goto out_clear;
+	if ((extra.path && patch_write_op(&a->patch, &extra)) ||
+	    buf_putc(&a->patch, ']'))
 		goto out_clear;
 	out->mutated_rules = mutated;
 	rc = 0;
 out_clear:
 	free(extra.path);
 	json_decref(extra.value);
+	json_decref(extra.undo);
 	rules_result_clear(&res);
 	return rc;
 }
@@ -806,11 +858,12 @@ static int optional_string(json_t *parent, const char *key, const char **value)
  * with a well-formed AdmissionReview. `skeleton`: the request is the
  * prefilter's skeleton and no rule has anything to do; `shallow`: the
  * object is known to nest within cfg->max_depth; `skip`: the rules the
- * prefilter found nothing for.
+ * prefilter found nothing for; `src`: the body and the document read.
  */
 static int review_request(const struct config *cfg, json_t *request,
 			  const char *api_version, const char *uid,
 			  int skeleton, int shallow, unsigned skip,
+			  const struct review_source *src,
 			  struct admission_outcome *out)
 {
 	struct answer a = { .allowed = 1 };
@@ -822,6 +875,7 @@ static int review_request(const struct config *cfg, json_t *request,
 	const char *kind;
 	int op = -1, rc = -1;
 
+	buf_init(&a.patch, 0);
 	if (!(a.warnings = json_array()))
 		return -1;
 	for (int i = 0; operation && i < 4; i++)
@@ -887,7 +941,7 @@ static int review_request(const struct config *cfg, json_t *request,
 		rc = 0;
 		goto out_write;
 	}
-	rc = review_object(cfg, (enum operation)op, ns, skip, object, &a,
+	rc = review_object(cfg, (enum operation)op, ns, skip, object, src, &a,
 			   out);
 out_write:
 	if (rc == 0)
@@ -908,6 +962,7 @@ int admission_review_filtered(const struct config *cfg,
 			      const char *body, size_t len,
 			      struct admission_outcome *out)
 {
+	struct review_source src;
 	json_error_t jerr;
 	json_t *review, *request;
 	const char *api_version, *kind, *uid;
@@ -962,8 +1017,11 @@ int admission_review_filtered(const struct config *cfg,
 	}
 	if (dup_field(&out->uid, uid))
 		goto out_free;
+	src.body = body;
+	src.len = len;
+	src.review = review;
 	rc = review_request(cfg, request, api_version, uid, skeleton,
-			    shallow, skip, out);
+			    shallow, skip, &src, out);
 out_free:
 	/* the request's values, made in the review's scope when there is one */
 	json_arena_drop(review);

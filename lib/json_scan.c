@@ -14,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define SCAN_SSE2 1
+#endif
+
 #include "json_scan.h"
 
 /* Nesting and key bookkeeping beyond which the full reader decides. */
@@ -39,6 +44,12 @@ struct json_scan_filter {
 	 */
 	size_t wm_len;
 	unsigned char *shift;           /* 65536 blocks */
+	/*
+	 * The triggers of 4 bytes or more are sorted by their block at the
+	 * window's end: those of a block where the shift is 0 start at
+	 * triggers[first[block]].
+	 */
+	uint16_t *first;                /* 65536 blocks */
 	int has_short;                  /* triggers of 1 to 3 bytes */
 	uint64_t bigrams[65536 / 64];   /* first two bytes of those of 2-3 */
 	unsigned char firsts[256];      /* first byte of one-byte triggers */
@@ -59,6 +70,7 @@ void json_scan_filter_free(struct json_scan_filter *filter)
 		free(filter->triggers[i].text);
 	free(filter->triggers);
 	free(filter->shift);
+	free(filter->first);
 	free(filter);
 }
 
@@ -107,10 +119,24 @@ static int filter_add(struct json_scan_filter *filter, char *text,
 	return 0;
 }
 
+/* Triggers by block at the window's end; the short ones last. */
+static int trigger_cmp(const void *a, const void *b)
+{
+	const struct trigger *x = a, *y = b;
+
+	return (x->tail > y->tail) - (x->tail < y->tail);
+}
+
 /* The Wu-Manber tables of the triggers of 4 bytes or more. */
 static int filter_shifts(struct json_scan_filter *filter)
 {
 	size_t m = 0;
+
+	/* the index of a trigger must fit filter->first */
+	if (filter->n_triggers >= UINT16_MAX) {
+		filter->always = filter->enabled;
+		return 0;
+	}
 
 	for (size_t k = 0; k < filter->n_triggers; k++) {
 		size_t len = filter->triggers[k].len;
@@ -131,8 +157,10 @@ static int filter_shifts(struct json_scan_filter *filter)
 		struct trigger *t = &filter->triggers[k];
 		const unsigned char *x = (const unsigned char *)t->text;
 
-		if (t->len < 4)
+		if (t->len < 4) {
+			t->tail = 1u << 16;
 			continue;
+		}
 		for (size_t j = 1; j < m; j++) {
 			unsigned block = (unsigned)x[j - 1] << 8 | x[j];
 
@@ -141,6 +169,13 @@ static int filter_shifts(struct json_scan_filter *filter)
 		}
 		t->tail = (unsigned)x[m - 2] << 8 | x[m - 1];
 	}
+	qsort(filter->triggers, filter->n_triggers, sizeof(*filter->triggers),
+	      trigger_cmp);
+	if (!(filter->first = malloc(65536 * sizeof(*filter->first))))
+		return -1;
+	for (size_t k = filter->n_triggers; k-- > 0;)
+		if (filter->triggers[k].tail < 1u << 16)
+			filter->first[filter->triggers[k].tail] = (uint16_t)k;
 	return 0;
 }
 
@@ -228,11 +263,12 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 			e += filter->shift[block];
 			continue;
 		}
-		for (size_t k = 0; k < filter->n_triggers; k++) {
+		for (size_t k = filter->first[block];
+		     k < filter->n_triggers && filter->triggers[k].tail == block;
+		     k++) {
 			const struct trigger *t = &filter->triggers[k];
 
-			if (t->len >= 4 && t->tail == block &&
-			    t->len <= len - start &&
+			if (t->len <= len - start &&
 			    memcmp(p + start, t->text, t->len) == 0)
 				found |= t->rules;
 		}
@@ -309,23 +345,45 @@ static const unsigned char is_space[256] = {
 	[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1,
 };
 
+#if SCAN_SSE2
+/* Bits of the bytes of p[0..16) equal to `c`. */
+static inline unsigned bytes_eq(__m128i v, char c)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+}
+#endif
+
 static inline void skip_space(struct scan *s)
 {
-	static const uint64_t spaces = 0x2020202020202020u;
 	const unsigned char *p = s->p, *end = s->end;
 
-	while (p < end && is_space[*p]) {
-		uint64_t word;
-
-		/* the indentation of pretty-printed JSON, 8 at a time */
-		if (*p++ == '\n')
-			while (end - p >= 8 &&
-			       (memcpy(&word, p, 8), word == spaces))
-				p += 8;
+	/* most values follow at once, or after one space */
+	if (p < end && !is_space[*p])
+		return;
+	if (end - p >= 2 && !is_space[p[1]]) {
+		s->p = p + 1;
+		return;
 	}
+#if SCAN_SSE2
+	/* the indentation of pretty-printed JSON, 16 at a time */
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		unsigned blank = bytes_eq(v, ' ') | bytes_eq(v, '\n') |
+				 bytes_eq(v, '\r') | bytes_eq(v, '\t');
+
+		if (blank != 0xffff) {
+			s->p = p + __builtin_ctz(~blank);
+			return;
+		}
+		p += 16;
+	}
+#endif
+	while (p < end && is_space[*p])
+		p++;
 	s->p = p;
 }
 
+#if !SCAN_SSE2
 /* 1 when one of the 8 bytes of `word` ends the fast loop in a string. */
 static inline int word_stops(uint64_t word)
 {
@@ -337,6 +395,7 @@ static inline int word_stops(uint64_t word)
 	return (((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) |
 		(word - ones * 0x20) | word) & highs ? 1 : 0;
 }
+#endif
 
 /*
  * Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
@@ -475,10 +534,26 @@ static int scan_string(struct scan *s, const char **text, size_t *len)
 	int escaped = 0;
 
 	for (;;) {
+#if SCAN_SSE2
+		while (end - p >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)p);
+			/* signed: below 0x20, or 0x80 and above */
+			unsigned stop = bytes_eq(v, '"') | bytes_eq(v, '\\') |
+				(unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(
+					v, _mm_set1_epi8(0x20)));
+
+			if (stop) {
+				p += __builtin_ctz(stop);
+				break;
+			}
+			p += 16;
+		}
+#else
 		uint64_t word;
 
 		while (end - p >= 8 && (memcpy(&word, p, 8), !word_stops(word)))
 			p += 8;
+#endif
 		while (p < end && !string_stop[*p])
 			p++;
 		if (p >= end || *p < 0x20)
@@ -517,13 +592,25 @@ static int scan_string(struct scan *s, const char **text, size_t *len)
 	return 0;
 }
 
+/*
+ * A hash of a key from its length and at most 24 of its bytes (the first,
+ * middle and last 8): equal hashes only send the body to the full reader.
+ */
 static uint32_t key_hash(const char *key, size_t len)
 {
-	uint32_t h = 2166136261u;
+	uint64_t a = 0, b = 0, c = 0, h;
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)key[i]) * 16777619u;
-	return h;
+	if (len >= 8) {
+		memcpy(&a, key, 8);
+		memcpy(&b, key + len - 8, 8);
+		if (len > 16)
+			memcpy(&c, key + len / 2 - 4, 8);
+	} else {
+		memcpy(&a, key, len);
+	}
+	h = (a * 0x9e3779b97f4a7c15u) ^ (b * 0xc2b2ae3d27d4eb4fu) ^
+	    (c * 0x165667b19e3779f9u) ^ len;
+	return (uint32_t)(h ^ h >> 32);
 }
 
 static int scan_value(struct scan *s, int depth, int want,
@@ -802,4 +889,147 @@ json_t *json_scan_skeleton(const struct json_scan_filter *filter,
 	};
 
 	return scan_document(&s, body, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Comparing a body with a document                                    */
+
+/*
+ * 1 when the value at s->p equals `v`, 0 when it differs, -1 when this
+ * reader cannot tell (a real number, a long integer, \u0000...).
+ */
+static int equal_value(struct scan *s, int depth, const json_t *v);
+
+static int equal_members(struct scan *s, int depth, const json_t *object)
+{
+	void *it = json_object_iter((json_t *)object);
+	size_t n = 0;
+
+	skip_space(s);
+	if (s->p < s->end && *s->p == '}') {
+		s->p++;
+		return json_object_size(object) == 0;
+	}
+	for (;;) {
+		const json_t *member = NULL;
+		const char *key;
+		size_t len;
+		int rc;
+
+		if (s->p >= s->end || *s->p != '"' ||
+		    scan_string(s, &key, &len))
+			return -1;
+		/* in the order read, unless an operation moved members */
+		if (it && json_object_iter_key_len(it) == len &&
+		    memcmp(json_object_iter_key(it), key, len) == 0) {
+			member = json_object_iter_value(it);
+			it = json_object_iter_next((json_t *)object, it);
+		} else {
+			it = NULL;
+			member = json_object_getn(object, key, len);
+		}
+		if (!member)
+			return 0;
+		n++;
+		skip_space(s);
+		if (s->p >= s->end || *s->p != ':')
+			return -1;
+		s->p++;
+		if ((rc = equal_value(s, depth, member)) != 1)
+			return rc;
+		skip_space(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			skip_space(s);
+			continue;
+		}
+		if (s->p >= s->end || *s->p != '}')
+			return -1;
+		s->p++;
+		/* keys are unique in both: as many means the same */
+		return n == json_object_size(object);
+	}
+}
+
+static int equal_elements(struct scan *s, int depth, const json_t *array)
+{
+	size_t n = 0, size = json_array_size(array);
+
+	skip_space(s);
+	if (s->p < s->end && *s->p == ']') {
+		s->p++;
+		return size == 0;
+	}
+	for (;;) {
+		int rc;
+
+		if (n >= size)
+			return 0;
+		if ((rc = equal_value(s, depth, json_array_get(array, n++))) != 1)
+			return rc;
+		skip_space(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (s->p >= s->end || *s->p != ']')
+			return -1;
+		s->p++;
+		return n == size;
+	}
+}
+
+static int equal_value(struct scan *s, int depth, const json_t *v)
+{
+	json_int_t number;
+	const char *text;
+	size_t len;
+
+	skip_space(s);
+	if (s->p >= s->end || depth >= s->depth_max)
+		return -1;
+	switch (*s->p) {
+	case '{':
+		if (!json_is_object(v))
+			return 0;
+		s->p++;
+		return equal_members(s, depth + 1, v);
+	case '[':
+		if (!json_is_array(v))
+			return 0;
+		s->p++;
+		return equal_elements(s, depth + 1, v);
+	case '"':
+		if (scan_string(s, &text, &len))
+			return -1;
+		return json_is_string(v) && json_string_length(v) == len &&
+		       memcmp(json_string_value(v), text, len) == 0;
+	case 't':
+		return scan_literal(s, "true", 4) ? -1 : json_is_true(v);
+	case 'f':
+		return scan_literal(s, "false", 5) ? -1 : json_is_false(v);
+	case 'n':
+		return scan_literal(s, "null", 4) ? -1 : json_is_null(v);
+	default:
+		if (scan_integer(s, &number))
+			return -1;
+		return json_is_integer(v) && json_integer_value(v) == number;
+	}
+}
+
+int json_scan_equal(const char *body, size_t len, const json_t *value)
+{
+	struct scan s = { .depth_max = SCAN_DEPTH_MAX };
+	int rc;
+
+	s.p = (const unsigned char *)body;
+	s.end = s.p + len;
+	rc = equal_value(&s, 0, value);
+	if (rc == 1) {
+		skip_space(&s);
+		if (s.p != s.end)
+			rc = -1;
+	}
+	free(s.scratch);
+	return rc;
 }

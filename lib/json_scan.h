@@ -71,4 +71,13 @@ json_t *json_scan_read(const char *body, size_t len,
 		       const struct json_scan_filter *filter, int *depth,
 		       unsigned *rules);
 
+/*
+ * Compares the JSON text `body` with `value` as json_equal() compares two
+ * documents, reading the text as json_scan_read() does, without building
+ * it: 1 when they are equal, 0 when they differ, -1 when this reader
+ * cannot tell (the text is not valid JSON, or has what json_scan_read()
+ * leaves to jansson).
+ */
+int json_scan_equal(const char *body, size_t len, const json_t *value);
+
 #endif

@@ -110,6 +110,7 @@ void rules_result_clear(struct rules_result *result)
 		free(result->ops[i].path);
 		free(result->ops[i].from);
 		json_decref(result->ops[i].value);
+		json_decref(result->ops[i].undo);
 	}
 	for (size_t i = 0; i < result->n_findings; i++) {
 		free(result->findings[i].pointer);
@@ -117,7 +118,6 @@ void rules_result_clear(struct rules_result *result)
 	}
 	free(result->ops);
 	free(result->findings);
-	json_decref(result->original);
 	rules_result_init(result);
 }
 
@@ -230,12 +230,10 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 {
 	struct rules_result *res = ctx->result;
 	struct patch_op *op;
+	json_t *recorded = NULL;
+	int rc;
 
 	if (!path || (kind == PATCH_MOVE && !from))
-		goto out_fail;
-	/* copied only when something changes: most objects need nothing */
-	if (ctx->opts->keep_original && !res->original &&
-	    !(res->original = json_deep_copy(ctx->root)))
 		goto out_fail;
 	if (res->n_ops == res->cap_ops) {
 		size_t cap = res->cap_ops ? res->cap_ops * 2 : 8;
@@ -246,36 +244,36 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 		res->ops = grown;
 		res->cap_ops = cap;
 	}
+	/*
+	 * The document gets the value and the operation a copy of its own:
+	 * later operations write into the document, and must not change what
+	 * this one recorded (nor may a rule that kept a pointer to it).
+	 */
+	if (value_new && !(recorded = json_value_copy(value_new)))
+		goto out_fail;
 	op = &res->ops[res->n_ops];
+	memset(op, 0, sizeof(*op));
 	op->kind = kind;
 	op->rule = ctx->rule;
 	op->path = path;
 	op->from = from;
 	op->value = value_new;
-	if (value_new) {
-		/* the document gets its own copy: later operations write into
-		 * it, and must not change what this operation recorded */
-		struct patch_op applied = *op;
-		int rc;
-
-		applied.value = json_deep_copy(value_new);
-		if (!applied.value)
-			goto out_fail;
-		rc = patch_apply_op(ctx->root, &applied);
-		json_decref(applied.value);
-		if (rc != 0) {
-			fail(ctx, path, "operation does not apply");
-			goto out_fail_quiet;
-		}
-	} else if (patch_apply_op(ctx->root, op) != 0) {
+	rc = ctx->opts->keep_undo ? patch_apply_op_undo(ctx->root, op)
+				  : patch_apply_op(ctx->root, op);
+	op->value = recorded;
+	json_decref(value_new);
+	if (rc != 0) {
 		fail(ctx, path, "operation does not apply");
-		goto out_fail_quiet;
+		json_decref(op->undo);
+		json_decref(recorded);
+		free(path);
+		free(from);
+		return -1;
 	}
 	res->n_ops++;
 	return 0;
 out_fail:
 	fail(ctx, path, "out of memory");
-out_fail_quiet:
 	free(path);
 	free(from);
 	json_decref(value_new);

@@ -141,25 +141,43 @@ static json_t *parent_of(json_t *root, const char *path, char *last,
 	return node;
 }
 
-static int op_add(json_t *root, const char *path, json_t *value)
+/*
+ * Adds `value` (not stolen) at `path`. *old gets the member it replaced
+ * (a new reference; NULL when there was none), *index the array position
+ * it went to.
+ */
+static int op_add(json_t *root, const char *path, json_t *value,
+		  json_t **old, size_t *index)
 {
 	char last[1024];
 	json_t *parent = parent_of(root, path, last, sizeof(last));
-	size_t index;
 
+	*old = NULL;
 	if (!parent)
 		return -1;
-	if (json_is_object(parent))
-		return json_object_set(parent, last, value);
+	if (json_is_object(parent)) {
+		json_t *member = json_object_get(parent, last);
+
+		if (member)
+			*old = json_incref(member);
+		if (json_object_set(parent, last, value) == 0)
+			return 0;
+		json_decref(*old);
+		*old = NULL;
+		return -1;
+	}
 	if (!json_is_array(parent))
 		return -1;
-	if (strcmp(last, "-") == 0)
+	if (strcmp(last, "-") == 0) {
+		*index = json_array_size(parent);
 		return json_array_append(parent, value);
-	if (parse_index(last, &index) != 0 || index > json_array_size(parent))
+	}
+	if (parse_index(last, index) != 0 || *index > json_array_size(parent))
 		return -1;
-	return json_array_insert(parent, index, value);
+	return json_array_insert(parent, *index, value);
 }
 
+/* Removes the value at `path`; *removed gets it (a new reference). */
 static int op_remove(json_t *root, const char *path, json_t **removed)
 {
 	char last[1024];
@@ -167,52 +185,201 @@ static int op_remove(json_t *root, const char *path, json_t **removed)
 	size_t index;
 	json_t *value;
 
+	*removed = NULL;
 	if (!parent)
 		return -1;
 	if (json_is_object(parent)) {
 		value = json_object_get(parent, last);
 		if (!value)
 			return -1;
-		if (removed)
-			*removed = json_incref(value);
-		return json_object_del(parent, last);
-	}
-	if (!json_is_array(parent) || parse_index(last, &index) != 0)
-		return -1;
-	value = json_array_get(parent, index);
-	if (!value)
-		return -1;
-	if (removed)
 		*removed = json_incref(value);
-	return json_array_remove(parent, index);
+		if (json_object_del(parent, last) == 0)
+			return 0;
+	} else if (json_is_array(parent) && parse_index(last, &index) == 0 &&
+		   (value = json_array_get(parent, index))) {
+		*removed = json_incref(value);
+		if (json_array_remove(parent, index) == 0)
+			return 0;
+	}
+	json_decref(*removed);
+	*removed = NULL;
+	return -1;
 }
 
-int patch_apply_op(json_t *root, const struct patch_op *op)
+/*
+ * Applies `op`; *undo gets what it removed or overwrote (a new reference,
+ * NULL when nothing), *index where an add or a move put its value in an
+ * array.
+ */
+static int op_apply(json_t *root, const struct patch_op *op, json_t **undo,
+		    size_t *index)
 {
-	json_t *moved = NULL;
+	json_t *moved = NULL, *old = NULL;
 	int rc;
 
+	*undo = NULL;
 	switch (op->kind) {
 	case PATCH_ADD:
-		return op_add(root, op->path, op->value);
+		return op_add(root, op->path, op->value, undo, index);
 	case PATCH_REMOVE:
-		return op_remove(root, op->path, NULL);
+		return op_remove(root, op->path, undo);
 	case PATCH_REPLACE:
 		/* the target must exist; in an array it is overwritten, not
 		 * shifted, hence remove then insert */
 		if (!*op->path || !json_pointer_get(root, op->path))
 			return -1;
-		if (op_remove(root, op->path, NULL) != 0)
+		if (op_remove(root, op->path, undo) != 0)
 			return -1;
-		return op_add(root, op->path, op->value);
+		return op_add(root, op->path, op->value, &old, index);
 	case PATCH_MOVE:
 		if (op_remove(root, op->from, &moved) != 0)
 			return -1;
-		rc = op_add(root, op->path, moved);
+		rc = op_add(root, op->path, moved, undo, index);
 		json_decref(moved);
 		return rc;
 	}
 	return -1;
+}
+
+int patch_apply_op(json_t *root, const struct patch_op *op)
+{
+	json_t *undo;
+	size_t index;
+	int rc = op_apply(root, op, &undo, &index);
+
+	json_decref(undo);
+	return rc;
+}
+
+int patch_apply_op_undo(json_t *root, struct patch_op *op)
+{
+	json_decref(op->undo);
+	op->undo = NULL;
+	op->index = 0;
+	return op_apply(root, op, &op->undo, &op->index);
+}
+
+/*
+ * Takes the value at `path` out of `root`, where an operation put it at
+ * array position `index`, and, with `old`, puts back the member it
+ * replaced. *taken gets the value (a new reference).
+ */
+static int revert_put(json_t *root, const char *path, size_t index,
+		      json_t *old, json_t **taken)
+{
+	char last[1024];
+	json_t *parent = parent_of(root, path, last, sizeof(last));
+	json_t *value;
+
+	*taken = NULL;
+	if (json_is_object(parent)) {
+		if (!(value = json_object_get(parent, last)))
+			return -1;
+		*taken = json_incref(value);
+		if (old ? json_object_set(parent, last, old) == 0
+			: json_object_del(parent, last) == 0)
+			return 0;
+	} else if (json_is_array(parent) && !old &&
+		   (value = json_array_get(parent, index))) {
+		*taken = json_incref(value);
+		if (json_array_remove(parent, index) == 0)
+			return 0;
+	}
+	json_decref(*taken);
+	*taken = NULL;
+	return -1;
+}
+
+/* Puts `value` back at `path`, where an operation removed it from. */
+static int revert_take(json_t *root, const char *path, json_t *value)
+{
+	char last[1024];
+	json_t *parent = parent_of(root, path, last, sizeof(last));
+	size_t index;
+
+	if (json_is_object(parent))
+		return json_object_get(parent, last) ? -1 :
+		       json_object_set(parent, last, value);
+	if (!json_is_array(parent) || parse_index(last, &index) != 0 ||
+	    index > json_array_size(parent))
+		return -1;
+	return json_array_insert(parent, index, value);
+}
+
+int patch_revert_op(json_t *root, const struct patch_op *op)
+{
+	json_t *taken = NULL;
+	int rc = -1;
+
+	switch (op->kind) {
+	case PATCH_ADD:
+		/* what was added must still be there, as it was recorded */
+		if (revert_put(root, op->path, op->index, op->undo, &taken) == 0)
+			rc = json_equal(taken, op->value) ? 0 : -1;
+		break;
+	case PATCH_REMOVE:
+		rc = op->undo ? revert_take(root, op->path, op->undo) : -1;
+		break;
+	case PATCH_REPLACE: {
+		char last[1024];
+		json_t *parent = parent_of(root, op->path, last, sizeof(last));
+		size_t index;
+
+		if (!op->undo || !(taken = json_pointer_get(root, op->path)) ||
+		    !json_equal(taken, op->value))
+			return -1;
+		taken = NULL;
+		if (json_is_object(parent))
+			return json_object_set(parent, last, op->undo);
+		if (json_is_array(parent) && parse_index(last, &index) == 0)
+			return json_array_set(parent, index, op->undo);
+		return -1;
+	}
+	case PATCH_MOVE:
+		if (revert_put(root, op->path, op->index, op->undo, &taken) == 0)
+			rc = revert_take(root, op->from, taken);
+		break;
+	}
+	json_decref(taken);
+	return rc;
+}
+
+json_t *json_value_copy(const json_t *value)
+{
+	json_t *copy = NULL, *child;
+	const char *key;
+	size_t i, key_len;
+
+	switch (json_typeof(value)) {
+	case JSON_OBJECT:
+		if (!(copy = json_object()))
+			return NULL;
+		json_object_keylen_foreach((json_t *)value, key, key_len, child)
+			if (json_object_setn_new_nocheck(copy, key, key_len,
+							 json_value_copy(child)))
+				goto out_fail;
+		return copy;
+	case JSON_ARRAY:
+		if (!(copy = json_array()))
+			return NULL;
+		json_array_foreach(value, i, child)
+			if (json_array_append_new(copy, json_value_copy(child)))
+				goto out_fail;
+		return copy;
+	case JSON_STRING:
+		return json_stringn_nocheck(json_string_value(value),
+					    json_string_length(value));
+	case JSON_INTEGER:
+		return json_integer(json_integer_value(value));
+	case JSON_REAL:
+		return json_real(json_real_value(value));
+	default:
+		/* true, false and null are shared */
+		return json_incref((json_t *)value);
+	}
+out_fail:
+	json_decref(copy);
+	return NULL;
 }
 
 static const char *patch_kind_name(enum patch_kind kind)

@@ -202,6 +202,13 @@ struct patch_op {
 	char *path;        /* owned */
 	char *from;        /* PATCH_MOVE only, owned */
 	json_t *value;     /* PATCH_ADD and PATCH_REPLACE: owned reference */
+	/*
+	 * Set by patch_apply_op_undo(), for patch_revert_op(): what the
+	 * operation removed or overwrote (owned reference, NULL when
+	 * nothing), and the array position an add or a move put its value at.
+	 */
+	json_t *undo;
+	size_t index;
 };
 
 struct rules_result {
@@ -211,18 +218,13 @@ struct rules_result {
 	size_t n_findings, cap_findings;
 	int denied;        /* a rule in deny mode found something */
 	int errors;        /* findings of severity error that were not fixed */
-	/*
-	 * With rules_options.keep_original: a copy of the object as it was
-	 * before the first operation changed it; NULL when none did.
-	 */
-	json_t *original;
 };
 
 struct rules_options {
 	int offline;            /* 1 in the CLI: offline-only rules run too */
 	int report_only;        /* 1 for UPDATE: report, never mutate */
 	const char *namespace_name; /* request namespace when the object has none */
-	int keep_original;      /* 1: fill rules_result.original */
+	int keep_undo;          /* 1: operations keep their undo (patch_op.undo) */
 	/*
 	 * Rules (bits 1 << rule_id) not to run while no operation has changed
 	 * the object: the caller found none of their rules_rule_triggers()
@@ -306,6 +308,25 @@ json_t *json_pointer_get(json_t *root, const char *pointer);
  * stolen. A replace of the root itself is not supported.
  */
 int patch_apply_op(json_t *root, const struct patch_op *op);
+/* patch_apply_op() that also sets op->undo and op->index. */
+int patch_apply_op_undo(json_t *root, struct patch_op *op);
+/*
+ * Undoes `op`, applied by patch_apply_op_undo() to what `root` was, in
+ * `root` as it is now, and checks that the value the operation added is
+ * still there as op->value records it. 0, or -1 when the operation cannot
+ * be undone so or that value differs: then `root` is not what the
+ * operation made (something else changed it), and it is left in some
+ * intermediate state. Undoing the operations of a patch last first, each
+ * with success, proves that the patch applies to what this gives and
+ * gives `root` as it was: each operation applies to what its undo gives,
+ * and gives back the value it was undone from.
+ */
+int patch_revert_op(json_t *root, const struct patch_op *op);
+/*
+ * A deep copy of `value` (without jansson's check for cycles, which a
+ * parsed document cannot have); NULL when out of memory.
+ */
+json_t *json_value_copy(const json_t *value);
 
 /*
  * Returns `value` as JSON text (json_dumps flags; JSON_ENCODE_ANY always

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "json_write.h"
 #include "log.h"
 #include "rules.h"
 
@@ -90,18 +91,13 @@ static void write_line(const char *line, size_t len)
 	pthread_mutex_unlock(&write_lock);
 }
 
-static int line_append(const char *data, size_t len, void *line)
-{
-	return buf_append(&((struct log_line *)line)->text, data, len);
-}
-
 /* ,"key": */
 static void line_key(struct log_line *line, const char *key)
 {
 	if (line->failed)
 		return;
 	if (buf_putc(&line->text, ',') ||
-	    json_text_string(line_append, line, key, strlen(key)) ||
+	    json_write_string(&line->text, key, strlen(key)) ||
 	    buf_putc(&line->text, ':'))
 		line->failed = 1;
 }
@@ -147,7 +143,7 @@ void log_line_string(struct log_line *line, const char *key,
 		value = json_string_value(clean);
 		break;
 	}
-	if (json_text_string(line_append, line, value, strlen(value)))
+	if (json_write_string(&line->text, value, strlen(value)))
 		line->failed = 1;
 	json_decref(clean);
 }
