@@ -290,12 +290,14 @@ static int warning_add_finding(struct answer *a, json_t *object,
 	int rc;
 
 	buf_init(&text, 0);
-	rc = buf_printf(&text, "%s: %s", rule, f->message);
+	rc = buf_puts(&text, rule) || buf_puts(&text, ": ") ||
+	     buf_puts(&text, f->message) ? -1 : 0;
 	if (!rc && container &&
 	    text.len + strlen(container) + sizeof(" (container '')") - 1 <=
 	    ADMISSION_WARNING_MAX &&
 	    !mentions_name(f->message, container))
-		rc = buf_printf(&text, " (container '%s')", container);
+		rc = buf_puts(&text, " (container '") ||
+		     buf_puts(&text, container) || buf_puts(&text, "')") ? -1 : 0;
 	if (!rc) {
 		/* the container's name comes from the object as it is */
 		char *line = text_escape_controls(buf_detach(&text, NULL));
@@ -758,6 +760,14 @@ static int deny_message(const struct config *cfg,
  * Runs the rules over the request's object (CREATE or UPDATE) and fills
  * the answer. `object` is rewritten in place.
  */
+/* rules_options.read_json: the one-pass reader, jansson's when it gives up. */
+static json_t *read_json(const char *text, size_t len)
+{
+	int depth;
+
+	return json_scan_read(text, len, NULL, &depth, NULL);
+}
+
 static int review_object(const struct config *cfg, enum operation op,
 			 const char *ns, unsigned skip, json_t *object,
 			 const struct review_source *src, struct answer *a,
@@ -768,6 +778,7 @@ static int review_object(const struct config *cfg, enum operation op,
 		.report_only = op != OP_CREATE,
 		.namespace_name = ns,
 		.keep_undo = op == OP_CREATE,
+		.read_json = read_json,
 		.skip_rules = skip,
 	};
 	struct rules_result res;

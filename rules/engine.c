@@ -140,6 +140,16 @@ int rule_mutates(const struct rule_ctx *ctx)
 	       rule_table[ctx->rule].can_mutate && !ctx->opts->report_only;
 }
 
+json_t *rule_json_read(struct rule_ctx *ctx, const char *text,
+		       json_error_t *err)
+{
+	json_t *value = NULL;
+
+	if (ctx->opts->read_json)
+		value = ctx->opts->read_json(text, strlen(text));
+	return value ? value : json_loads(text, 0, err);
+}
+
 char *text_escape_controls(char *message)
 {
 	size_t extra = 0, o = 0;
@@ -176,7 +186,7 @@ int rule_report(struct rule_ctx *ctx, enum severity severity,
 	struct rules_result *res = ctx->result;
 	struct finding *f;
 	va_list ap;
-	char *message;
+	char *message, line[256];
 	int len;
 
 	if (res->n_findings == res->cap_findings) {
@@ -189,14 +199,19 @@ int rule_report(struct rule_ctx *ctx, enum severity severity,
 		res->findings = grown;
 		res->cap_findings = cap;
 	}
+	/* one pass for most messages: they are short */
 	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
+	len = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	if (len < 0 || !(message = malloc((size_t)len + 1)))
 		goto out_nomem;
-	va_start(ap, fmt);
-	vsnprintf(message, (size_t)len + 1, fmt, ap);
-	va_end(ap);
+	if ((size_t)len < sizeof(line)) {
+		memcpy(message, line, (size_t)len + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(message, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+	}
 	/* a value quoted in a message must not break it over lines */
 	if (!(message = text_escape_controls(message)))
 		goto out_nomem;
@@ -692,11 +707,31 @@ static const char *const container_lists[] = {
 	"initContainers", "containers", "ephemeralContainers"
 };
 
+/* BASE/LIST/INDEX into out[0..size); -1 when it does not fit. */
+static int pointer_of(char *out, size_t size, const char *base,
+		      const char *list, size_t index)
+{
+	size_t blen = strlen(base), llen = strlen(list);
+	char digits[24], *d = digits + sizeof(digits);
+
+	do
+		*--d = (char)('0' + index % 10);
+	while (index /= 10);
+	if (blen + llen + (size_t)(digits + sizeof(digits) - d) + 3 > size)
+		return -1;
+	memcpy(out, base, blen);
+	out[blen] = '/';
+	memcpy(out + blen + 1, list, llen);
+	out[blen + 1 + llen] = '/';
+	memcpy(out + blen + llen + 2, d, (size_t)(digits + sizeof(digits) - d));
+	out[blen + llen + 2 + (size_t)(digits + sizeof(digits) - d)] = '\0';
+	return 0;
+}
+
 int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   container_fn fn, void *arg)
 {
 	char pointer[2100];
-	int plen;
 
 	for (size_t l = 0; l < 3; l++) {
 		/* rules change what is inside a pod spec, never the spec itself,
@@ -711,9 +746,8 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			c.container = json_array_get(list, i);
 			if (!json_is_object(c.container))
 				continue;
-			plen = snprintf(pointer, sizeof(pointer), "%s/%s/%zu",
-					pod->pointer, container_lists[l], i);
-			if (plen < 0 || (size_t)plen >= sizeof(pointer)) {
+			if (pointer_of(pointer, sizeof(pointer), pod->pointer,
+				       container_lists[l], i)) {
 				fail(ctx, pod->pointer, "pointer too long");
 				return -1;
 			}

@@ -41,10 +41,13 @@ char *json_pointer_join(const char *base, const char *token)
 
 char *json_pointer_join_index(const char *base, size_t index)
 {
-	char number[32];
+	char number[24], *d = number + sizeof(number);
 
-	snprintf(number, sizeof(number), "%zu", index);
-	return json_pointer_join(base, number);
+	*--d = '\0';
+	do
+		*--d = (char)('0' + index % 10);
+	while (index /= 10);
+	return json_pointer_join(base, d);
 }
 
 int json_pointer_next(const char **pointer, char *out, size_t size)

@@ -231,6 +231,12 @@ struct rules_options {
 	 * in it. Once something changed, every rule runs.
 	 */
 	unsigned skip_rules;
+	/*
+	 * A faster reader for the JSON text rules find inside strings (the
+	 * legacy affinity annotation), or NULL: it must give what
+	 * json_loadb(text, len, 0) gives, or NULL to leave it to jansson.
+	 */
+	json_t *(*read_json)(const char *text, size_t len);
 };
 
 void rules_result_init(struct rules_result *result);

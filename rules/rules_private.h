@@ -76,6 +76,13 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 /* 1 when the running rule may change the object (mode mutate, not
  * report-only). */
 int rule_mutates(const struct rule_ctx *ctx);
+/*
+ * The JSON text `text` (NUL-terminated) read as json_loads(text, 0, err)
+ * reads it, through rules_options.read_json when there is one. New
+ * reference, or NULL with *err set.
+ */
+json_t *rule_json_read(struct rule_ctx *ctx, const char *text,
+		       json_error_t *err);
 
 /*
  * Records a finding of the running rule at `pointer`. The engine raises the

@@ -173,7 +173,8 @@ static void remote_address(struct MHD_Connection *connection, char *out,
 	const union MHD_ConnectionInfo *info;
 	const struct sockaddr *sa;
 
-	snprintf(out, size, "?");
+	if (size >= 2)
+		memcpy(out, "?", 2);
 	info = MHD_get_connection_info(connection,
 				       MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (!info || !(sa = info->client_addr))
@@ -432,8 +433,10 @@ static void log_review(struct MHD_Connection *connection, struct request *req,
 			findings += out->findings[r][s];
 		if (!(out->mutated_rules & 1u << r) || line.failed)
 			continue;
-		if (buf_printf(&line.text, "%s\"%s\"", first ? "" : ",",
-			       rule_info_get((enum rule_id)r)->name))
+		if ((!first && buf_putc(&line.text, ',')) ||
+		    buf_putc(&line.text, '"') ||
+		    buf_puts(&line.text, rule_info_get((enum rule_id)r)->name) ||
+		    buf_putc(&line.text, '"'))
 			line.failed = 1;
 		first = 0;
 	}
