@@ -647,6 +647,7 @@ struct review_source {
 	const char *body;
 	size_t len;
 	json_t *review;          /* the document read from it */
+	const struct json_scan_filter *filter;  /* its prefilter, or NULL */
 };
 
 /*
@@ -760,6 +761,12 @@ static int deny_message(const struct config *cfg,
  * Runs the rules over the request's object (CREATE or UPDATE) and fills
  * the answer. `object` is rewritten in place.
  */
+/* rules_options.triggers_in: the prefilter's search. */
+static unsigned triggers_in(const void *filter, const char *text, size_t len)
+{
+	return json_scan_filter_rules(filter, text, len);
+}
+
 /* rules_options.read_json: the one-pass reader, jansson's when it gives up. */
 static json_t *read_json(const char *text, size_t len)
 {
@@ -780,6 +787,8 @@ static int review_object(const struct config *cfg, enum operation op,
 		.keep_undo = op == OP_CREATE,
 		.read_json = read_json,
 		.skip_rules = skip,
+		.triggers_in = src->filter ? triggers_in : NULL,
+		.triggers_arg = src->filter,
 	};
 	struct rules_result res;
 	struct rules_error err;
@@ -1031,6 +1040,7 @@ int admission_review_filtered(const struct config *cfg,
 	src.body = body;
 	src.len = len;
 	src.review = review;
+	src.filter = filter;
 	rc = review_request(cfg, request, api_version, uid, skeleton,
 			    shallow, skip, &src, out);
 out_free:

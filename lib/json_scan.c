@@ -30,6 +30,7 @@ struct trigger {
 	char *text;
 	size_t len;
 	unsigned tail;                  /* its bytes wm_len - 2 and - 1 */
+	int paired;                     /* found by its first two bytes */
 	unsigned rules;                 /* whose trigger it is: 1 << rule_id */
 };
 
@@ -50,6 +51,13 @@ struct json_scan_filter {
 	 * triggers[first[block]].
 	 */
 	uint16_t *first;                /* 65536 blocks */
+	/*
+	 * Triggers of 4 to 7 bytes with few distinct first two bytes (the
+	 * "-gpu" of an image pattern) would make the windows short: they are
+	 * found by their first two bytes, 16 positions at a time.
+	 */
+	unsigned char pairs[4][2];
+	unsigned n_pairs;
 	int has_short;                  /* triggers of 1 to 3 bytes */
 	uint64_t bigrams[65536 / 64];   /* first two bytes of those of 2-3 */
 	unsigned char firsts[256];      /* first byte of one-byte triggers */
@@ -127,6 +135,41 @@ static int trigger_cmp(const void *a, const void *b)
 	return (x->tail > y->tail) - (x->tail < y->tail);
 }
 
+/*
+ * Sets the triggers of 4 to 7 bytes apart when their first two bytes are
+ * few, and there are longer ones to make the windows long.
+ */
+static void filter_pairs(struct json_scan_filter *filter)
+{
+	unsigned char pairs[4][2];
+	unsigned n = 0, longer = 0;
+
+	for (size_t k = 0; k < filter->n_triggers; k++) {
+		const struct trigger *t = &filter->triggers[k];
+		unsigned i;
+
+		if (t->len >= 8)
+			longer = 1;
+		if (t->len < 4 || t->len >= 8)
+			continue;
+		for (i = 0; i < n; i++)
+			if (!memcmp(pairs[i], t->text, 2))
+				break;
+		if (i < n)
+			continue;
+		if (n == 4)
+			return;
+		memcpy(pairs[n++], t->text, 2);
+	}
+	if (!n || !longer)
+		return;
+	memcpy(filter->pairs, pairs, sizeof(pairs));
+	filter->n_pairs = n;
+	for (size_t k = 0; k < filter->n_triggers; k++)
+		filter->triggers[k].paired = filter->triggers[k].len >= 4 &&
+					     filter->triggers[k].len < 8;
+}
+
 /* The Wu-Manber tables of the triggers of 4 bytes or more. */
 static int filter_shifts(struct json_scan_filter *filter)
 {
@@ -137,11 +180,11 @@ static int filter_shifts(struct json_scan_filter *filter)
 		filter->always = filter->enabled;
 		return 0;
 	}
-
+	filter_pairs(filter);
 	for (size_t k = 0; k < filter->n_triggers; k++) {
 		size_t len = filter->triggers[k].len;
 
-		if (len >= 4 && (!m || len < m))
+		if (len >= 4 && !filter->triggers[k].paired && (!m || len < m))
 			m = len;
 	}
 	if (!m)
@@ -157,7 +200,7 @@ static int filter_shifts(struct json_scan_filter *filter)
 		struct trigger *t = &filter->triggers[k];
 		const unsigned char *x = (const unsigned char *)t->text;
 
-		if (t->len < 4) {
+		if (t->len < 4 || t->paired) {
 			t->tail = 1u << 16;
 			continue;
 		}
@@ -246,6 +289,54 @@ static unsigned short_rules(const struct json_scan_filter *filter,
 	return found;
 }
 
+/* The rules of the paired triggers that start at p[i]. */
+static unsigned paired_at(const struct json_scan_filter *filter,
+			  const unsigned char *p, size_t len, size_t i)
+{
+	unsigned found = 0;
+
+	for (size_t k = 0; k < filter->n_triggers; k++) {
+		const struct trigger *t = &filter->triggers[k];
+
+		if (t->paired && t->len <= len - i &&
+		    memcmp(p + i, t->text, t->len) == 0)
+			found |= t->rules;
+	}
+	return found;
+}
+
+/* The rules of the paired triggers in p[0..len). */
+static unsigned paired_rules(const struct json_scan_filter *filter,
+			     const unsigned char *p, size_t len)
+{
+	unsigned found = 0;
+	size_t i = 0;
+
+#if SCAN_SSE2
+	for (; i + 17 <= len; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(p + i + 1));
+		unsigned hits = 0;
+
+		for (unsigned k = 0; k < filter->n_pairs; k++)
+			hits |= (unsigned)_mm_movemask_epi8(_mm_and_si128(
+				_mm_cmpeq_epi8(a, _mm_set1_epi8(
+					(char)filter->pairs[k][0])),
+				_mm_cmpeq_epi8(b, _mm_set1_epi8(
+					(char)filter->pairs[k][1]))));
+		for (; hits; hits &= hits - 1)
+			found |= paired_at(filter, p, len,
+					   i + (size_t)__builtin_ctz(hits));
+	}
+#endif
+	for (; i + 1 < len; i++)
+		for (unsigned k = 0; k < filter->n_pairs; k++)
+			if (p[i] == filter->pairs[k][0] &&
+			    p[i + 1] == filter->pairs[k][1])
+				found |= paired_at(filter, p, len, i);
+	return found;
+}
+
 unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 				const char *text, size_t len)
 {
@@ -254,6 +345,8 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 
 	if (filter->has_short)
 		found |= short_rules(filter, p, len);
+	if (filter->n_pairs)
+		found |= paired_rules(filter, p, len);
 	/* triggers of 4 bytes or more: e is where the window ends */
 	for (size_t m = filter->wm_len, e = m - 1; m && e < len;) {
 		unsigned block = (unsigned)p[e - 1] << 8 | p[e];

@@ -3,6 +3,7 @@
  * findings.
  */
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,93 @@ char *text_escape_controls(char *message)
 	return out;
 }
 
+/*
+ * vsnprintf(out, size, fmt, ap) for the conversions messages use (%s,
+ * %.Ns, %d, %u, %lld, %zu, %%), without stdio's machinery; -1 (nothing
+ * consumed from `ap`) when `fmt` has another one.
+ */
+static int message_format(char *out, size_t size, const char *fmt,
+			  va_list ap)
+{
+	size_t o = 0;
+	const char *f;
+
+	for (f = fmt; *f; f++) {
+		if (*f != '%')
+			continue;
+		f++;
+		if (*f == '.')
+			for (f++; *f >= '0' && *f <= '9'; f++)
+				;
+		if (!strncmp(f, "ll", 2) && f[2] == 'd')
+			f += 2;
+		else if (*f == 'z' && f[1] == 'u')
+			f++;
+		if (*f != 's' && *f != 'd' && *f != 'u' && *f != '%')
+			return -1;
+	}
+	for (f = fmt; *f; f++) {
+		char digits[24], *d = digits + sizeof(digits);
+		const char *piece = d;
+		size_t n, max = (size_t)-1;
+		unsigned long long v = 0;
+		int negative = 0;
+
+		if (*f != '%') {
+			if (o + 1 < size)
+				out[o] = *f;
+			o++;
+			continue;
+		}
+		f++;
+		if (*f == '.') {
+			for (max = 0, f++; *f >= '0' && *f <= '9'; f++)
+				max = max * 10 + (size_t)(*f - '0');
+		}
+		if (*f == 's') {
+			piece = va_arg(ap, const char *);
+			if (!piece)
+				piece = "(null)";
+		} else if (*f == '%') {
+			piece = "%";
+		} else {
+			if (!strncmp(f, "lld", 3)) {
+				long long x = va_arg(ap, long long);
+
+				negative = x < 0;
+				v = negative ? 0 - (unsigned long long)x
+					     : (unsigned long long)x;
+				f += 2;
+			} else if (!strncmp(f, "zu", 2)) {
+				v = va_arg(ap, size_t);
+				f++;
+			} else if (*f == 'd') {
+				int x = va_arg(ap, int);
+
+				negative = x < 0;
+				v = negative ? 0 - (unsigned long long)x
+					     : (unsigned long long)x;
+			} else {
+				v = va_arg(ap, unsigned);
+			}
+			do
+				*--d = (char)('0' + v % 10);
+			while (v /= 10);
+			if (negative)
+				*--d = '-';
+			piece = d;
+		}
+		n = piece == d ? (size_t)(digits + sizeof(digits) - d)
+			       : strnlen(piece, max);
+		if (o < size)
+			memcpy(out + o, piece, o + n < size ? n : size - 1 - o);
+		o += n;
+	}
+	if (size)
+		out[o < size ? o : size - 1] = '\0';
+	return o > INT_MAX ? -1 : (int)o;
+}
+
 int rule_report(struct rule_ctx *ctx, enum severity severity,
 		const char *pointer, int fixed, const char *fmt, ...)
 {
@@ -201,8 +289,13 @@ int rule_report(struct rule_ctx *ctx, enum severity severity,
 	}
 	/* one pass for most messages: they are short */
 	va_start(ap, fmt);
-	len = vsnprintf(line, sizeof(line), fmt, ap);
+	len = message_format(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (len < 0) {
+		va_start(ap, fmt);
+		len = vsnprintf(line, sizeof(line), fmt, ap);
+		va_end(ap);
+	}
 	if (len < 0 || !(message = malloc((size_t)len + 1)))
 		goto out_nomem;
 	if ((size_t)len < sizeof(line)) {
@@ -237,6 +330,47 @@ int rule_report(struct rule_ctx *ctx, enum severity severity,
 out_nomem:
 	fail(ctx, pointer, "out of memory");
 	return -1;
+}
+
+/* The rules with a trigger in a key or string of `value`. */
+static unsigned value_triggers(const struct rule_ctx *ctx, const json_t *value)
+{
+	const struct rules_options *opts = ctx->opts;
+	unsigned found = 0;
+	const char *key;
+	json_t *child;
+	size_t i, key_len;
+
+	switch (json_typeof(value)) {
+	case JSON_OBJECT:
+		json_object_keylen_foreach((json_t *)value, key, key_len, child)
+			found |= opts->triggers_in(opts->triggers_arg, key,
+						   key_len) |
+				 value_triggers(ctx, child);
+		return found;
+	case JSON_ARRAY:
+		json_array_foreach(value, i, child)
+			found |= value_triggers(ctx, child);
+		return found;
+	case JSON_STRING:
+		return opts->triggers_in(opts->triggers_arg,
+					 json_string_value(value),
+					 json_string_length(value));
+	default:
+		return 0;
+	}
+}
+
+/* The rules with a trigger in the last token of `path`, unescaped. */
+static unsigned key_triggers(const struct rule_ctx *ctx, const char *path)
+{
+	const char *last = strrchr(path, '/');
+	char token[1024];
+
+	if (!last || json_pointer_next(&last, token, sizeof(token)) != 0)
+		return ~0u;
+	return ctx->opts->triggers_in(ctx->opts->triggers_arg, token,
+				      strlen(token));
 }
 
 /* Records and applies one operation; steals value_new and the strings. */
@@ -276,6 +410,9 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 	rc = ctx->opts->keep_undo ? patch_apply_op_undo(ctx->root, op)
 				  : patch_apply_op(ctx->root, op);
 	op->value = recorded;
+	if (rc == 0 && ctx->opts->triggers_in)
+		ctx->added |= key_triggers(ctx, path) |
+			      (recorded ? value_triggers(ctx, recorded) : 0);
 	json_decref(value_new);
 	if (rc != 0) {
 		fail(ctx, path, "operation does not apply");
@@ -490,9 +627,11 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 		if (ctx->cfg->mode[r] == RULE_MODE_OFF ||
 		    (info->offline_only && !ctx->opts->offline))
 			continue;
-		/* none of its triggers in the object, which is as it came */
+		/* none of its triggers in the object as it came, nor in
+		 * what operations added to it */
 		if ((ctx->opts->skip_rules >> r & 1) &&
-		    ctx->result->n_ops == 0)
+		    (ctx->result->n_ops == 0 ||
+		     (ctx->opts->triggers_in && !(ctx->added >> r & 1))))
 			continue;
 		/* the object may have been changed by the previous rule */
 		ctx->object = json_pointer_get(ctx->root, pointer);

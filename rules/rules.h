@@ -228,9 +228,20 @@ struct rules_options {
 	/*
 	 * Rules (bits 1 << rule_id) not to run while no operation has changed
 	 * the object: the caller found none of their rules_rule_triggers()
-	 * in it. Once something changed, every rule runs.
+	 * in it. Once something changed, every rule runs, unless the caller
+	 * gives triggers_in.
 	 */
 	unsigned skip_rules;
+	/*
+	 * With skip_rules: the caller's search, the rules with a trigger in
+	 * text[0..len). A skipped rule then runs after a change only when
+	 * one of its triggers came with an operation: in the key it set, or
+	 * in a key or string of the value it added (what an operation moves
+	 * or keeps was in the object already; rules read triggers only in
+	 * keys and strings).
+	 */
+	unsigned (*triggers_in)(const void *arg, const char *text, size_t len);
+	const void *triggers_arg;
 	/*
 	 * A faster reader for the JSON text rules find inside strings (the
 	 * legacy affinity annotation), or NULL: it must give what

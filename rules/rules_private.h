@@ -20,6 +20,7 @@ struct rule_ctx {
 	struct pod_list *pods;      /* the object's pod specs, found once */
 	int pods_known;
 	int failed;                 /* an internal failure happened */
+	unsigned added;             /* rules with a trigger an operation added */
 	struct rules_error *err;
 };
 
