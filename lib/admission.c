@@ -654,8 +654,9 @@ struct review_source {
  * The guarantee that the patch sent applies to the object as it came and
  * gives what the engine computed (`object`, with `extra` applied last):
  * every operation, undone last first in `object`, must find what it made
- * (patch_revert_op()), and the document must then be the body again. It
- * is, afterwards: `object` no longer holds the engine's result. 0 when
+ * (patch_revert_op()), and `object` must then be the body's
+ * request.object again. It is, afterwards: `object` no longer holds the
+ * engine's result. 0 when
  * the guarantee holds; -1 when it does not (or cannot be told, out of
  * memory).
  */
@@ -663,6 +664,7 @@ static int patch_check(const struct rules_result *result,
 		       const struct patch_op *extra,
 		       const struct review_source *src, json_t *object)
 {
+	static const char *const object_path[] = { "request", "object", NULL };
 	json_error_t jerr;
 	json_t *fresh;
 	int same;
@@ -672,12 +674,14 @@ static int patch_check(const struct rules_result *result,
 	for (size_t i = result->n_ops; i-- > 0;)
 		if (patch_revert_op(object, &result->ops[i]) != 0)
 			return -1;
-	same = json_scan_equal(src->body, src->len, src->review);
+	same = json_scan_equal(src->body, src->len, object_path, object);
 	if (same < 0) {
 		/* what only jansson reads (real numbers...): read it again */
 		fresh = json_loadb(src->body, src->len, JSON_REJECT_DUPLICATES,
 				   &jerr);
-		same = fresh && json_equal(fresh, src->review);
+		same = fresh && json_equal(json_object_get(json_object_get(
+						   fresh, "request"), "object"),
+					   object);
 		json_decref(fresh);
 	}
 	return same == 1 ? 0 : -1;

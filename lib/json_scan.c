@@ -616,14 +616,14 @@ static int decode_escapes(struct scan *s, const unsigned char *raw,
 }
 
 /*
- * Reads the string at s->p (on its opening quote). *text and *len give
- * its contents: the body's own bytes, or, when it has escapes, their
- * decoding in s->scratch (valid until the next escaped string). -1 when
- * the full reader must decide.
+ * scan_string() from p on, in a string that started at `start`: the
+ * bytes before p hold nothing but plain ASCII.
  */
-static int scan_string(struct scan *s, const char **text, size_t *len)
+static int scan_string_slow(struct scan *s, const unsigned char *p,
+			    const unsigned char *start, const char **text,
+			    size_t *len)
 {
-	const unsigned char *p = s->p + 1, *start = p, *end = s->end;
+	const unsigned char *end = s->end;
 	int escaped = 0;
 
 	for (;;) {
@@ -686,6 +686,40 @@ static int scan_string(struct scan *s, const char **text, size_t *len)
 }
 
 /*
+ * Reads the string at s->p (on its opening quote). *text and *len give
+ * its contents: the body's own bytes, or, when it has escapes, their
+ * decoding in s->scratch (valid until the next escaped string). -1 when
+ * the full reader must decide.
+ */
+static inline __attribute__((always_inline)) int
+scan_string(struct scan *s, const char **text, size_t *len)
+{
+	const unsigned char *p = s->p + 1, *start = p;
+
+#if SCAN_SSE2
+	/* most strings end within 16 bytes, in plain ASCII */
+	while (s->end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		unsigned stop = bytes_eq(v, '"') | bytes_eq(v, '\\') |
+			(unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(
+				v, _mm_set1_epi8(0x20)));
+
+		if (stop) {
+			p += __builtin_ctz(stop);
+			if (*p != '"')
+				break;
+			s->p = p + 1;
+			*text = (const char *)start;
+			*len = (size_t)(p - start);
+			return 0;
+		}
+		p += 16;
+	}
+#endif
+	return scan_string_slow(s, p, start, text, len);
+}
+
+/*
  * A hash of a key from its length and at most 24 of its bytes (the first,
  * middle and last 8): equal hashes only send the body to the full reader.
  */
@@ -706,8 +740,10 @@ static uint32_t key_hash(const char *key, size_t len)
 	return (uint32_t)(h ^ h >> 32);
 }
 
-static int scan_value(struct scan *s, int depth, int want,
+static int scan_other(struct scan *s, int depth, int want,
 		      const struct capture *children, json_t **made);
+static inline int scan_value(struct scan *s, int depth, int want,
+			     const struct capture *children, json_t **made);
 
 /*
  * The members of an object (s->p just past its '{'). `object` is the
@@ -860,23 +896,14 @@ static int scan_literal(struct scan *s, const char *word, size_t len)
 	return 0;
 }
 
-/*
- * Reads one value at `depth` levels of nesting. With `want`, *made is the
- * value (in a full read) or its skeleton, keeping the `children` members
- * of an object.
- */
-static int scan_value(struct scan *s, int depth, int want,
+/* scan_value() of an object or an array, or of a literal or a number. */
+static int scan_other(struct scan *s, int depth, int want,
 		      const struct capture *children, json_t **made)
 {
 	json_t *value = NULL;
 	json_int_t number;
-	const char *text;
-	size_t len;
 	int rc;
 
-	skip_space(s);
-	if (s->p >= s->end)
-		return -1;
 	switch (*s->p) {
 	case '{':
 		if (depth >= s->depth_max ||
@@ -895,12 +922,6 @@ static int scan_value(struct scan *s, int depth, int want,
 			s->deepest = depth + 1;
 		s->p++;
 		rc = scan_elements(s, depth + 1, value);
-		break;
-	case '"':
-		rc = scan_string(s, &text, &len);
-		if (!rc && want &&
-		    !(value = json_stringn_nocheck(text, len)))
-			rc = -1;
 		break;
 	case 't':
 		rc = scan_literal(s, "true", 4);
@@ -931,6 +952,30 @@ static int scan_value(struct scan *s, int depth, int want,
 	}
 	if (want)
 		*made = value;
+	return 0;
+}
+
+/*
+ * Reads one value at `depth` levels of nesting. With `want`, *made is the
+ * value (in a full read) or its skeleton, keeping the `children` members
+ * of an object.
+ */
+static inline __attribute__((always_inline)) int
+scan_value(struct scan *s, int depth, int want,
+	   const struct capture *children, json_t **made)
+{
+	const char *text;
+	size_t len;
+
+	skip_space(s);
+	if (s->p >= s->end)
+		return -1;
+	if (*s->p != '"')
+		return scan_other(s, depth, want, children, made);
+	if (scan_string(s, &text, &len))
+		return -1;
+	if (want && !(*made = json_stringn_nocheck(text, len)))
+		return -1;
 	return 0;
 }
 
@@ -1110,14 +1155,62 @@ static int equal_value(struct scan *s, int depth, const json_t *v)
 	}
 }
 
-int json_scan_equal(const char *body, size_t len, const json_t *value)
+/* equal_value() of the member at `path` of the value at s->p. */
+static int equal_path(struct scan *s, int depth, const char *const *path,
+		      const json_t *v)
+{
+	const char *key;
+	size_t len;
+	int found = 0, rc;
+
+	if (!*path)
+		return equal_value(s, depth, v);
+	skip_space(s);
+	if (s->p >= s->end || *s->p != '{' || depth >= s->depth_max)
+		return -1;
+	s->p++;
+	skip_space(s);
+	if (s->p < s->end && *s->p == '}') {
+		s->p++;
+		return 0;
+	}
+	for (;;) {
+		if (s->p >= s->end || *s->p != '"' ||
+		    scan_string(s, &key, &len))
+			return -1;
+		skip_space(s);
+		if (s->p >= s->end || *s->p != ':')
+			return -1;
+		s->p++;
+		if (strlen(*path) == len && !memcmp(*path, key, len)) {
+			if ((rc = equal_path(s, depth + 1, path + 1, v)) != 1)
+				return rc;
+			found = 1;
+		} else if (scan_value(s, depth + 1, 0, NULL, NULL)) {
+			return -1;
+		}
+		skip_space(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			skip_space(s);
+			continue;
+		}
+		if (s->p >= s->end || *s->p != '}')
+			return -1;
+		s->p++;
+		return found;
+	}
+}
+
+int json_scan_equal(const char *body, size_t len, const char *const *path,
+		    const json_t *value)
 {
 	struct scan s = { .depth_max = SCAN_DEPTH_MAX };
 	int rc;
 
 	s.p = (const unsigned char *)body;
 	s.end = s.p + len;
-	rc = equal_value(&s, 0, value);
+	rc = equal_path(&s, 0, path, value);
 	if (rc == 1) {
 		skip_space(&s);
 		if (s.p != s.end)

@@ -72,12 +72,15 @@ json_t *json_scan_read(const char *body, size_t len,
 		       unsigned *rules);
 
 /*
- * Compares the JSON text `body` with `value` as json_equal() compares two
- * documents, reading the text as json_scan_read() does, without building
- * it: 1 when they are equal, 0 when they differ, -1 when this reader
- * cannot tell (the text is not valid JSON, or has what json_scan_read()
- * leaves to jansson).
+ * Compares the member at `path` (keys, NULL-terminated; none: the whole
+ * text) of the JSON text `body` with `value`, as json_equal() compares
+ * two documents, reading the text as json_scan_read() does without
+ * building it: 1 when they are equal, 0 when they differ (a missing
+ * member differs), -1 when this reader cannot tell (the text has what
+ * json_scan_read() leaves to jansson, or is not valid JSON, which may
+ * also give 0).
  */
-int json_scan_equal(const char *body, size_t len, const json_t *value);
+int json_scan_equal(const char *body, size_t len, const char *const *path,
+		    const json_t *value);
 
 #endif
