@@ -27,15 +27,17 @@ int json_write_string(struct buf *b, const char *text, size_t len)
 	const unsigned char *end = p + len;
 	char *o;
 
-	if (buf_putc(b, '"'))
+	/* short strings, most of them: room for all at once */
+	if (buf_grow(b, len < PIECE ? len * 6 + 18 : 2))
 		return -1;
+	b->data[b->len++] = '"';
 	while (p < end) {
 		size_t piece = (size_t)(end - p) < PIECE ? (size_t)(end - p)
 							 : PIECE;
 		const unsigned char *stop = p + piece;
 
 		/* each byte may take 6; 16 more for the wide stores */
-		if (buf_grow(b, piece * 6 + 16))
+		if (len >= PIECE && buf_grow(b, piece * 6 + 16))
 			return -1;
 		o = b->data + b->len;
 		while (p < stop) {
@@ -88,8 +90,11 @@ int json_write_string(struct buf *b, const char *text, size_t len)
 		}
 		b->len = (size_t)(o - b->data);
 	}
+	if (len >= PIECE && buf_grow(b, 1))
+		return -1;
+	b->data[b->len++] = '"';
 	b->data[b->len] = '\0';
-	return buf_putc(b, '"');
+	return 0;
 }
 
 int json_write_int(struct buf *b, long long value)

@@ -179,10 +179,19 @@ static void remote_address(struct MHD_Connection *connection, char *out,
 				       MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (!info || !(sa = info->client_addr))
 		return;
-	if (sa->sa_family == AF_INET) {
+	if (sa->sa_family == AF_INET && size >= 16) {
 		const struct sockaddr_in *v4 = (const void *)sa;
+		const unsigned char *a = (const void *)&v4->sin_addr;
 
-		inet_ntop(AF_INET, &v4->sin_addr, out, (socklen_t)size);
+		/* inet_ntop's dotted quad, without its printf */
+		for (int i = 0; i < 4; i++) {
+			if (a[i] >= 100)
+				*out++ = (char)('0' + a[i] / 100);
+			if (a[i] >= 10)
+				*out++ = (char)('0' + a[i] / 10 % 10);
+			*out++ = (char)('0' + a[i] % 10);
+			*out++ = i < 3 ? '.' : '\0';
+		}
 	} else if (sa->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *v6 = (const void *)sa;
 
