@@ -27,6 +27,15 @@
 
 /* Simultaneous connections accepted. */
 #define SERVER_MAX_CONNECTIONS 1024
+/*
+ * Memory of a connection (libmicrohttpd's pool: its read buffer, the
+ * request head, the answer's head). The pool is zeroed after every
+ * request, so its size is paid per request: the default 32 KiB is half of
+ * what the HTTP and TLS work of a small request costs. An API server's
+ * request head takes a few hundred bytes; a head that does not fit is
+ * answered 431. Bodies are read through it in pieces of any size.
+ */
+#define SERVER_CONNECTION_MEMORY ((size_t)12 << 10)
 /* Request bodies held at once, in units of max_body: bounds memory. */
 #define SERVER_BODY_BUDGET_FACTOR 8
 /* Largest /metrics page. */
@@ -900,6 +909,7 @@ struct server *server_start(const struct server_options *opts,
 		MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES,
 		MHD_OPTION_CONNECTION_TIMEOUT, opts->connection_timeout,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVER_MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, SERVER_CONNECTION_MEMORY,
 		MHD_OPTION_NOTIFY_COMPLETED, request_completed, srv,
 		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, srv,
 		MHD_OPTION_ARRAY, pool,
