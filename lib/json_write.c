@@ -1,6 +1,7 @@
 /*
  * json_write.c - JSON text straight into a buffer (see json_write.h).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,24 +160,36 @@ int json_write_value(struct buf *b, const json_t *value)
 	}
 }
 
+static const char alphabet[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* The two characters of each 12 bits. */
+static char pairs[4096][2];
+static pthread_once_t pairs_once = PTHREAD_ONCE_INIT;
+
+static void pairs_init(void)
+{
+	for (unsigned v = 0; v < 4096; v++) {
+		pairs[v][0] = alphabet[v >> 6];
+		pairs[v][1] = alphabet[v & 63];
+	}
+}
+
 int json_write_base64(struct buf *b, const unsigned char *data, size_t len)
 {
-	static const char alphabet[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t i;
 	char *o;
 
 	if (len > (SIZE_MAX - 8) / 4 * 3 || buf_grow(b, (len + 2) / 3 * 4))
 		return -1;
+	pthread_once(&pairs_once, pairs_init);
 	o = b->data + b->len;
 	for (i = 0; i + 2 < len; i += 3) {
 		uint32_t v = (uint32_t)data[i] << 16 | (uint32_t)data[i + 1] << 8 |
 			     data[i + 2];
 
-		o[0] = alphabet[v >> 18];
-		o[1] = alphabet[v >> 12 & 63];
-		o[2] = alphabet[v >> 6 & 63];
-		o[3] = alphabet[v & 63];
+		memcpy(o, pairs[v >> 12], 2);
+		memcpy(o + 2, pairs[v & 4095], 2);
 		o += 4;
 	}
 	if (i < len) {

@@ -4,6 +4,7 @@
  */
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,12 +152,31 @@ json_t *rule_json_read(struct rule_ctx *ctx, const char *text,
 	return value ? value : json_loads(text, 0, err);
 }
 
+/* 1 when one of the 8 bytes of `word` is below 0x20 or 0x7f. */
+static inline int word_has_controls(uint64_t word)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t del = word ^ (ones * 0x7f);
+
+	/* (x - 0x20) borrows into the high bit of bytes below 0x20, and
+	 * (del - 1) into those of 0x7f; bytes >= 0x80 are let through */
+	return (((word - ones * 0x20) & ~word) |
+		((del - ones) & ~del)) & highs ? 1 : 0;
+}
+
 char *text_escape_controls(char *message)
 {
-	size_t extra = 0, o = 0;
+	size_t extra = 0, o = 0, len = strlen(message), i = 0;
 	char *out;
 
-	for (const unsigned char *c = (unsigned char *)message; *c; c++)
+	for (; i + 8 <= len; i += 8) {
+		uint64_t word;
+
+		memcpy(&word, message + i, 8);
+		if (word_has_controls(word))
+			break;
+	}
+	for (const unsigned char *c = (unsigned char *)message + i; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)
 			extra += 3;
 	if (!extra)
@@ -332,45 +352,99 @@ out_nomem:
 	return -1;
 }
 
-/* The rules with a trigger in a key or string of `value`. */
-static unsigned value_triggers(const struct rule_ctx *ctx, const json_t *value)
+/* Adds text[0..len) and a NUL to ctx->added_text. */
+static void added_put(struct rule_ctx *ctx, const char *text, size_t len)
 {
-	const struct rules_options *opts = ctx->opts;
-	unsigned found = 0;
+	if (ctx->added_failed)
+		return;
+	if (ctx->added_cap - ctx->added_len < len + 1) {
+		size_t cap = ctx->added_cap ? ctx->added_cap : 256;
+		char *grown;
+
+		while (cap - ctx->added_len < len + 1 && cap < SIZE_MAX / 2)
+			cap *= 2;
+		if (cap - ctx->added_len < len + 1 ||
+		    !(grown = realloc(ctx->added_text, cap))) {
+			ctx->added_failed = 1;
+			return;
+		}
+		ctx->added_text = grown;
+		ctx->added_cap = cap;
+	}
+	memcpy(ctx->added_text + ctx->added_len, text, len);
+	ctx->added_text[ctx->added_len + len] = '\0';
+	ctx->added_len += len + 1;
+}
+
+/*
+ * json_value_copy() of `value` that also adds its keys and strings to
+ * ctx->added_text when the caller searches them (one walk for both).
+ */
+static json_t *copy_collect(struct rule_ctx *ctx, const json_t *value)
+{
+	int collect = ctx->opts->triggers_in != NULL;
+	json_t *copy = NULL, *child;
 	const char *key;
-	json_t *child;
 	size_t i, key_len;
 
 	switch (json_typeof(value)) {
 	case JSON_OBJECT:
-		json_object_keylen_foreach((json_t *)value, key, key_len, child)
-			found |= opts->triggers_in(opts->triggers_arg, key,
-						   key_len) |
-				 value_triggers(ctx, child);
-		return found;
+		if (!(copy = json_object()))
+			return NULL;
+		json_object_keylen_foreach((json_t *)value, key, key_len,
+					   child) {
+			if (collect)
+				added_put(ctx, key, key_len);
+			if (json_object_setn_new_nocheck(copy, key, key_len,
+							 copy_collect(ctx, child)))
+				goto out_fail;
+		}
+		return copy;
 	case JSON_ARRAY:
+		if (!(copy = json_array()))
+			return NULL;
 		json_array_foreach(value, i, child)
-			found |= value_triggers(ctx, child);
-		return found;
+			if (json_array_append_new(copy, copy_collect(ctx, child)))
+				goto out_fail;
+		return copy;
 	case JSON_STRING:
-		return opts->triggers_in(opts->triggers_arg,
-					 json_string_value(value),
-					 json_string_length(value));
+		if (collect)
+			added_put(ctx, json_string_value(value),
+				  json_string_length(value));
+		return json_stringn_nocheck(json_string_value(value),
+					    json_string_length(value));
 	default:
-		return 0;
+		return json_value_copy(value);
 	}
+out_fail:
+	json_decref(copy);
+	return NULL;
 }
 
-/* The rules with a trigger in the last token of `path`, unescaped. */
-static unsigned key_triggers(const struct rule_ctx *ctx, const char *path)
+/* Adds the last token of `path`, unescaped, to ctx->added_text. */
+static void added_key(struct rule_ctx *ctx, const char *path)
 {
 	const char *last = strrchr(path, '/');
 	char token[1024];
 
 	if (!last || json_pointer_next(&last, token, sizeof(token)) != 0)
+		ctx->added_failed = 1;
+	else
+		added_put(ctx, token, strlen(token));
+}
+
+/* The rules with a trigger in what operations added. */
+static unsigned added_rules(struct rule_ctx *ctx)
+{
+	if (ctx->added_failed)
 		return ~0u;
-	return ctx->opts->triggers_in(ctx->opts->triggers_arg, token,
-				      strlen(token));
+	if (ctx->added_len) {
+		ctx->added |= ctx->opts->triggers_in(ctx->opts->triggers_arg,
+						     ctx->added_text,
+						     ctx->added_len);
+		ctx->added_len = 0;
+	}
+	return ctx->added;
 }
 
 /* Records and applies one operation; steals value_new and the strings. */
@@ -398,7 +472,7 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 	 * later operations write into the document, and must not change what
 	 * this one recorded (nor may a rule that kept a pointer to it).
 	 */
-	if (value_new && !(recorded = json_value_copy(value_new)))
+	if (value_new && !(recorded = copy_collect(ctx, value_new)))
 		goto out_fail;
 	op = &res->ops[res->n_ops];
 	memset(op, 0, sizeof(*op));
@@ -411,8 +485,7 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 				  : patch_apply_op(ctx->root, op);
 	op->value = recorded;
 	if (rc == 0 && ctx->opts->triggers_in)
-		ctx->added |= key_triggers(ctx, path) |
-			      (recorded ? value_triggers(ctx, recorded) : 0);
+		added_key(ctx, path);
 	json_decref(value_new);
 	if (rc != 0) {
 		fail(ctx, path, "operation does not apply");
@@ -631,7 +704,7 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 		 * what operations added to it */
 		if ((ctx->opts->skip_rules >> r & 1) &&
 		    (ctx->result->n_ops == 0 ||
-		     (ctx->opts->triggers_in && !(ctx->added >> r & 1))))
+		     (ctx->opts->triggers_in && !(added_rules(ctx) >> r & 1))))
 			continue;
 		/* the object may have been changed by the previous rule */
 		ctx->object = json_pointer_get(ctx->root, pointer);
@@ -691,6 +764,7 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
 		return 0;
 	rc = run_all(&ctx, object);
 	pod_list_clear(&pods);
+	free(ctx.added_text);
 	return rc;
 }
 

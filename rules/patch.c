@@ -12,9 +12,19 @@
 
 char *json_pointer_join(const char *base, const char *token)
 {
-	size_t blen = strlen(base), extra = 0, i;
+	size_t blen = strlen(base), tlen, extra = 0, i;
 	char *out, *p;
 
+	/* most tokens need no escape: copied at once */
+	tlen = strcspn(token, "~/");
+	if (!token[tlen]) {
+		if (!(out = malloc(blen + tlen + 2)))
+			return NULL;
+		memcpy(out, base, blen);
+		out[blen] = '/';
+		memcpy(out + blen + 1, token, tlen + 1);
+		return out;
+	}
 	for (i = 0; token[i]; i++)
 		if (token[i] == '~' || token[i] == '/')
 			extra++;
@@ -50,58 +60,81 @@ char *json_pointer_join_index(const char *base, size_t index)
 	return json_pointer_join(base, d);
 }
 
-int json_pointer_next(const char **pointer, char *out, size_t size)
+/*
+ * json_pointer_next() that also gives the token's length; the common
+ * token, without '~', is copied at once.
+ */
+static int pointer_token(const char **pointer, char *out, size_t size,
+			 size_t *len)
 {
-	const char *p = *pointer;
+	const char *p = *pointer, *stop;
 	size_t n = 0;
 
 	if (*p != '/')
 		return -1;
 	p++;
-	while (*p && *p != '/') {
-		char c = *p++;
-
-		if (c == '~') {
-			if (*p == '0')
-				c = '~';
-			else if (*p == '1')
-				c = '/';
-			else
-				return -1;
-			p++;
-		}
-		if (n + 1 >= size)
+	stop = strpbrk(p, "/~");
+	if (!stop || *stop == '/') {
+		n = stop ? (size_t)(stop - p) : strlen(p);
+		if (n >= size)
 			return -1;
-		out[n++] = c;
+		memcpy(out, p, n);
+		out[n] = '\0';
+		*pointer = p + n;
+		*len = n;
+		return 0;
+	}
+	while (*p && *p != '/') {
+		size_t run = strcspn(p, "/~");
+
+		if (n + run + 1 >= size)
+			return -1;
+		memcpy(out + n, p, run);
+		n += run;
+		p += run;
+		if (*p != '~')
+			break;
+		if (p[1] != '0' && p[1] != '1')
+			return -1;
+		out[n++] = p[1] == '0' ? '~' : '/';
+		p += 2;
 	}
 	out[n] = '\0';
 	*pointer = p;
+	*len = n;
 	return 0;
+}
+
+int json_pointer_next(const char **pointer, char *out, size_t size)
+{
+	size_t len;
+
+	return pointer_token(pointer, out, size, &len);
 }
 
 /* Parses an array index token: digits only, no leading zero. */
 static int parse_index(const char *token, size_t *index)
 {
-	char *end;
-	unsigned long long v;
+	size_t v = 0;
 
-	if (!*token || (token[0] == '0' && token[1]) || token[0] < '0' ||
-	    token[0] > '9')
+	if (!*token || (token[0] == '0' && token[1]))
 		return -1;
-	errno = 0;
-	v = strtoull(token, &end, 10);
-	if (errno || *end || v > (unsigned long long)SIZE_MAX)
-		return -1;
-	*index = (size_t)v;
+	for (; *token; token++) {
+		if (*token < '0' || *token > '9' ||
+		    v > (SIZE_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (size_t)(*token - '0');
+	}
+	*index = v;
 	return 0;
 }
 
-static json_t *child_of(json_t *node, const char *token)
+static json_t *child_of(json_t *node, const char *token, size_t len)
 {
 	size_t index;
 
 	if (json_is_object(node))
-		return json_object_get(node, token);
+		return json_object_getn(node, token, len);
 	if (json_is_array(node) && parse_index(token, &index) == 0)
 		return json_array_get(node, index);
 	return NULL;
@@ -111,11 +144,12 @@ json_t *json_pointer_get(json_t *root, const char *pointer)
 {
 	char token[1024];
 	json_t *node = root;
+	size_t len;
 
 	while (node && *pointer) {
-		if (json_pointer_next(&pointer, token, sizeof(token)) != 0)
+		if (pointer_token(&pointer, token, sizeof(token), &len) != 0)
 			return NULL;
-		node = child_of(node, token);
+		node = child_of(node, token, len);
 	}
 	return node;
 }
@@ -135,9 +169,11 @@ static json_t *parent_of(json_t *root, const char *path, char *last,
 		return NULL;
 	slash = strrchr(path, '/');
 	while (node && p < slash) {
-		if (json_pointer_next(&p, token, sizeof(token)) != 0)
+		size_t len;
+
+		if (pointer_token(&p, token, sizeof(token), &len) != 0)
 			return NULL;
-		node = child_of(node, token);
+		node = child_of(node, token, len);
 	}
 	if (!node || json_pointer_next(&p, last, size) != 0)
 		return NULL;

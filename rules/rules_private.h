@@ -21,6 +21,14 @@ struct rule_ctx {
 	int pods_known;
 	int failed;                 /* an internal failure happened */
 	unsigned added;             /* rules with a trigger an operation added */
+	/*
+	 * The keys and strings operations added since `added` was last
+	 * brought up to date, each followed by a NUL (which no trigger has),
+	 * searched at once when a skipped rule comes.
+	 */
+	char *added_text;
+	size_t added_len, added_cap;
+	int added_failed;           /* out of memory: every rule runs */
 	struct rules_error *err;
 };
 
