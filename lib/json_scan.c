@@ -1163,7 +1163,7 @@ static int equal_path(struct scan *s, int depth, const char *const *path,
 	size_t len;
 	int found = 0, rc;
 
-	if (!*path)
+	if (!path || !*path)
 		return equal_value(s, depth, v);
 	skip_space(s);
 	if (s->p >= s->end || *s->p != '{' || depth >= s->depth_max)

@@ -72,7 +72,7 @@ json_t *json_scan_read(const char *body, size_t len,
 		       unsigned *rules);
 
 /*
- * Compares the member at `path` (keys, NULL-terminated; none: the whole
+ * Compares the member at `path` (keys, NULL-terminated; NULL: the whole
  * text) of the JSON text `body` with `value`, as json_equal() compares
  * two documents, reading the text as json_scan_read() does without
  * building it: 1 when they are equal, 0 when they differ (a missing
