@@ -1037,43 +1037,62 @@ json_t *json_scan_skeleton(const struct json_scan_filter *filter,
  * reader cannot tell (a real number, a long integer, \u0000...).
  */
 static int equal_value(struct scan *s, int depth, const json_t *v);
+static int equal_path(struct scan *s, int depth, const char *const *path,
+		      const json_t *v);
 
-static int equal_members(struct scan *s, int depth, const json_t *object)
+/*
+ * The members of the object at s->p (just past its '{') against `v`:
+ * without `path`, equal_value() of the whole object; with it, of the
+ * member path[0] (further down the rest of `path`), the others skipped.
+ */
+static int equal_members(struct scan *s, int depth, const json_t *v,
+			 const char *const *path)
 {
-	void *it = json_object_iter((json_t *)object);
+	void *it = path ? NULL : json_object_iter((json_t *)v);
 	size_t n = 0;
+	int found = 0;
 
 	skip_space(s);
 	if (s->p < s->end && *s->p == '}') {
 		s->p++;
-		return json_object_size(object) == 0;
+		return !path && json_object_size(v) == 0;
 	}
 	for (;;) {
 		const json_t *member = NULL;
 		const char *key;
 		size_t len;
-		int rc;
+		int rc = 1;
 
 		if (s->p >= s->end || *s->p != '"' ||
 		    scan_string(s, &key, &len))
 			return -1;
-		/* in the order read, unless an operation moved members */
-		if (it && json_object_iter_key_len(it) == len &&
-		    memcmp(json_object_iter_key(it), key, len) == 0) {
-			member = json_object_iter_value(it);
-			it = json_object_iter_next((json_t *)object, it);
-		} else {
-			it = NULL;
-			member = json_object_getn(object, key, len);
-		}
-		if (!member)
-			return 0;
-		n++;
 		skip_space(s);
 		if (s->p >= s->end || *s->p != ':')
 			return -1;
 		s->p++;
-		if ((rc = equal_value(s, depth, member)) != 1)
+		if (path) {
+			if (strlen(*path) == len && !memcmp(*path, key, len)) {
+				rc = equal_path(s, depth, path + 1, v);
+				found = 1;
+			} else if (scan_value(s, depth, 0, NULL, NULL)) {
+				rc = -1;
+			}
+		} else {
+			/* in the order read, unless an operation moved some */
+			if (it && json_object_iter_key_len(it) == len &&
+			    memcmp(json_object_iter_key(it), key, len) == 0) {
+				member = json_object_iter_value(it);
+				it = json_object_iter_next((json_t *)v, it);
+			} else {
+				it = NULL;
+				member = json_object_getn(v, key, len);
+			}
+			if (!member)
+				return 0;
+			n++;
+			rc = equal_value(s, depth, member);
+		}
+		if (rc != 1)
 			return rc;
 		skip_space(s);
 		if (s->p < s->end && *s->p == ',') {
@@ -1085,7 +1104,7 @@ static int equal_members(struct scan *s, int depth, const json_t *object)
 			return -1;
 		s->p++;
 		/* keys are unique in both: as many means the same */
-		return n == json_object_size(object);
+		return path ? found : n == json_object_size(v);
 	}
 }
 
@@ -1131,7 +1150,7 @@ static int equal_value(struct scan *s, int depth, const json_t *v)
 		if (!json_is_object(v))
 			return 0;
 		s->p++;
-		return equal_members(s, depth + 1, v);
+		return equal_members(s, depth + 1, v, NULL);
 	case '[':
 		if (!json_is_array(v))
 			return 0;
@@ -1159,47 +1178,13 @@ static int equal_value(struct scan *s, int depth, const json_t *v)
 static int equal_path(struct scan *s, int depth, const char *const *path,
 		      const json_t *v)
 {
-	const char *key;
-	size_t len;
-	int found = 0, rc;
-
 	if (!path || !*path)
 		return equal_value(s, depth, v);
 	skip_space(s);
 	if (s->p >= s->end || *s->p != '{' || depth >= s->depth_max)
 		return -1;
 	s->p++;
-	skip_space(s);
-	if (s->p < s->end && *s->p == '}') {
-		s->p++;
-		return 0;
-	}
-	for (;;) {
-		if (s->p >= s->end || *s->p != '"' ||
-		    scan_string(s, &key, &len))
-			return -1;
-		skip_space(s);
-		if (s->p >= s->end || *s->p != ':')
-			return -1;
-		s->p++;
-		if (strlen(*path) == len && !memcmp(*path, key, len)) {
-			if ((rc = equal_path(s, depth + 1, path + 1, v)) != 1)
-				return rc;
-			found = 1;
-		} else if (scan_value(s, depth + 1, 0, NULL, NULL)) {
-			return -1;
-		}
-		skip_space(s);
-		if (s->p < s->end && *s->p == ',') {
-			s->p++;
-			skip_space(s);
-			continue;
-		}
-		if (s->p >= s->end || *s->p != '}')
-			return -1;
-		s->p++;
-		return found;
-	}
+	return equal_members(s, depth + 1, v, path);
 }
 
 int json_scan_equal(const char *body, size_t len, const char *const *path,

@@ -376,49 +376,10 @@ static void added_put(struct rule_ctx *ctx, const char *text, size_t len)
 	ctx->added_len += len + 1;
 }
 
-/*
- * json_value_copy() of `value` that also adds its keys and strings to
- * ctx->added_text when the caller searches them (one walk for both).
- */
-static json_t *copy_collect(struct rule_ctx *ctx, const json_t *value)
+/* json_text_seen_fn for emit(): the strings an operation adds. */
+static void added_seen(void *ctx, const char *text, size_t len)
 {
-	int collect = ctx->opts->triggers_in != NULL;
-	json_t *copy = NULL, *child;
-	const char *key;
-	size_t i, key_len;
-
-	switch (json_typeof(value)) {
-	case JSON_OBJECT:
-		if (!(copy = json_object()))
-			return NULL;
-		json_object_keylen_foreach((json_t *)value, key, key_len,
-					   child) {
-			if (collect)
-				added_put(ctx, key, key_len);
-			if (json_object_setn_new_nocheck(copy, key, key_len,
-							 copy_collect(ctx, child)))
-				goto out_fail;
-		}
-		return copy;
-	case JSON_ARRAY:
-		if (!(copy = json_array()))
-			return NULL;
-		json_array_foreach(value, i, child)
-			if (json_array_append_new(copy, copy_collect(ctx, child)))
-				goto out_fail;
-		return copy;
-	case JSON_STRING:
-		if (collect)
-			added_put(ctx, json_string_value(value),
-				  json_string_length(value));
-		return json_stringn_nocheck(json_string_value(value),
-					    json_string_length(value));
-	default:
-		return json_value_copy(value);
-	}
-out_fail:
-	json_decref(copy);
-	return NULL;
+	added_put(ctx, text, len);
 }
 
 /* Adds the last token of `path`, unescaped, to ctx->added_text. */
@@ -472,7 +433,11 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 	 * later operations write into the document, and must not change what
 	 * this one recorded (nor may a rule that kept a pointer to it).
 	 */
-	if (value_new && !(recorded = copy_collect(ctx, value_new)))
+	if (value_new &&
+	    !(recorded = json_value_copy_seen(value_new,
+					      ctx->opts->triggers_in ? added_seen
+								     : NULL,
+					      ctx)))
 		goto out_fail;
 	op = &res->ops[res->n_ops];
 	memset(op, 0, sizeof(*op));

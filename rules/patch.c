@@ -383,7 +383,8 @@ int patch_revert_op(json_t *root, const struct patch_op *op)
 	return rc;
 }
 
-json_t *json_value_copy(const json_t *value)
+json_t *json_value_copy_seen(const json_t *value, json_text_seen_fn seen,
+			     void *arg)
 {
 	json_t *copy = NULL, *child;
 	const char *key;
@@ -393,19 +394,26 @@ json_t *json_value_copy(const json_t *value)
 	case JSON_OBJECT:
 		if (!(copy = json_object()))
 			return NULL;
-		json_object_keylen_foreach((json_t *)value, key, key_len, child)
+		json_object_keylen_foreach((json_t *)value, key, key_len, child) {
+			if (seen)
+				seen(arg, key, key_len);
 			if (json_object_setn_new_nocheck(copy, key, key_len,
-							 json_value_copy(child)))
+							 json_value_copy_seen(child, seen, arg)))
 				goto out_fail;
+		}
 		return copy;
 	case JSON_ARRAY:
 		if (!(copy = json_array()))
 			return NULL;
 		json_array_foreach(value, i, child)
-			if (json_array_append_new(copy, json_value_copy(child)))
+			if (json_array_append_new(copy, json_value_copy_seen(child,
+									     seen, arg)))
 				goto out_fail;
 		return copy;
 	case JSON_STRING:
+		if (seen)
+			seen(arg, json_string_value(value),
+			     json_string_length(value));
 		return json_stringn_nocheck(json_string_value(value),
 					    json_string_length(value));
 	case JSON_INTEGER:
@@ -419,6 +427,11 @@ json_t *json_value_copy(const json_t *value)
 out_fail:
 	json_decref(copy);
 	return NULL;
+}
+
+json_t *json_value_copy(const json_t *value)
+{
+	return json_value_copy_seen(value, NULL, NULL);
 }
 
 static const char *patch_kind_name(enum patch_kind kind)

@@ -344,6 +344,10 @@ int patch_revert_op(json_t *root, const struct patch_op *op);
  * parsed document cannot have); NULL when out of memory.
  */
 json_t *json_value_copy(const json_t *value);
+/* json_value_copy() that also passes each key and string to `seen`. */
+typedef void (*json_text_seen_fn)(void *arg, const char *text, size_t len);
+json_t *json_value_copy_seen(const json_t *value, json_text_seen_fn seen,
+			     void *arg);
 
 /*
  * Returns `value` as JSON text (json_dumps flags; JSON_ENCODE_ANY always

@@ -14,6 +14,7 @@
 #include "fuzz.h"
 #include "json_scan.h"
 #include "report.h"
+#include "../patch_faults.h"
 #include "text_patch.h"
 
 /* ------------------------------------------------------------------ */
@@ -483,82 +484,6 @@ static void reader_check(const char *body, size_t len, json_t *jansson)
 	json_decref(mine);
 }
 
-/* Number of values in `v`, itself included. */
-static size_t count_values(json_t *v)
-{
-	size_t n = 1, i;
-	const char *key;
-	json_t *child;
-
-	if (json_is_object(v))
-		json_object_foreach(v, key, child)
-			n += count_values(child);
-	else if (json_is_array(v))
-		json_array_foreach(v, i, child)
-			n += count_values(child);
-	return n;
-}
-
-/* Changes the k-th value of `v` (document order), as `how` says; 1 when
- * it did. */
-static int change_at(json_t *v, size_t *k, unsigned how)
-{
-	const char *key;
-	json_t *child;
-	size_t i;
-
-	if ((*k)-- == 0) {
-		switch (json_typeof(v)) {
-		case JSON_OBJECT:
-			if (how % 2 && json_object_size(v))
-				return json_object_del(v, json_object_iter_key(
-						json_object_iter(v))) == 0;
-			return json_object_set_new(v, "gpumend-fuzz",
-						   json_integer(how)) == 0;
-		case JSON_ARRAY:
-			if (how % 2 && json_array_size(v))
-				return json_array_remove(v, 0) == 0;
-			return json_array_append_new(v, json_null()) == 0;
-		case JSON_STRING:
-			return json_string_set(v, how % 2 ? "" : "gpumend-fuzz") == 0;
-		case JSON_INTEGER:
-			return json_integer_set(v, json_integer_value(v) + 1) == 0;
-		default:
-			return 0;
-		}
-	}
-	if (json_is_object(v)) {
-		json_object_foreach(v, key, child)
-			if (change_at(child, k, how))
-				return 1;
-	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, child)
-			if (change_at(child, k, how))
-				return 1;
-	}
-	return 0;
-}
-
-/* The check the webhook had: replay on a copy of `original`, compare. */
-static int replay_gives(json_t *original, const struct rules_result *res,
-			json_t *expected)
-{
-	json_t *replay = json_deep_copy(original);
-	int same = replay != NULL;
-
-	for (size_t i = 0; same && i < res->n_ops; i++) {
-		struct patch_op op = res->ops[i];
-
-		if (op.value && !(op.value = json_deep_copy(op.value)))
-			fuzz_fail("out of memory");
-		same = patch_apply_op(replay, &op) == 0;
-		json_decref(op.value);
-	}
-	same = same && json_equal(replay, expected);
-	json_decref(replay);
-	return same;
-}
-
 /*
  * The webhook's patch check (undo the operations last first in the
  * engine's object, compare with the object as it came) against the one it
@@ -588,29 +513,26 @@ static void patch_check_compare(const struct config *cfg, json_t *original,
 			return;
 		}
 		if (faulty) {
-			size_t k = salt % (count_values(object) + res.n_ops);
+			size_t k = salt % (faults_count(object) + res.n_ops);
 
-			changed = change_at(object, &k, (unsigned)(salt >> 8));
+			changed = faults_change_at(object, &k, (unsigned)(salt >> 8));
 			for (size_t i = 0; !changed && i < res.n_ops; i++)
 				if (res.ops[i].value && k-- == 0) {
 					size_t first = 0;
 
-					changed = change_at(res.ops[i].value,
+					changed = faults_change_at(res.ops[i].value,
 							    &first, 0);
 				}
 		}
 		engine = json_deep_copy(object);
-		old_ok = replay_gives(original, &res, engine);
-		new_ok = 1;
-		for (size_t i = res.n_ops; new_ok && i-- > 0;)
-			new_ok = patch_revert_op(object, &res.ops[i]) == 0;
-		new_ok = new_ok && json_equal(object, original);
+		old_ok = faults_replay_gives(original, &res, engine);
+		new_ok = faults_revert_gives(object, &res, original);
 		if (!faulty && !(old_ok && new_ok))
 			fuzz_fail("patch check: the engine's own patch fails (replay %d, undo %d)",
 				  old_ok, new_ok);
 		if (faulty && changed && !old_ok && new_ok)
 			fuzz_fail("patch check: a change behind the engine's back caught by the replay, not by the undo");
-		if (new_ok && !replay_gives(original, &res, engine))
+		if (new_ok && !faults_replay_gives(original, &res, engine))
 			fuzz_fail("patch check: the undo passes, yet the patch does not give the engine's object");
 		json_decref(engine);
 		json_decref(object);

@@ -18,98 +18,7 @@
 #include "json_scan.h"
 #include "json_write.h"
 #include "rules.h"
-
-/* The old check: the operations replayed on a copy of `original`. */
-static int replay_gives(json_t *original, const struct rules_result *res,
-			json_t *expected)
-{
-	json_t *replay = json_deep_copy(original);
-	int same = replay != NULL;
-
-	for (size_t i = 0; same && i < res->n_ops; i++) {
-		struct patch_op op = res->ops[i];
-
-		if (op.value && !(op.value = json_deep_copy(op.value)))
-			same = 0;
-		else if (patch_apply_op(replay, &op) != 0)
-			same = 0;
-		json_decref(op.value);
-	}
-	same = same && json_equal(replay, expected);
-	json_decref(replay);
-	return same;
-}
-
-/* The new check: undo last first in `object`, then compare. */
-static int revert_gives(json_t *object, const struct rules_result *res,
-			json_t *original)
-{
-	for (size_t i = res->n_ops; i-- > 0;)
-		if (patch_revert_op(object, &res->ops[i]) != 0)
-			return 0;
-	return json_equal(object, original);
-}
-
-/* Number of values in `v`, itself included. */
-static size_t count_values(json_t *v)
-{
-	size_t n = 1, i;
-	const char *key;
-	json_t *child;
-
-	if (json_is_object(v))
-		json_object_foreach(v, key, child)
-			n += count_values(child);
-	else if (json_is_array(v))
-		json_array_foreach(v, i, child)
-			n += count_values(child);
-	return n;
-}
-
-/*
- * Changes the k-th value of `v` (in document order), `how` choosing among
- * the changes its type allows; *k counts down. 1 when a change was made.
- */
-static int change_at(json_t *v, size_t *k, unsigned how)
-{
-	const char *key;
-	json_t *child;
-	size_t i;
-
-	if ((*k)-- == 0) {
-		switch (json_typeof(v)) {
-		case JSON_OBJECT:
-			if (how % 2 && json_object_size(v)) {
-				void *it = json_object_iter(v);
-
-				return json_object_del(v, json_object_iter_key(it)) == 0;
-			}
-			return json_object_set_new(v, "behind-its-back",
-						   json_integer(how)) == 0;
-		case JSON_ARRAY:
-			if (how % 2 && json_array_size(v))
-				return json_array_remove(v, 0) == 0;
-			return json_array_append_new(v, json_string("x")) == 0;
-		case JSON_STRING:
-			return json_string_set(v, how % 2 ? "" : "changed") == 0;
-		case JSON_INTEGER:
-			return json_integer_set(v, json_integer_value(v) + 1) == 0;
-		default:
-			/* true, false and null are shared: not changed in place */
-			return 0;
-		}
-	}
-	if (json_is_object(v)) {
-		json_object_foreach(v, key, child)
-			if (change_at(child, k, how))
-				return 1;
-	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, child)
-			if (change_at(child, k, how))
-				return 1;
-	}
-	return 0;
-}
+#include "../patch_faults.h"
 
 static const char *const objects[] = {
 	/* four rules: resource, node label, affinity annotation, hostPath */
@@ -166,11 +75,11 @@ TEST(patch_check_as_strong_as_replay)
 			CHECK(rules_apply(cfg, &opts, object, &res, &err) == 0);
 			CHECK(res.n_ops > 0);
 			if (!n)
-				n = count_values(object);
+				n = faults_count(object);
 			if (pos >= 1 && pos < 1 + 2 * n) {
 				size_t k = (pos - 1) / 2;
 
-				changed = change_at(object, &k, (unsigned)pos);
+				changed = faults_change_at(object, &k, (unsigned)pos);
 			} else if (pos >= 1 + 2 * n) {
 				/* a recorded value changed after it was applied */
 				size_t which = pos - (1 + 2 * n), seen = 0;
@@ -179,7 +88,7 @@ TEST(patch_check_as_strong_as_replay)
 					size_t k = 0;
 
 					if (res.ops[i].value && seen++ == which)
-						changed = change_at(res.ops[i].value,
+						changed = faults_change_at(res.ops[i].value,
 								    &k, 0);
 				}
 			}
@@ -189,8 +98,8 @@ TEST(patch_check_as_strong_as_replay)
 				continue;
 			}
 			engine = json_deep_copy(object);
-			old_ok = replay_gives(original, &res, engine);
-			new_ok = revert_gives(object, &res, original);
+			old_ok = faults_replay_gives(original, &res, engine);
+			new_ok = faults_revert_gives(object, &res, original);
 			if (pos == 0) {
 				/* the engine is right: both pass */
 				CHECK(old_ok && new_ok);
@@ -205,7 +114,7 @@ TEST(patch_check_as_strong_as_replay)
 			/* passing means the patch as recorded (after the undo)
 			 * gives the engine's object */
 			if (new_ok)
-				CHECK(replay_gives(original, &res, engine));
+				CHECK(faults_replay_gives(original, &res, engine));
 			json_decref(engine);
 			json_decref(object);
 			rules_result_clear(&res);
@@ -288,7 +197,7 @@ TEST(json_scan_equal_like_json_equal)
 
 	for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
 		json_t *doc = json_loads(texts[t], 0, NULL);
-		size_t n = doc ? count_values(doc) : 0;
+		size_t n = doc ? faults_count(doc) : 0;
 
 		CHECK(doc != NULL);
 		CHECK(json_scan_equal(texts[t], strlen(texts[t]), NULL, doc) == 1);
@@ -296,7 +205,7 @@ TEST(json_scan_equal_like_json_equal)
 			json_t *changed = json_deep_copy(doc);
 			size_t k = k0 / 2;
 
-			if (change_at(changed, &k, (unsigned)k0) &&
+			if (faults_change_at(changed, &k, (unsigned)k0) &&
 			    !json_equal(changed, doc))
 				CHECK(json_scan_equal(texts[t], strlen(texts[t]),
 						      NULL, changed) == 0);
