@@ -13,6 +13,10 @@
 # assertion when a signal reaches a Go program (the preemption signal
 # included).
 #
+# Other work on the machine can only add to a count (a request read in
+# more pieces, more turns of the event loops), so each figure is the least
+# of BENCH_COUNT_REPEAT (3) such pairs of runs.
+#
 # Prints, for each body, a line
 #   instructions per request: gpumend N, floor N, go-peer N
 # and appends a Markdown table to OUT. The callgrind files of the M runs
@@ -33,6 +37,7 @@ M=${BENCH_COUNT_M:-220}
 LARGE_N=${BENCH_COUNT_LARGE_N:-2}
 LARGE_M=${BENCH_COUNT_LARGE_M:-12}
 LARGE_KB=${BENCH_WEBHOOK_LARGE_KB:-200}
+REPEAT=${BENCH_COUNT_REPEAT:-3}
 CALLGRIND_ARGS=${BENCH_CALLGRIND_ARGS:-}
 work=${BENCH_DIR:-${TMPDIR:-/tmp}/gpumend-bench}/instructions
 mkdir -p "$work"
@@ -146,13 +151,22 @@ run() {
 	stop "$1"
 }
 
-# per_request SERVER BODY TAG N M: sets per to the instructions per request.
+# per_request SERVER BODY TAG N M: sets per to the instructions per
+# request, the least of $REPEAT pairs of runs.
 per_request() {
-	run "$1" "$2" "$4" "$3"
-	_a=$count
-	run "$1" "$2" "$5" "$3"
-	per=$(awk -v a="$_a" -v b="$count" -v n="$4" -v m="$5" \
-		'BEGIN { printf "%.0f", (b - a) / (m - n) }')
+	per=""
+	_r=0
+	while [ $_r -lt "$REPEAT" ]; do
+		run "$1" "$2" "$4" "$3"
+		_a=$count
+		run "$1" "$2" "$5" "$3"
+		_p=$(awk -v a="$_a" -v b="$count" -v n="$4" -v m="$5" \
+			'BEGIN { printf "%.0f", (b - a) / (m - n) }')
+		if [ -z "$per" ] || [ "$_p" -lt "$per" ]; then
+			per=$_p
+		fi
+		_r=$((_r + 1))
+	done
 }
 
 # patch_of ANSWER: the decoded patch of an AdmissionReview answer.
@@ -215,7 +229,8 @@ measure "Deployment, ${LARGE_KB} KB" "$large" "$LARGE_N" "$LARGE_M"
 	echo
 	echo "Each server whole under valgrind --tool=callgrind, with its defaults;"
 	echo "one kept-alive TLS connection; (I(M) - I(N)) / (M - N) over runs of"
-	echo "N=$N and M=$M requests (N=$LARGE_N and M=$LARGE_M for the Deployment)."
+	echo "N=$N and M=$M requests (N=$LARGE_N and M=$LARGE_M for the Deployment),"
+	echo "the least of $REPEAT such pairs."
 	echo "Go peer: tests/bench/peer-go ($(go version | cut -d' ' -f3), GODEBUG=asyncpreemptoff=1)."
 	echo
 	echo "| body | size | floor | gpumend | Go peer | gpumend / floor | Go / gpumend |"
