@@ -65,6 +65,16 @@ struct json_scan_filter {
 	size_t n_triggers;
 };
 
+/* The 2-byte block at p, as one load (the tables are built with it too,
+ * so the byte order does not matter). */
+static inline unsigned block_at(const unsigned char *p)
+{
+	uint16_t block;
+
+	memcpy(&block, p, 2);
+	return block;
+}
+
 static inline int bit_test(const uint64_t *set, unsigned bit)
 {
 	return set[bit / 64] >> (bit % 64) & 1;
@@ -205,12 +215,12 @@ static int filter_shifts(struct json_scan_filter *filter)
 			continue;
 		}
 		for (size_t j = 1; j < m; j++) {
-			unsigned block = (unsigned)x[j - 1] << 8 | x[j];
+			unsigned block = block_at(x + j - 1);
 
 			if (filter->shift[block] > m - 1 - j)
 				filter->shift[block] = (unsigned char)(m - 1 - j);
 		}
-		t->tail = (unsigned)x[m - 2] << 8 | x[m - 1];
+		t->tail = block_at(x + m - 2);
 	}
 	qsort(filter->triggers, filter->n_triggers, sizeof(*filter->triggers),
 	      trigger_cmp);
@@ -289,6 +299,25 @@ static unsigned short_rules(const struct json_scan_filter *filter,
 	return found;
 }
 
+/* The rules of the triggers whose first bytes fill the window at p[start]
+ * that ends with `block`. */
+static unsigned window_rules(const struct json_scan_filter *filter,
+			     const unsigned char *p, size_t len, size_t start,
+			     unsigned block)
+{
+	unsigned found = 0;
+
+	for (size_t k = filter->first[block];
+	     k < filter->n_triggers && filter->triggers[k].tail == block; k++) {
+		const struct trigger *t = &filter->triggers[k];
+
+		if (t->len <= len - start &&
+		    memcmp(p + start, t->text, t->len) == 0)
+			found |= t->rules;
+	}
+	return found;
+}
+
 /* The rules of the paired triggers that start at p[i]. */
 static unsigned paired_at(const struct json_scan_filter *filter,
 			  const unsigned char *p, size_t len, size_t i)
@@ -313,6 +342,23 @@ static unsigned paired_rules(const struct json_scan_filter *filter,
 	size_t i = 0;
 
 #if SCAN_SSE2
+	/* one pair, the usual case: its bytes kept in registers */
+	if (filter->n_pairs == 1) {
+		__m128i x = _mm_set1_epi8((char)filter->pairs[0][0]);
+		__m128i y = _mm_set1_epi8((char)filter->pairs[0][1]);
+
+		for (; i + 17 <= len; i += 16) {
+			unsigned hits = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+				_mm_cmpeq_epi8(_mm_loadu_si128(
+					(const __m128i *)(p + i)), x),
+				_mm_cmpeq_epi8(_mm_loadu_si128(
+					(const __m128i *)(p + i + 1)), y)));
+
+			for (; hits; hits &= hits - 1)
+				found |= paired_at(filter, p, len,
+						   i + (size_t)__builtin_ctz(hits));
+		}
+	}
 	for (; i + 17 <= len; i += 16) {
 		__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
 		__m128i b = _mm_loadu_si128((const __m128i *)(p + i + 1));
@@ -347,27 +393,24 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 		found |= short_rules(filter, p, len);
 	if (filter->n_pairs)
 		found |= paired_rules(filter, p, len);
-	/* triggers of 4 bytes or more: e is where the window ends */
-	for (size_t m = filter->wm_len, e = m - 1; m && e < len;) {
-		unsigned block = (unsigned)p[e - 1] << 8 | p[e];
-		size_t start = e - (m - 1);
+	/* triggers of 4 bytes or more: p[q] starts the window's last block */
+	if (filter->wm_len && len >= filter->wm_len) {
+		const unsigned char *shift = filter->shift;
+		size_t q = filter->wm_len - 2, last = len - 2;
 
-		if (filter->shift[block]) {
-			e += filter->shift[block];
-			continue;
-		}
-		for (size_t k = filter->first[block];
-		     k < filter->n_triggers && filter->triggers[k].tail == block;
-		     k++) {
-			const struct trigger *t = &filter->triggers[k];
+		while (q <= last) {
+			unsigned block = block_at(p + q), step = shift[block];
 
-			if (t->len <= len - start &&
-			    memcmp(p + start, t->text, t->len) == 0)
-				found |= t->rules;
+			if (step) {
+				q += step;
+				continue;
+			}
+			found |= window_rules(filter, p, len,
+					      q + 2 - filter->wm_len, block);
+			if (found == filter->enabled)
+				break;
+			q++;
 		}
-		if (found == filter->enabled)
-			break;
-		e++;
 	}
 	return found;
 }
@@ -378,37 +421,40 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 struct capture {
 	const char *key;
 	const struct capture *children;  /* members kept of an object value */
+	size_t len;                      /* of key */
 };
 
+#define KEEP(key, children) { key, children, sizeof(key) - 1 }
+
 static const struct capture capture_metadata[] = {
-	{ "name", NULL }, { "generateName", NULL }, { NULL, NULL }
+	KEEP("name", NULL), KEEP("generateName", NULL), { NULL, NULL, 0 }
 };
 
 static const struct capture capture_object[] = {
-	{ "kind", NULL }, { "metadata", capture_metadata }, { NULL, NULL }
+	KEEP("kind", NULL), KEEP("metadata", capture_metadata), { NULL, NULL, 0 }
 };
 
 static const struct capture capture_kind[] = {
-	{ "kind", NULL }, { NULL, NULL }
+	KEEP("kind", NULL), { NULL, NULL, 0 }
 };
 
 static const struct capture capture_request[] = {
-	{ "uid", NULL }, { "operation", NULL }, { "namespace", NULL },
-	{ "subResource", NULL }, { "name", NULL }, { "dryRun", NULL },
-	{ "kind", capture_kind }, { "object", capture_object },
-	{ NULL, NULL }
+	KEEP("uid", NULL), KEEP("operation", NULL), KEEP("namespace", NULL),
+	KEEP("subResource", NULL), KEEP("name", NULL), KEEP("dryRun", NULL),
+	KEEP("kind", capture_kind), KEEP("object", capture_object),
+	{ NULL, NULL, 0 }
 };
 
 static const struct capture capture_review[] = {
-	{ "apiVersion", NULL }, { "kind", NULL },
-	{ "request", capture_request }, { NULL, NULL }
+	KEEP("apiVersion", NULL), KEEP("kind", NULL),
+	KEEP("request", capture_request), { NULL, NULL, 0 }
 };
 
 static const struct capture *capture_find(const struct capture *list,
 					  const char *key, size_t len)
 {
 	for (; list && list->key; list++)
-		if (strlen(list->key) == len && memcmp(list->key, key, len) == 0)
+		if (list->len == len && memcmp(list->key, key, len) == 0)
 			return list;
 	return NULL;
 }
@@ -425,9 +471,25 @@ struct scan {
 	int deepest;                    /* levels of nesting seen */
 	char *scratch;                  /* decoded escaped strings */
 	size_t scratch_cap;
-	uint32_t keys[SCAN_KEYS_MAX];   /* hashes of the open objects' keys */
 	unsigned n_keys;
+	uint32_t keys[SCAN_KEYS_MAX];   /* hashes of the open objects' keys;
+					 * last, left out of initialisation */
 };
+
+/* Sets up a scan (its 4 KiB of key hashes left as they are: unused). */
+static void scan_init(struct scan *s, const struct json_scan_filter *filter,
+		      int full, int depth_max)
+{
+	s->p = s->end = NULL;
+	s->filter = filter;
+	s->rules = 0;
+	s->full = full;
+	s->depth_max = depth_max;
+	s->deepest = 0;
+	s->scratch = NULL;
+	s->scratch_cap = 0;
+	s->n_keys = 0;
+}
 
 /* Bytes that end the fast loop inside a string. */
 static const unsigned char string_stop[256] = {
@@ -723,7 +785,7 @@ scan_string(struct scan *s, const char **text, size_t *len)
  * A hash of a key from its length and at most 24 of its bytes (the first,
  * middle and last 8): equal hashes only send the body to the full reader.
  */
-static uint32_t key_hash(const char *key, size_t len)
+static uint32_t key_hash(const char *key, size_t len, const unsigned char *end)
 {
 	uint64_t a = 0, b = 0, c = 0, h;
 
@@ -732,6 +794,16 @@ static uint32_t key_hash(const char *key, size_t len)
 		memcpy(&b, key + len - 8, 8);
 		if (len > 16)
 			memcpy(&c, key + len / 2 - 4, 8);
+	} else if ((const unsigned char *)key + 8 <= end &&
+		   (const unsigned char *)key < end) {
+		/* a short key in the body: 8 bytes read, those past it
+		 * masked off */
+		memcpy(&a, key, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		a &= len ? ~(uint64_t)0 >> (64 - 8 * len) : 0;
+#else
+		a &= len ? ~(uint64_t)0 << (64 - 8 * len) : 0;
+#endif
 	} else {
 		memcpy(&a, key, len);
 	}
@@ -754,6 +826,7 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 			const struct capture *children)
 {
 	unsigned first_key = s->n_keys;
+	uint64_t seen = 0;
 	char *key_copy = NULL;
 	int rc = -1;
 
@@ -783,20 +856,30 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 			}
 		} else {
 			/* duplicates: jansson's verdict (or a collision) */
-			hash = key_hash(key, len);
+			hash = key_hash(key, len, key == s->scratch ?
+					(const unsigned char *)key :
+					s->end);
 			if (s->n_keys - first_key >= SCAN_OBJECT_KEYS_MAX ||
 			    s->n_keys >= SCAN_KEYS_MAX)
 				goto out;
-			for (unsigned k = first_key; k < s->n_keys; k++)
-				if (s->keys[k] == hash)
-					goto out;
+			/* compared only when a 64-bit filter says it may be */
+			if (seen >> (hash & 63) & 1)
+				for (unsigned k = first_key; k < s->n_keys; k++)
+					if (s->keys[k] == hash)
+						goto out;
+			seen |= (uint64_t)1 << (hash & 63);
 			s->keys[s->n_keys++] = hash;
 			kept = object ? capture_find(children, key, len) : NULL;
 		}
-		skip_space(s);
-		if (s->p >= s->end || *s->p != ':')
-			goto out;
-		s->p++;
+		/* "key": at once, most of the time */
+		if (s->p < s->end && *s->p == ':') {
+			s->p++;
+		} else {
+			skip_space(s);
+			if (s->p >= s->end || *s->p != ':')
+				goto out;
+			s->p++;
+		}
 		if (scan_value(s, depth, s->full || kept,
 			       kept ? kept->children : NULL, &value))
 			goto out;
@@ -811,7 +894,8 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 							       value)) {
 			goto out;
 		}
-		skip_space(s);
+		if (s->p >= s->end || *s->p != ',')
+			skip_space(s);
 		if (s->p < s->end && *s->p == ',') {
 			s->p++;
 			skip_space(s);
@@ -843,7 +927,8 @@ static int scan_elements(struct scan *s, int depth, json_t *array)
 		if (scan_value(s, depth, s->full, NULL, &value) ||
 		    (s->full && json_array_append_new(array, value)))
 			return -1;
-		skip_space(s);
+		if (s->p >= s->end || *s->p != ',')
+			skip_space(s);
 		if (s->p < s->end && *s->p == ',') {
 			s->p++;
 			continue;
@@ -1005,10 +1090,11 @@ json_t *json_scan_read(const char *body, size_t len,
 		       const struct json_scan_filter *filter, int *depth,
 		       unsigned *rules)
 {
-	struct scan s = {
-		.full = 1, .filter = filter, .depth_max = SCAN_DEPTH_MAX
-	};
-	json_t *value = scan_document(&s, body, len);
+	struct scan s;
+	json_t *value;
+
+	scan_init(&s, filter, 1, SCAN_DEPTH_MAX);
+	value = scan_document(&s, body, len);
 
 	/* both only mean something for a value read whole */
 	*depth = value ? s.deepest : 0;
@@ -1020,12 +1106,10 @@ json_t *json_scan_read(const char *body, size_t len,
 json_t *json_scan_skeleton(const struct json_scan_filter *filter,
 			   const char *body, size_t len, int max_depth)
 {
-	struct scan s = {
-		.filter = filter,
-		.depth_max = max_depth < SCAN_DEPTH_MAX ? max_depth :
-							   SCAN_DEPTH_MAX,
-	};
+	struct scan s;
 
+	scan_init(&s, filter, 0,
+		  max_depth < SCAN_DEPTH_MAX ? max_depth : SCAN_DEPTH_MAX);
 	return scan_document(&s, body, len);
 }
 
@@ -1190,9 +1274,10 @@ static int equal_path(struct scan *s, int depth, const char *const *path,
 int json_scan_equal(const char *body, size_t len, const char *const *path,
 		    const json_t *value)
 {
-	struct scan s = { .depth_max = SCAN_DEPTH_MAX };
+	struct scan s;
 	int rc;
 
+	scan_init(&s, NULL, 0, SCAN_DEPTH_MAX);
 	s.p = (const unsigned char *)body;
 	s.end = s.p + len;
 	rc = equal_path(&s, 0, path, value);
