@@ -106,6 +106,6 @@ lt=${lint%% *}
 	echo
 	echo "Instructions (callgrind, whole process) on a $count_mb MB corpus: floor $floor_ir, gpumend migrate $migrate_ir: ${ir_ratio}x the floor."
 	echo
-	echo "Targets: migrate >= 0.7x floor by instructions: $(awk -v r="$ir_ratio" 'BEGIN { print r >= 0.7 ? "met" : "NOT met" }'); <= 64 MB RSS on the 1 GB stream."
+	echo "Targets: migrate >= 0.7x floor by instructions: $(awk -v r="$ir_ratio" 'BEGIN { print (r >= 0.7 ? "met" : "NOT met") }'); <= 64 MB RSS on the 1 GB stream."
 	echo
 } | tee -a "$OUT"

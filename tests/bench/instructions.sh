@@ -14,8 +14,8 @@
 # included).
 #
 # Other work on the machine can only add to a count (a request read in
-# more pieces, more turns of the event loops), so each figure is the least
-# of BENCH_COUNT_REPEAT (3) such pairs of runs.
+# more pieces, more turns of the event loops), so I(N) and I(M) are each
+# the least of BENCH_COUNT_REPEAT (3) runs.
 #
 # Prints, for each body, a line
 #   instructions per request: gpumend N, floor N, go-peer N
@@ -152,21 +152,19 @@ run() {
 }
 
 # per_request SERVER BODY TAG N M: sets per to the instructions per
-# request, the least of $REPEAT pairs of runs.
+# request, from the least I(N) and the least I(M) of $REPEAT runs each.
 per_request() {
-	per=""
+	_a="" _b=""
 	_r=0
 	while [ $_r -lt "$REPEAT" ]; do
 		run "$1" "$2" "$4" "$3"
-		_a=$count
+		if [ -z "$_a" ] || [ "$count" -lt "$_a" ]; then _a=$count; fi
 		run "$1" "$2" "$5" "$3"
-		_p=$(awk -v a="$_a" -v b="$count" -v n="$4" -v m="$5" \
-			'BEGIN { printf "%.0f", (b - a) / (m - n) }')
-		if [ -z "$per" ] || [ "$_p" -lt "$per" ]; then
-			per=$_p
-		fi
+		if [ -z "$_b" ] || [ "$count" -lt "$_b" ]; then _b=$count; fi
 		_r=$((_r + 1))
 	done
+	per=$(awk -v a="$_a" -v b="$_b" -v n="$4" -v m="$5" \
+		'BEGIN { printf "%.0f", (b - a) / (m - n) }')
 }
 
 # patch_of ANSWER: the decoded patch of an AdmissionReview answer.
@@ -230,7 +228,7 @@ measure "Deployment, ${LARGE_KB} KB" "$large" "$LARGE_N" "$LARGE_M"
 	echo "Each server whole under valgrind --tool=callgrind, with its defaults;"
 	echo "one kept-alive TLS connection; (I(M) - I(N)) / (M - N) over runs of"
 	echo "N=$N and M=$M requests (N=$LARGE_N and M=$LARGE_M for the Deployment),"
-	echo "the least of $REPEAT such pairs."
+	echo "each I the least of $REPEAT runs."
 	echo "Go peer: tests/bench/peer-go ($(go version | cut -d' ' -f3), GODEBUG=asyncpreemptoff=1)."
 	echo
 	echo "| body | size | floor | gpumend | Go peer | gpumend / floor | Go / gpumend |"
