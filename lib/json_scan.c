@@ -501,10 +501,19 @@ static const unsigned char is_space[256] = {
 };
 
 #if SCAN_SSE2
-/* Bits of the bytes of p[0..16) equal to `c`. */
-static inline unsigned bytes_eq(__m128i v, char c)
+/* The bytes of v equal to `c`, as 0xff. */
+static inline __m128i bytes_eq(__m128i v, char c)
 {
-	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+	return _mm_cmpeq_epi8(v, _mm_set1_epi8(c));
+}
+
+/* Bits of the bytes of v that end the fast loop inside a string: '"',
+ * '\', below 0x20 or 0x80 and above (signed: below 0x20). */
+static inline unsigned string_stops(__m128i v)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		_mm_or_si128(bytes_eq(v, '"'), bytes_eq(v, '\\')),
+		_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
 }
 #endif
 
@@ -523,8 +532,9 @@ static inline void skip_space(struct scan *s)
 	/* the indentation of pretty-printed JSON, 16 at a time */
 	while (end - p >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)p);
-		unsigned blank = bytes_eq(v, ' ') | bytes_eq(v, '\n') |
-				 bytes_eq(v, '\r') | bytes_eq(v, '\t');
+		unsigned blank = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_or_si128(bytes_eq(v, ' '), bytes_eq(v, '\n')),
+			_mm_or_si128(bytes_eq(v, '\r'), bytes_eq(v, '\t'))));
 
 		if (blank != 0xffff) {
 			s->p = p + __builtin_ctz(~blank);
@@ -692,10 +702,7 @@ static int scan_string_slow(struct scan *s, const unsigned char *p,
 #if SCAN_SSE2
 		while (end - p >= 16) {
 			__m128i v = _mm_loadu_si128((const __m128i *)p);
-			/* signed: below 0x20, or 0x80 and above */
-			unsigned stop = bytes_eq(v, '"') | bytes_eq(v, '\\') |
-				(unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(
-					v, _mm_set1_epi8(0x20)));
+			unsigned stop = string_stops(v);
 
 			if (stop) {
 				p += __builtin_ctz(stop);
@@ -762,9 +769,7 @@ scan_string(struct scan *s, const char **text, size_t *len)
 	/* most strings end within 16 bytes, in plain ASCII */
 	while (s->end - p >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)p);
-		unsigned stop = bytes_eq(v, '"') | bytes_eq(v, '\\') |
-			(unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(
-				v, _mm_set1_epi8(0x20)));
+		unsigned stop = string_stops(v);
 
 		if (stop) {
 			p += __builtin_ctz(stop);
