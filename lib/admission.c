@@ -93,37 +93,14 @@ const char *admission_outcome_diff(const struct admission_outcome *a,
 
 char *admission_base64(const unsigned char *data, size_t len)
 {
-	static const char alphabet[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t out_len, i, o = 0;
-	char *text;
+	struct buf text;
 
-	if (len > (SIZE_MAX - 1) / 4 * 3 - 3)
+	buf_init(&text, 0);
+	if (json_write_base64(&text, data, len)) {
+		buf_free(&text);
 		return NULL;
-	out_len = (len + 2) / 3 * 4;
-	if (!(text = malloc(out_len + 1)))
-		return NULL;
-	for (i = 0; i + 2 < len; i += 3) {
-		unsigned long v = (unsigned long)data[i] << 16 |
-				  (unsigned long)data[i + 1] << 8 | data[i + 2];
-
-		text[o++] = alphabet[v >> 18 & 63];
-		text[o++] = alphabet[v >> 12 & 63];
-		text[o++] = alphabet[v >> 6 & 63];
-		text[o++] = alphabet[v & 63];
 	}
-	if (i < len) {
-		unsigned long v = (unsigned long)data[i] << 16;
-
-		if (i + 1 < len)
-			v |= (unsigned long)data[i + 1] << 8;
-		text[o++] = alphabet[v >> 18 & 63];
-		text[o++] = alphabet[v >> 12 & 63];
-		text[o++] = i + 1 < len ? alphabet[v >> 6 & 63] : '=';
-		text[o++] = '=';
-	}
-	text[o] = '\0';
-	return text;
+	return buf_detach(&text, NULL);
 }
 
 /* strdup of a possibly NULL string; -1 when out of memory. */
