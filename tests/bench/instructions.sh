@@ -26,7 +26,9 @@
 # BENCH_COUNT_N, BENCH_COUNT_M (20, 220): the two request counts;
 # BENCH_COUNT_LARGE_N, BENCH_COUNT_LARGE_M (2, 12) for the 200 KB
 # Deployment; BENCH_CALLGRIND_ARGS: more callgrind options (for example
-# --dump-instr=yes to profile). About five minutes.
+# --dump-instr=yes to profile); BENCH_COUNT_SERVERS (gpumend floor
+# go-peer) and BENCH_COUNT_BODIES (legacy modern plain large): what to
+# measure, the others being reported as "-". About fifteen minutes.
 set -eu
 BUILD=$(cd "$1" && pwd)
 OUT=$2
@@ -39,6 +41,8 @@ LARGE_M=${BENCH_COUNT_LARGE_M:-12}
 LARGE_KB=${BENCH_WEBHOOK_LARGE_KB:-200}
 REPEAT=${BENCH_COUNT_REPEAT:-3}
 CALLGRIND_ARGS=${BENCH_CALLGRIND_ARGS:-}
+SERVERS=${BENCH_COUNT_SERVERS:-gpumend floor go-peer}
+BODIES=${BENCH_COUNT_BODIES:-legacy modern plain large}
 work=${BENCH_DIR:-${TMPDIR:-/tmp}/gpumend-bench}/instructions
 mkdir -p "$work"
 
@@ -182,8 +186,15 @@ rules:
   gpu-sharing: off
   gpu-visibility: off
   removed-gpu-feature-gate: off
+  critical-pod-annotation: off
+  obsolete-gpu-component: off
+  legacy-scheduler-config: off
 EOF
-for body in "$HERE/review-legacy-pod.json" "$large"; do
+case " $SERVERS " in
+*" go-peer "*) checked="$HERE/review-legacy-pod.json $large" ;;
+*) checked="" ;;
+esac
+for body in $checked; do
 	"$BUILD/gpumend" review -c "$work/two-fixes.yaml" "$body" >"$work/answer.expected"
 	start go-peer "$work/callgrind.check"
 	"$work/count_client" "$port" "$body" 1 "$work/answer.go-peer.check" ||
@@ -198,15 +209,45 @@ rm -f "$work/callgrind.check"
 
 rows=""
 lines=""
-# measure NAME FILE N M
+# kilo COUNT: COUNT in thousands ("-" when not measured)
+kilo() {
+	case $1 in
+	-) echo - ;;
+	*) awk -v v="$1" 'BEGIN { printf "%.0f K", v / 1000 }' ;;
+	esac
+}
+
+# ratio A B: A / B ("-" when either was not measured)
+ratio() {
+	case "$1 $2" in
+	-* | *" -") echo - ;;
+	*) awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }' ;;
+	esac
+}
+
+# count_of SERVER FILE TAG N M: sets per for SERVER, or to - when it is
+# not measured
+count_of() {
+	case " $SERVERS " in
+	*" $1 "*) per_request "$@" ;;
+	*) per=- ;;
+	esac
+}
+
+# measure KEY NAME FILE N M
 measure() {
+	case " $BODIES " in
+	*" $1 "*) ;;
+	*) return 0 ;;
+	esac
+	shift
 	echo "instructions bench: $1 (N=$3, M=$4)..." >&2
 	_tag=$(basename "$2" .json)
-	per_request gpumend "$2" "$_tag" "$3" "$4"
+	count_of gpumend "$2" "$_tag" "$3" "$4"
 	_g=$per
-	per_request floor "$2" "$_tag" "$3" "$4"
+	count_of floor "$2" "$_tag" "$3" "$4"
 	_f=$per
-	per_request go-peer "$2" "$_tag" "$3" "$4"
+	count_of go-peer "$2" "$_tag" "$3" "$4"
 	_p=$per
 	_line="instructions per request: gpumend $_g, floor $_f, go-peer $_p"
 	echo "$1"
@@ -214,13 +255,13 @@ measure() {
 	lines="$lines
 $1: $_line"
 	rows="$rows
-| $1 | $(awk -v b="$(stat -c %s "$2")" 'BEGIN { printf "%.1f KB", b / 1000 }') | $(awk -v v="$_f" 'BEGIN { printf "%.0f K", v / 1000 }') | $(awk -v v="$_g" 'BEGIN { printf "%.0f K", v / 1000 }') | $(awk -v v="$_p" 'BEGIN { printf "%.0f K", v / 1000 }') | $(awk -v g="$_g" -v f="$_f" 'BEGIN { printf "%.2fx", g / f }') | $(awk -v g="$_g" -v p="$_p" 'BEGIN { printf "%.2fx", p / g }') |"
+| $1 | $(awk -v b="$(stat -c %s "$2")" 'BEGIN { printf "%.1f KB", b / 1000 }') | $(kilo "$_f") | $(kilo "$_g") | $(kilo "$_p") | $(ratio "$_g" "$_f") | $(ratio "$_p" "$_g") |"
 }
 
-measure "legacy pod" "$HERE/review-legacy-pod.json" "$N" "$M"
-measure "modern GPU pod" "$HERE/review-modern-pod.json" "$N" "$M"
-measure "pod without GPUs" "$HERE/review-plain-pod.json" "$N" "$M"
-measure "Deployment, ${LARGE_KB} KB" "$large" "$LARGE_N" "$LARGE_M"
+measure legacy "legacy pod" "$HERE/review-legacy-pod.json" "$N" "$M"
+measure modern "modern GPU pod" "$HERE/review-modern-pod.json" "$N" "$M"
+measure plain "pod without GPUs" "$HERE/review-plain-pod.json" "$N" "$M"
+measure large "Deployment, ${LARGE_KB} KB" "$large" "$LARGE_N" "$LARGE_M"
 
 {
 	echo "### Webhook: instructions per request (callgrind)"

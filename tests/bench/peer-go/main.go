@@ -7,7 +7,9 @@
 //     nvidia.com/gpu in the limits and requests of every container;
 //   - the driver-mount removal: hostPath volumes of the NVIDIA driver
 //     (gpumend's default `hostPaths.obsolete` patterns) go, with every
-//     volumeMount that uses them.
+//     volumeMount that uses them, except the volumes that a container of
+//     the GPU stack itself mounts (gpumend's default `stackImages` and
+//     obsolete components' image patterns).
 //
 // For those it answers the JSON Patch gpumend answers with only the
 // legacy-gpu-resource and obsolete-cuda-hostpath rules on: the same
@@ -58,6 +60,34 @@ var obsoletePaths = []string{
 	"/usr/lib64/nvidia/*",
 	"*/libcuda.so*",
 	"*/libnvidia-*.so*",
+}
+
+// The images of the GPU stack's own components (gpumend's defaults: its
+// stackImages, then its obsolete components' patterns).
+var stackImages = []string{
+	"*nvidia/k8s-device-plugin*",
+	"*nvidia/gpu-feature-discovery*",
+	"*/dcgm-exporter*",
+	"*nvidia/k8s/container-toolkit*",
+	"*nvidia/gpu-operator*",
+	"nvcr.io/nvidia/cloud-native/*",
+	"nvcr.io/nvidia/driver:*",
+	"*nvidia/k8s-dra-driver*",
+	"*nvidia/kubevirt-gpu-device-plugin*",
+	"*nvidia-gpu-device-plugin*",
+	"*nvidia-driver-installer*",
+	"*cos-nvidia-installer*",
+	"*cos-gpu-installer*",
+	"*projecthami/hami*",
+	"nvidia/k8s-device-plugin:1.*",
+	"*/nvidia/k8s-device-plugin:1.*",
+	"*k8s-gpushare-plugin*",
+	"*gpushare-device-plugin*",
+	"*gpushare-schd-extender*",
+	"*gpushare-scheduler-extender*",
+	"*schd-extender-deployer*",
+	"*device-plugin-evict*",
+	"*nvidia-docker-plugin*",
 }
 
 var containerLists = []string{"initContainers", "containers", "ephemeralContainers"}
@@ -205,6 +235,39 @@ func obsoletePath(path string) bool {
 	return false
 }
 
+func stackImage(image string) bool {
+	for _, p := range stackImages {
+		if match(p, image) {
+			return true
+		}
+	}
+	return false
+}
+
+// stackVolumes: the names of the volumes the GPU stack's own containers
+// mount, which stay.
+func stackVolumes(pod podSpec) map[string]bool {
+	names := map[string]bool{}
+	for _, listName := range containerLists {
+		list, _ := pod.spec[listName].([]interface{})
+		for _, item := range list {
+			c, _ := item.(map[string]interface{})
+			image, ok := c["image"].(string)
+			if !ok || !stackImage(image) {
+				continue
+			}
+			mounts, _ := c["volumeMounts"].([]interface{})
+			for _, m := range mounts {
+				mount, _ := m.(map[string]interface{})
+				if name, ok := mount["name"].(string); ok {
+					names[name] = true
+				}
+			}
+		}
+	}
+	return names
+}
+
 // removeDriverMounts: the driver's hostPath volumes and their mounts,
 // last first so that the indices hold.
 func removeDriverMounts(pod podSpec) []op {
@@ -212,9 +275,13 @@ func removeDriverMounts(pod podSpec) []op {
 	volumes, _ := pod.spec["volumes"].([]interface{})
 	obsolete := make([]bool, len(volumes))
 	names := map[string]bool{}
+	stack := stackVolumes(pod)
 	count := 0
 	for i, item := range volumes {
 		v, _ := item.(map[string]interface{})
+		if name, ok := v["name"].(string); ok && stack[name] {
+			continue
+		}
 		hostPath, _ := v["hostPath"].(map[string]interface{})
 		path, ok := hostPath["path"].(string)
 		if !ok || !obsoletePath(path) {
