@@ -59,6 +59,7 @@ LIB_SRCS += lib/config_file.c
 LIB_SRCS += lib/json_scan.c
 LIB_SRCS += lib/converge.c
 LIB_SRCS += lib/nul.c
+LIB_SRCS += lib/json_write.c
 LIB_SRCS += lib/admission.c
 $(BUILD)/lib/%.o: INCLUDES := -Irules -Ilib
 

@@ -51,8 +51,6 @@ static int nul_decode(json_t *json, struct rules_result *result)
 		nul_text_decode(result->findings[i].pointer);
 		nul_text_decode(result->findings[i].message);
 	}
-	if (result->original && nul_json_decode(result->original))
-		return -1;
 	return nul_json_decode(json);
 }
 

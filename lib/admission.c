@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "admission.h"
+#include "json_write.h"
 #include "arena.h"
 #include "buf.h"
 #include "converge.h"
@@ -33,7 +34,7 @@ enum operation { OP_CREATE, OP_UPDATE, OP_DELETE, OP_CONNECT };
 /* The response being built. */
 struct answer {
 	int allowed;
-	json_t *patch;           /* RFC 6902 array, or NULL for no patch */
+	struct buf patch;        /* RFC 6902 array as JSON text; empty: none */
 	json_t *warnings;        /* array of strings */
 	size_t warnings_bytes;
 	size_t warnings_dropped;
@@ -96,37 +97,14 @@ const char *admission_outcome_diff(const struct admission_outcome *a,
 
 char *admission_base64(const unsigned char *data, size_t len)
 {
-	static const char alphabet[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t out_len, i, o = 0;
-	char *text;
+	struct buf text;
 
-	if (len > (SIZE_MAX - 1) / 4 * 3 - 3)
+	buf_init(&text, 0);
+	if (json_write_base64(&text, data, len)) {
+		buf_free(&text);
 		return NULL;
-	out_len = (len + 2) / 3 * 4;
-	if (!(text = malloc(out_len + 1)))
-		return NULL;
-	for (i = 0; i + 2 < len; i += 3) {
-		unsigned long v = (unsigned long)data[i] << 16 |
-				  (unsigned long)data[i + 1] << 8 | data[i + 2];
-
-		text[o++] = alphabet[v >> 18 & 63];
-		text[o++] = alphabet[v >> 12 & 63];
-		text[o++] = alphabet[v >> 6 & 63];
-		text[o++] = alphabet[v & 63];
 	}
-	if (i < len) {
-		unsigned long v = (unsigned long)data[i] << 16;
-
-		if (i + 1 < len)
-			v |= (unsigned long)data[i + 1] << 8;
-		text[o++] = alphabet[v >> 18 & 63];
-		text[o++] = alphabet[v >> 12 & 63];
-		text[o++] = i + 1 < len ? alphabet[v >> 6 & 63] : '=';
-		text[o++] = '=';
-	}
-	text[o] = '\0';
-	return text;
+	return buf_detach(&text, NULL);
 }
 
 /* strdup of a possibly NULL string; -1 when out of memory. */
@@ -192,6 +170,48 @@ static size_t utf8_prefix(const char *text, size_t len, size_t max)
 	return max;
 }
 
+/* 1 when text[0..len) is well-formed UTF-8 (as jansson requires). */
+static int utf8_valid(const char *text, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)text, *end = p + len;
+
+	while (p < end) {
+		unsigned c = *p, n, cp;
+		uint64_t word;
+
+		/* ASCII, 8 bytes at a time */
+		if (end - p >= 8 && (memcpy(&word, p, 8),
+				     !(word & 0x8080808080808080u))) {
+			p += 8;
+			continue;
+		}
+		if (c < 0x80) {
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			return 0;
+		if ((size_t)(end - p) <= n)
+			return 0;
+		for (unsigned i = 1; i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (p[i] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+			return 0;
+		p += n + 1;
+	}
+	return 1;
+}
+
 /*
  * Adds one warning, shortened to ADMISSION_WARNING_MAX bytes; an exact
  * duplicate is dropped, and so is anything past the total budget (counted
@@ -219,7 +239,7 @@ static int warning_add(struct answer *a, const char *text)
 		a->warnings_dropped++;
 		return 0;
 	}
-	item = json_string(line);
+	item = utf8_valid(line, len) ? json_stringn_nocheck(line, len) : NULL;
 	if (!item) {
 		/* not UTF-8 (cannot come from a parsed object): leave it out */
 		a->warnings_dropped++;
@@ -293,12 +313,14 @@ static int warning_add_finding(struct answer *a, json_t *object,
 	int rc;
 
 	buf_init(&text, 0);
-	rc = buf_printf(&text, "%s: %s", rule, f->message);
+	rc = buf_puts(&text, rule) || buf_puts(&text, ": ") ||
+	     buf_puts(&text, f->message) ? -1 : 0;
 	if (!rc && container &&
 	    text.len + strlen(container) + sizeof(" (container '')") - 1 <=
 	    ADMISSION_WARNING_MAX &&
 	    !mentions_name(f->message, container))
-		rc = buf_printf(&text, " (container '%s')", container);
+		rc = buf_puts(&text, " (container '") ||
+		     buf_puts(&text, container) || buf_puts(&text, "')") ? -1 : 0;
 	if (!rc) {
 		/* the container's name comes from the object as it is */
 		char *line = text_escape_controls(buf_detach(&text, NULL));
@@ -333,7 +355,7 @@ static int warnings_finish(struct answer *a)
 
 static void answer_clear(struct answer *a)
 {
-	json_decref(a->patch);
+	buf_free(&a->patch);
 	json_decref(a->warnings);
 	free(a->status_message);
 }
@@ -382,8 +404,7 @@ static int answer_failure(const struct config *cfg, struct answer *a,
 	vsnprintf(out->error, sizeof(out->error), fmt, ap);
 	va_end(ap);
 	out->failure = kind;
-	json_decref(a->patch);
-	a->patch = NULL;
+	buf_free(&a->patch);
 	json_array_clear(a->warnings);
 	a->warnings_bytes = 0;
 	a->warnings_dropped = 0;
@@ -398,82 +419,100 @@ static int answer_failure(const struct config *cfg, struct answer *a,
 			     out->error);
 }
 
+/*
+ * Strings holding NUL were reviewed encoded (nul.h): the patch gets its
+ * NUL back, the texts for people show \u0000. 0 or -1.
+ */
+static int answer_nul_decode(struct answer *a)
+{
+	size_t i;
+	json_t *item;
+
+	if (a->patch.len) {
+		nul_text_decode(a->patch.data);
+		a->patch.len = strlen(a->patch.data);
+	}
+	if (a->status_message)
+		nul_text_decode(a->status_message);
+	json_array_foreach(a->warnings, i, item) {
+		char *line = strdup(json_string_value(item));
+		int rc;
+
+		if (!line)
+			return -1;
+		nul_text_decode(line);
+		rc = json_string_set(item, line);
+		free(line);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* Appends `uid` as a JSON string; with `nul`, as it came (NUL and all). */
+static int write_uid(struct buf *text, const char *uid, int nul)
+{
+	size_t start = text->len;
+
+	if (json_write_string(text, uid, strlen(uid)))
+		return -1;
+	if (nul) {
+		nul_text_decode(text->data + start);
+		text->len = start + strlen(text->data + start);
+	}
+	return 0;
+}
+
 /* Serialises the answer into out->body. */
 static int answer_write(struct admission_outcome *out, const char *api_version,
 			const char *uid, struct answer *a)
 {
-	json_t *response, *review;
-	char *text = NULL, *patch_text = NULL, *patch_b64 = NULL;
+	struct buf text;
 	int rc = -1;
 
-	response = json_pack("{s:s, s:b}", "uid", uid, "allowed", a->allowed);
-	if (!response)
+	if ((out->nul && answer_nul_decode(a)) || warnings_finish(a))
 		return -1;
-	/* strings holding NUL were reviewed encoded (nul.h): the uid goes back
-	 * as it came, the texts for people show \u0000 */
-	if (out->nul) {
-		size_t i;
-		json_t *item;
-
-		if (nul_json_decode(json_object_get(response, "uid")))
-			goto out_free;
-		if (a->status_message)
-			nul_text_decode(a->status_message);
-		json_array_foreach(a->warnings, i, item) {
-			char *line = strdup(json_string_value(item));
-
-			if (!line)
-				goto out_free;
-			nul_text_decode(line);
-			rc = json_string_set(item, line);
-			free(line);
-			if (rc)
-				goto out_free;
-			rc = -1;
-		}
-	}
+	/* what jansson would refuse to write */
 	if (a->status_code &&
-	    json_object_set_new(response, "status",
-				json_pack("{s:i, s:s}", "code", a->status_code,
-					  "message", a->status_message)))
+	    !utf8_valid(a->status_message, strlen(a->status_message)))
+		return -1;
+	buf_init(&text, 0);
+	if (buf_grow(&text, 160 + a->patch.len / 3 * 4 + a->warnings_bytes) ||
+	    buf_puts(&text, "{\"apiVersion\":") ||
+	    json_write_string(&text, api_version, strlen(api_version)) ||
+	    buf_puts(&text, ",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":") ||
+	    write_uid(&text, uid, out->nul) ||
+	    buf_puts(&text, a->allowed ? ",\"allowed\":true" : ",\"allowed\":false"))
 		goto out_free;
-	if (a->patch) {
-		patch_text = json_text_new(a->patch, JSON_COMPACT);
-		if (!patch_text)
-			goto out_free;
-		if (out->nul)
-			nul_text_decode(patch_text);
-		patch_b64 = admission_base64((const unsigned char *)patch_text,
-					     strlen(patch_text));
-		if (!patch_b64 ||
-		    json_object_set_new(response, "patchType",
-					json_string("JSONPatch")) ||
-		    json_object_set_new(response, "patch",
-					json_string(patch_b64)))
-			goto out_free;
-	}
-	if (warnings_finish(a))
+	if (a->status_code &&
+	    (buf_puts(&text, ",\"status\":{\"code\":") ||
+	     json_write_int(&text, a->status_code) ||
+	     buf_puts(&text, ",\"message\":") ||
+	     json_write_string(&text, a->status_message,
+			       strlen(a->status_message)) ||
+	     buf_putc(&text, '}')))
+		goto out_free;
+	if (a->patch.len &&
+	    (buf_puts(&text, ",\"patchType\":\"JSONPatch\",\"patch\":\"") ||
+	     json_write_base64(&text, (const unsigned char *)a->patch.data,
+			       a->patch.len) ||
+	     buf_putc(&text, '"')))
 		goto out_free;
 	if (json_array_size(a->warnings) &&
-	    json_object_set(response, "warnings", a->warnings))
+	    (buf_puts(&text, ",\"warnings\":") ||
+	     json_write_value(&text, a->warnings)))
 		goto out_free;
-	review = json_pack("{s:s, s:s, s:O}", "apiVersion", api_version,
-			   "kind", "AdmissionReview", "response", response);
-	if (!review)
-		goto out_free;
-	text = json_text_new(review, JSON_COMPACT);
-	json_decref(review);
-	if (!text)
+	if (buf_puts(&text, "}}\n"))
 		goto out_free;
 	out->http_status = 200;
 	out->allowed = a->allowed;
-	out->patched = a->patch != NULL;
+	out->patched = a->patch.len != 0;
 	out->n_warnings = json_array_size(a->warnings);
-	rc = set_body(out, text);
+	free(out->body);
+	out->body = buf_detach(&text, &out->body_len);
+	rc = 0;
 out_free:
-	free(patch_b64);
-	free(patch_text);
-	json_decref(response);
+	buf_free(&text);
 	return rc;
 }
 
@@ -633,48 +672,70 @@ out_free:
 	return rc;
 }
 
-static json_t *patch_op_json(const struct patch_op *op)
+/* Appends `op` as an RFC 6902 operation to the JSON text `patch`. */
+static int patch_write_op(struct buf *patch, const struct patch_op *op)
 {
-	static const char *const names[] = { "add", "remove", "replace", "move" };
+	static const char *const names[] = {
+		"{\"op\":\"add\"", "{\"op\":\"remove\"",
+		"{\"op\":\"replace\"", "{\"op\":\"move\""
+	};
 
-	return json_pack("{s:s, s:s, s:O}", "op", names[op->kind],
-			 "path", op->path, "value", op->value);
+	return buf_putc(patch, patch->len ? ',' : '[') ||
+	       buf_puts(patch, names[op->kind]) ||
+	       (op->from &&
+		(buf_puts(patch, ",\"from\":") ||
+		 json_write_string(patch, op->from, strlen(op->from)))) ||
+	       buf_puts(patch, ",\"path\":") ||
+	       json_write_string(patch, op->path, strlen(op->path)) ||
+	       (op->value &&
+		(buf_puts(patch, ",\"value\":") ||
+		 json_write_value(patch, op->value))) ||
+	       buf_putc(patch, '}') ? -1 : 0;
 }
 
-/*
- * Applies a copy of `op` to `root`: the replay must not share values with
- * the operations (applying an add links its value into the document, where
- * a later operation would change it).
- */
-static int replay_op(json_t *root, const struct patch_op *op)
-{
-	struct patch_op copy = *op;
-	int rc;
-
-	if (op->value && !(copy.value = json_deep_copy(op->value)))
-		return -1;
-	rc = patch_apply_op(root, &copy);
-	json_decref(copy.value);
-	return rc;
-}
+/* What a review was read from, for the patch check. */
+struct review_source {
+	const char *body;
+	size_t len;
+	json_t *review;          /* the document read from it */
+	const struct json_scan_filter *filter;  /* its prefilter, or NULL */
+};
 
 /*
- * Replays `ops` and `extra` on `sent`, the object as it came (consumed),
- * and compares with `expected`: the guarantee that the patch sent applies
- * and gives the answer's object. 0 when it holds.
+ * The guarantee that the patch sent applies to the object as it came and
+ * gives what the engine computed (`object`, with `extra` applied last):
+ * every operation, undone last first in `object`, must find what it made
+ * (patch_revert_op()), and `object` must then be the body's
+ * request.object again. It is, afterwards: `object` no longer holds the
+ * engine's result. 0 when
+ * the guarantee holds; -1 when it does not (or cannot be told, out of
+ * memory).
  */
-static int patch_replay_check(json_t *sent, const struct patch_op *ops,
-			      size_t n_ops, const struct patch_op *extra,
-			      json_t *expected)
+static int patch_check(const struct rules_result *result,
+		       const struct patch_op *extra,
+		       const struct review_source *src, json_t *object)
 {
-	if (!json_is_object(sent))
+	static const char *const object_path[] = { "request", "object", NULL };
+	json_error_t jerr;
+	json_t *fresh;
+	int same;
+
+	if (extra->path && patch_revert_op(object, extra) != 0)
 		return -1;
-	for (size_t i = 0; i < n_ops; i++)
-		if (replay_op(sent, &ops[i]) != 0)
+	for (size_t i = result->n_ops; i-- > 0;)
+		if (patch_revert_op(object, &result->ops[i]) != 0)
 			return -1;
-	if (extra->path && replay_op(sent, extra) != 0)
-		return -1;
-	return json_equal(sent, expected) ? 0 : -1;
+	same = json_scan_equal(src->body, src->len, object_path, object);
+	if (same < 0) {
+		/* what only jansson reads (real numbers...): read it again */
+		fresh = json_loadb(src->body, src->len, JSON_REJECT_DUPLICATES,
+				   &jerr);
+		same = fresh && json_equal(json_object_get(json_object_get(
+						   fresh, "request"), "object"),
+					   object);
+		json_decref(fresh);
+	}
+	return same == 1 ? 0 : -1;
 }
 
 /*
@@ -751,6 +812,20 @@ static int deny_message(const struct config *cfg,
 	return rc;
 }
 
+/* rules_options.triggers_in: the prefilter's search. */
+static unsigned triggers_in(const void *filter, const char *text, size_t len)
+{
+	return json_scan_filter_rules(filter, text, len);
+}
+
+/* rules_options.read_json: the one-pass reader, jansson's when it gives up. */
+static json_t *read_json(const char *text, size_t len)
+{
+	int depth;
+
+	return json_scan_read(text, len, NULL, &depth, NULL);
+}
+
 /* What a review does with the request's object. */
 enum review_mode {
 	REVIEW_CREATE,   /* migrate; a rule in deny mode denies */
@@ -821,6 +896,92 @@ static int warn_kept(struct answer *a, const struct string_list *kept)
 	return rc;
 }
 
+/* The patch does not give what it must: an internal failure. */
+static int answer_unreproduced(const struct config *cfg, struct answer *a,
+			       struct admission_outcome *out)
+{
+	return answer_failure(cfg, a, out, ADMISSION_INTERNAL,
+			      "internal error: the patch does not reproduce the migrated object");
+}
+
+/* Appends `ops` and `extra` (when it has a path) to the answer's patch. */
+static int answer_patch(struct answer *a, const struct patch_op *ops,
+			size_t n_ops, const struct patch_op *extra)
+{
+	for (size_t i = 0; i < n_ops; i++)
+		if (patch_write_op(&a->patch, &ops[i]))
+			return -1;
+	return (extra->path && patch_write_op(&a->patch, extra)) ||
+	       buf_putc(&a->patch, ']') ? -1 : 0;
+}
+
+/*
+ * An UPDATE that converges (converge.h): `object` holds the rules' result
+ * `res` (with the undo of each operation), `stored` the stored object.
+ * The answer's patch goes from the object as sent to the three-way walk's
+ * result, and is checked like any other: undoing the rules' operations
+ * must give the body's request.object (patch_check()), and the patch
+ * replayed on that must give the walk's result, recorded annotation
+ * included.
+ */
+static int review_converge(const struct config *cfg,
+			   const struct rules_result *res, json_t *object,
+			   json_t *stored, const struct review_source *src,
+			   struct answer *a, struct admission_outcome *out)
+{
+	struct patch_op extra = { 0 };
+	struct converge cv;
+	json_t *migrated = json_value_copy(object);
+	unsigned mutated;
+	int rc = -1;
+
+	converge_init(&cv);
+	if (!migrated)
+		goto out_clear;
+	/* `object` becomes the object as sent */
+	if (patch_check(res, &extra, src, object) != 0) {
+		rc = answer_unreproduced(cfg, a, out);
+		goto out_clear;
+	}
+	if (converge_update(object, migrated, stored, &cv) ||
+	    warn_kept(a, &cv.kept))
+		goto out_clear;
+	rc = 0;
+	if (!cv.n_ops)
+		goto out_clear;
+	rc = -1;
+	mutated = rules_taken(res, &cv.taken);
+	if (annotation_op(cfg, cv.object, stored, mutated, &extra))
+		goto out_clear;
+	if (extra.path && patch_apply_op(cv.object, &extra) != 0) {
+		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
+				    "internal error: cannot record '%s'",
+				    cfg->mutations_annotation);
+		goto out_clear;
+	}
+	/* the replay, on copies of the values: they are written below */
+	for (size_t i = 0; i < cv.n_ops; i++)
+		if (patch_apply_op_copy(object, &cv.ops[i]) != 0) {
+			rc = answer_unreproduced(cfg, a, out);
+			goto out_clear;
+		}
+	if ((extra.path && patch_apply_op_copy(object, &extra) != 0) ||
+	    !json_equal(object, cv.object)) {
+		rc = answer_unreproduced(cfg, a, out);
+		goto out_clear;
+	}
+	if (answer_patch(a, cv.ops, cv.n_ops, &extra))
+		goto out_clear;
+	out->mutated_rules = mutated;
+	rc = 0;
+out_clear:
+	free(extra.path);
+	json_decref(extra.value);
+	json_decref(migrated);
+	converge_clear(&cv);
+	return rc;
+}
+
 /*
  * Runs the rules over the request's object and fills the answer as `mode`
  * says; `stored` is request.oldObject (NULL on CREATE). `object` is
@@ -828,26 +989,26 @@ static int warn_kept(struct answer *a, const struct string_list *kept)
  */
 static int review_object(const struct config *cfg, enum review_mode mode,
 			 const char *ns, unsigned skip, json_t *object,
-			 json_t *stored, struct answer *a,
-			 struct admission_outcome *out)
+			 json_t *stored, const struct review_source *src,
+			 struct answer *a, struct admission_outcome *out)
 {
 	struct rules_options opts = {
 		.offline = 0,
 		.namespace_name = ns,
-		.keep_original = 1,
+		.keep_undo = 1,
+		.read_json = read_json,
 		.skip_rules = skip,
+		.triggers_in = src->filter ? triggers_in : NULL,
+		.triggers_arg = src->filter,
 	};
-	struct rules_result res, sent_ops = { 0 };
+	struct rules_result res;
 	struct rules_error err;
-	struct converge cv;
 	struct patch_op extra = { 0 };
-	json_t *answer_object = object;
 	unsigned mutated = 0;
 	int rc = -1;
 
 	memset(&err, 0, sizeof(err));
 	rules_result_init(&res);
-	converge_init(&cv);
 	if (rules_apply(cfg, &opts, object, &res, &err) != 0) {
 		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
 				    "internal error%s%s: %s",
@@ -874,53 +1035,35 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 	}
 	if (!res.n_ops)
 		goto out_clear;
-
-	rc = -1;
 	if (mode == REVIEW_CONVERGE) {
-		if (converge_update(res.original, object, stored, &cv) ||
-		    warn_kept(a, &cv.kept))
-			goto out_clear;
-		rc = 0;
-		if (!cv.n_ops)
-			goto out_clear;
-		rc = -1;
-		answer_object = cv.object;
-		sent_ops.ops = cv.ops;
-		sent_ops.n_ops = cv.n_ops;
-		mutated = rules_taken(&res, &cv.taken);
-	} else {
-		sent_ops.ops = res.ops;
-		sent_ops.n_ops = res.n_ops;
-		for (size_t i = 0; i < res.n_ops; i++)
-			if ((unsigned)res.ops[i].rule < RULE_COUNT)
-				mutated |= 1u << res.ops[i].rule;
-	}
-	if (annotation_op(cfg, answer_object, stored, mutated, &extra))
+		rc = review_converge(cfg, &res, object, stored, src, a, out);
 		goto out_clear;
-	if (extra.path && patch_apply_op(answer_object, &extra) != 0) {
+	}
+
+	for (size_t i = 0; i < res.n_ops; i++)
+		if ((unsigned)res.ops[i].rule < RULE_COUNT)
+			mutated |= 1u << res.ops[i].rule;
+	rc = -1;
+	if (annotation_op(cfg, object, stored, mutated, &extra))
+		goto out_clear;
+	if (extra.path && patch_apply_op_undo(object, &extra) != 0) {
 		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
 				    "internal error: cannot record '%s'",
 				    cfg->mutations_annotation);
 		goto out_clear;
 	}
-	/* the replay consumes the object as it came: after the walk */
-	if (patch_replay_check(res.original, sent_ops.ops, sent_ops.n_ops,
-			       &extra, answer_object) != 0) {
-		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
-				    "internal error: the patch does not reproduce the migrated object");
+	if (patch_check(&res, &extra, src, object) != 0) {
+		rc = answer_unreproduced(cfg, a, out);
 		goto out_clear;
 	}
-	if (!(a->patch = rules_patch_json(&sent_ops)))
-		goto out_clear;
-	if (extra.path &&
-	    json_array_append_new(a->patch, patch_op_json(&extra)) != 0)
+	if (answer_patch(a, res.ops, res.n_ops, &extra))
 		goto out_clear;
 	out->mutated_rules = mutated;
 	rc = 0;
 out_clear:
 	free(extra.path);
 	json_decref(extra.value);
-	converge_clear(&cv);
+	json_decref(extra.undo);
 	rules_result_clear(&res);
 	return rc;
 }
@@ -1023,11 +1166,12 @@ static int optional_string(json_t *parent, const char *key, const char **value)
  * with a well-formed AdmissionReview. `skeleton`: the request is the
  * prefilter's skeleton and no rule has anything to do; `shallow`: the
  * object is known to nest within cfg->max_depth; `skip`: the rules the
- * prefilter found nothing for.
+ * prefilter found nothing for; `src`: the body and the document read.
  */
 static int review_request(const struct config *cfg, json_t *request,
 			  const char *api_version, const char *uid,
 			  int skeleton, int shallow, unsigned skip,
+			  const struct review_source *src,
 			  struct admission_outcome *out)
 {
 	struct answer a = { .allowed = 1 };
@@ -1040,6 +1184,7 @@ static int review_request(const struct config *cfg, json_t *request,
 	json_t *owner, *stored;
 	int op = -1, rc = -1;
 
+	buf_init(&a.patch, 0);
 	if (!(a.warnings = json_array()))
 		return -1;
 	for (int i = 0; operation && i < 4; i++)
@@ -1124,10 +1269,10 @@ static int review_request(const struct config *cfg, json_t *request,
 		rc = 0;
 		goto out_write;
 	}
-	stored = json_object_get(request, "oldObject");
+	stored = op == OP_CREATE ? NULL : json_object_get(request, "oldObject");
 	rc = review_object(cfg, op == OP_CREATE ? REVIEW_CREATE :
 			   update_mode(request, object, kind), ns, skip,
-			   object, op == OP_CREATE ? NULL : stored, &a, out);
+			   object, stored, src, &a, out);
 out_write:
 	if (rc == 0)
 		rc = answer_write(out, api_version, uid, &a);
@@ -1164,6 +1309,7 @@ int admission_review_filtered(const struct config *cfg,
 			      const char *body, size_t len,
 			      struct admission_outcome *out)
 {
+	struct review_source src;
 	json_error_t jerr;
 	json_t *review, *request;
 	const char *api_version, *kind, *uid;
@@ -1228,8 +1374,12 @@ int admission_review_filtered(const struct config *cfg,
 	}
 	if (dup_field(&out->uid, uid))
 		goto out_free;
+	src.body = body;
+	src.len = len;
+	src.review = review;
+	src.filter = filter;
 	rc = review_request(cfg, request, api_version, uid, skeleton,
-			    shallow, skip, out);
+			    shallow, skip, &src, out);
 out_free:
 	/* the request's values, made in the review's scope when there is one */
 	json_arena_drop(review);

@@ -14,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define SCAN_SSE2 1
+#endif
+
 #include "json_scan.h"
 
 /* Nesting and key bookkeeping beyond which the full reader decides. */
@@ -25,6 +30,7 @@ struct trigger {
 	char *text;
 	size_t len;
 	unsigned tail;                  /* its bytes wm_len - 2 and - 1 */
+	int paired;                     /* found by its first two bytes */
 	unsigned rules;                 /* whose trigger it is: 1 << rule_id */
 };
 
@@ -39,12 +45,35 @@ struct json_scan_filter {
 	 */
 	size_t wm_len;
 	unsigned char *shift;           /* 65536 blocks */
+	/*
+	 * The triggers of 4 bytes or more are sorted by their block at the
+	 * window's end: those of a block where the shift is 0 start at
+	 * triggers[first[block]].
+	 */
+	uint16_t *first;                /* 65536 blocks */
+	/*
+	 * Triggers of 4 to 7 bytes with few distinct first two bytes (the
+	 * "-gpu" of an image pattern) would make the windows short: they are
+	 * found by their first two bytes, 16 positions at a time.
+	 */
+	unsigned char pairs[4][2];
+	unsigned n_pairs;
 	int has_short;                  /* triggers of 1 to 3 bytes */
 	uint64_t bigrams[65536 / 64];   /* first two bytes of those of 2-3 */
 	unsigned char firsts[256];      /* first byte of one-byte triggers */
 	struct trigger *triggers;
 	size_t n_triggers;
 };
+
+/* The 2-byte block at p, as one load (the tables are built with it too,
+ * so the byte order does not matter). */
+static inline unsigned block_at(const unsigned char *p)
+{
+	uint16_t block;
+
+	memcpy(&block, p, 2);
+	return block;
+}
 
 static inline int bit_test(const uint64_t *set, unsigned bit)
 {
@@ -59,6 +88,7 @@ void json_scan_filter_free(struct json_scan_filter *filter)
 		free(filter->triggers[i].text);
 	free(filter->triggers);
 	free(filter->shift);
+	free(filter->first);
 	free(filter);
 }
 
@@ -107,15 +137,64 @@ static int filter_add(struct json_scan_filter *filter, char *text,
 	return 0;
 }
 
+/* Triggers by block at the window's end; the short ones last. */
+static int trigger_cmp(const void *a, const void *b)
+{
+	const struct trigger *x = a, *y = b;
+
+	return (x->tail > y->tail) - (x->tail < y->tail);
+}
+
+/*
+ * Sets the triggers of 4 to 7 bytes apart when their first two bytes are
+ * few, and there are longer ones to make the windows long.
+ */
+static void filter_pairs(struct json_scan_filter *filter)
+{
+	unsigned char pairs[4][2];
+	unsigned n = 0, longer = 0;
+
+	for (size_t k = 0; k < filter->n_triggers; k++) {
+		const struct trigger *t = &filter->triggers[k];
+		unsigned i;
+
+		if (t->len >= 8)
+			longer = 1;
+		if (t->len < 4 || t->len >= 8)
+			continue;
+		for (i = 0; i < n; i++)
+			if (!memcmp(pairs[i], t->text, 2))
+				break;
+		if (i < n)
+			continue;
+		if (n == 4)
+			return;
+		memcpy(pairs[n++], t->text, 2);
+	}
+	if (!n || !longer)
+		return;
+	memcpy(filter->pairs, pairs, sizeof(pairs));
+	filter->n_pairs = n;
+	for (size_t k = 0; k < filter->n_triggers; k++)
+		filter->triggers[k].paired = filter->triggers[k].len >= 4 &&
+					     filter->triggers[k].len < 8;
+}
+
 /* The Wu-Manber tables of the triggers of 4 bytes or more. */
 static int filter_shifts(struct json_scan_filter *filter)
 {
 	size_t m = 0;
 
+	/* the index of a trigger must fit filter->first */
+	if (filter->n_triggers >= UINT16_MAX) {
+		filter->always = filter->enabled;
+		return 0;
+	}
+	filter_pairs(filter);
 	for (size_t k = 0; k < filter->n_triggers; k++) {
 		size_t len = filter->triggers[k].len;
 
-		if (len >= 4 && (!m || len < m))
+		if (len >= 4 && !filter->triggers[k].paired && (!m || len < m))
 			m = len;
 	}
 	if (!m)
@@ -131,16 +210,25 @@ static int filter_shifts(struct json_scan_filter *filter)
 		struct trigger *t = &filter->triggers[k];
 		const unsigned char *x = (const unsigned char *)t->text;
 
-		if (t->len < 4)
+		if (t->len < 4 || t->paired) {
+			t->tail = 1u << 16;
 			continue;
+		}
 		for (size_t j = 1; j < m; j++) {
-			unsigned block = (unsigned)x[j - 1] << 8 | x[j];
+			unsigned block = block_at(x + j - 1);
 
 			if (filter->shift[block] > m - 1 - j)
 				filter->shift[block] = (unsigned char)(m - 1 - j);
 		}
-		t->tail = (unsigned)x[m - 2] << 8 | x[m - 1];
+		t->tail = block_at(x + m - 2);
 	}
+	qsort(filter->triggers, filter->n_triggers, sizeof(*filter->triggers),
+	      trigger_cmp);
+	if (!(filter->first = malloc(65536 * sizeof(*filter->first))))
+		return -1;
+	for (size_t k = filter->n_triggers; k-- > 0;)
+		if (filter->triggers[k].tail < 1u << 16)
+			filter->first[filter->triggers[k].tail] = (uint16_t)k;
 	return 0;
 }
 
@@ -214,6 +302,90 @@ static unsigned short_rules(const struct json_scan_filter *filter,
 	return found;
 }
 
+/* The rules of the triggers whose first bytes fill the window at p[start]
+ * that ends with `block`. */
+static unsigned window_rules(const struct json_scan_filter *filter,
+			     const unsigned char *p, size_t len, size_t start,
+			     unsigned block)
+{
+	unsigned found = 0;
+
+	for (size_t k = filter->first[block];
+	     k < filter->n_triggers && filter->triggers[k].tail == block; k++) {
+		const struct trigger *t = &filter->triggers[k];
+
+		if (t->len <= len - start &&
+		    memcmp(p + start, t->text, t->len) == 0)
+			found |= t->rules;
+	}
+	return found;
+}
+
+/* The rules of the paired triggers that start at p[i]. */
+static unsigned paired_at(const struct json_scan_filter *filter,
+			  const unsigned char *p, size_t len, size_t i)
+{
+	unsigned found = 0;
+
+	for (size_t k = 0; k < filter->n_triggers; k++) {
+		const struct trigger *t = &filter->triggers[k];
+
+		if (t->paired && t->len <= len - i &&
+		    memcmp(p + i, t->text, t->len) == 0)
+			found |= t->rules;
+	}
+	return found;
+}
+
+/* The rules of the paired triggers in p[0..len). */
+static unsigned paired_rules(const struct json_scan_filter *filter,
+			     const unsigned char *p, size_t len)
+{
+	unsigned found = 0;
+	size_t i = 0;
+
+#if SCAN_SSE2
+	/* one pair, the usual case: its bytes kept in registers */
+	if (filter->n_pairs == 1) {
+		__m128i x = _mm_set1_epi8((char)filter->pairs[0][0]);
+		__m128i y = _mm_set1_epi8((char)filter->pairs[0][1]);
+
+		for (; i + 17 <= len; i += 16) {
+			unsigned hits = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+				_mm_cmpeq_epi8(_mm_loadu_si128(
+					(const __m128i *)(p + i)), x),
+				_mm_cmpeq_epi8(_mm_loadu_si128(
+					(const __m128i *)(p + i + 1)), y)));
+
+			for (; hits; hits &= hits - 1)
+				found |= paired_at(filter, p, len,
+						   i + (size_t)__builtin_ctz(hits));
+		}
+	}
+	for (; i + 17 <= len; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(p + i + 1));
+		unsigned hits = 0;
+
+		for (unsigned k = 0; k < filter->n_pairs; k++)
+			hits |= (unsigned)_mm_movemask_epi8(_mm_and_si128(
+				_mm_cmpeq_epi8(a, _mm_set1_epi8(
+					(char)filter->pairs[k][0])),
+				_mm_cmpeq_epi8(b, _mm_set1_epi8(
+					(char)filter->pairs[k][1]))));
+		for (; hits; hits &= hits - 1)
+			found |= paired_at(filter, p, len,
+					   i + (size_t)__builtin_ctz(hits));
+	}
+#endif
+	for (; i + 1 < len; i++)
+		for (unsigned k = 0; k < filter->n_pairs; k++)
+			if (p[i] == filter->pairs[k][0] &&
+			    p[i + 1] == filter->pairs[k][1])
+				found |= paired_at(filter, p, len, i);
+	return found;
+}
+
 unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 				const char *text, size_t len)
 {
@@ -222,26 +394,26 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 
 	if (filter->has_short)
 		found |= short_rules(filter, p, len);
-	/* triggers of 4 bytes or more: e is where the window ends */
-	for (size_t m = filter->wm_len, e = m - 1; m && e < len;) {
-		unsigned block = (unsigned)p[e - 1] << 8 | p[e];
-		size_t start = e - (m - 1);
+	if (filter->n_pairs)
+		found |= paired_rules(filter, p, len);
+	/* triggers of 4 bytes or more: p[q] starts the window's last block */
+	if (filter->wm_len && len >= filter->wm_len) {
+		const unsigned char *shift = filter->shift;
+		size_t q = filter->wm_len - 2, last = len - 2;
 
-		if (filter->shift[block]) {
-			e += filter->shift[block];
-			continue;
-		}
-		for (size_t k = 0; k < filter->n_triggers; k++) {
-			const struct trigger *t = &filter->triggers[k];
+		while (q <= last) {
+			unsigned block = block_at(p + q), step = shift[block];
 
-			if (t->len >= 4 && t->tail == block &&
-			    t->len <= len - start &&
-			    memcmp(p + start, t->text, t->len) == 0)
-				found |= t->rules;
+			if (step) {
+				q += step;
+				continue;
+			}
+			found |= window_rules(filter, p, len,
+					      q + 2 - filter->wm_len, block);
+			if (found == filter->enabled)
+				break;
+			q++;
 		}
-		if (found == filter->enabled)
-			break;
-		e++;
 	}
 	return found;
 }
@@ -254,53 +426,54 @@ struct capture {
 	const struct capture *children;  /* members kept of an object value */
 	const struct capture *elements;  /* how each element of an array
 					    value is kept (its children) */
+	size_t len;                      /* of key */
 };
 
+#define KEEP(key, children) { key, children, NULL, sizeof(key) - 1 }
+/* an array whose elements are kept as `element` says */
+#define KEEP_EACH(key, element) { key, NULL, element, sizeof(key) - 1 }
+#define KEEP_END { NULL, NULL, NULL, 0 }
+
 static const struct capture capture_owner_fields[] = {
-	{ "apiVersion", NULL, NULL }, { "kind", NULL, NULL },
-	{ "name", NULL, NULL }, { "controller", NULL, NULL },
-	{ NULL, NULL, NULL }
+	KEEP("apiVersion", NULL), KEEP("kind", NULL), KEEP("name", NULL),
+	KEEP("controller", NULL), KEEP_END
 };
 
 static const struct capture capture_owner_reference = {
-	"", capture_owner_fields, NULL
+	"", capture_owner_fields, NULL, 0
 };
 
 static const struct capture capture_metadata[] = {
-	{ "name", NULL, NULL }, { "generateName", NULL, NULL },
-	{ "ownerReferences", NULL, &capture_owner_reference },
-	{ NULL, NULL, NULL }
+	KEEP("name", NULL), KEEP("generateName", NULL),
+	KEEP_EACH("ownerReferences", &capture_owner_reference), KEEP_END
 };
 
 static const struct capture capture_object[] = {
-	{ "kind", NULL, NULL }, { "metadata", capture_metadata, NULL },
-	{ NULL, NULL, NULL }
+	KEEP("kind", NULL), KEEP("metadata", capture_metadata), KEEP_END
 };
 
 static const struct capture capture_kind[] = {
-	{ "kind", NULL, NULL }, { NULL, NULL, NULL }
+	KEEP("kind", NULL), KEEP_END
 };
 
 static const struct capture capture_request[] = {
-	{ "uid", NULL, NULL }, { "operation", NULL, NULL },
-	{ "namespace", NULL, NULL }, { "subResource", NULL, NULL },
-	{ "name", NULL, NULL }, { "dryRun", NULL, NULL },
-	{ "kind", capture_kind, NULL }, { "object", capture_object, NULL },
-	{ NULL, NULL, NULL }
+	KEEP("uid", NULL), KEEP("operation", NULL), KEEP("namespace", NULL),
+	KEEP("subResource", NULL), KEEP("name", NULL), KEEP("dryRun", NULL),
+	KEEP("kind", capture_kind), KEEP("object", capture_object), KEEP_END
 };
 
 static const struct capture capture_review[] = {
-	{ "apiVersion", NULL, NULL }, { "kind", NULL, NULL },
-	{ "request", capture_request, NULL }, { NULL, NULL, NULL }
+	KEEP("apiVersion", NULL), KEEP("kind", NULL),
+	KEEP("request", capture_request), KEEP_END
 };
 
-static const struct capture capture_root = { "", capture_review, NULL };
+static const struct capture capture_root = { "", capture_review, NULL, 0 };
 
 static const struct capture *capture_find(const struct capture *list,
 					  const char *key, size_t len)
 {
 	for (; list && list->key; list++)
-		if (strlen(list->key) == len && memcmp(list->key, key, len) == 0)
+		if (list->len == len && memcmp(list->key, key, len) == 0)
 			return list;
 	return NULL;
 }
@@ -317,9 +490,25 @@ struct scan {
 	int deepest;                    /* levels of nesting seen */
 	char *scratch;                  /* decoded escaped strings */
 	size_t scratch_cap;
-	uint32_t keys[SCAN_KEYS_MAX];   /* hashes of the open objects' keys */
 	unsigned n_keys;
+	uint32_t keys[SCAN_KEYS_MAX];   /* hashes of the open objects' keys;
+					 * last, left out of initialisation */
 };
+
+/* Sets up a scan (its 4 KiB of key hashes left as they are: unused). */
+static void scan_init(struct scan *s, const struct json_scan_filter *filter,
+		      int full, int depth_max)
+{
+	s->p = s->end = NULL;
+	s->filter = filter;
+	s->rules = 0;
+	s->full = full;
+	s->depth_max = depth_max;
+	s->deepest = 0;
+	s->scratch = NULL;
+	s->scratch_cap = 0;
+	s->n_keys = 0;
+}
 
 /* Bytes that end the fast loop inside a string. */
 static const unsigned char string_stop[256] = {
@@ -330,23 +519,55 @@ static const unsigned char is_space[256] = {
 	[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1,
 };
 
+#if SCAN_SSE2
+/* The bytes of v equal to `c`, as 0xff. */
+static inline __m128i bytes_eq(__m128i v, char c)
+{
+	return _mm_cmpeq_epi8(v, _mm_set1_epi8(c));
+}
+
+/* Bits of the bytes of v that end the fast loop inside a string: '"',
+ * '\', below 0x20 or 0x80 and above (signed: below 0x20). */
+static inline unsigned string_stops(__m128i v)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		_mm_or_si128(bytes_eq(v, '"'), bytes_eq(v, '\\')),
+		_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+}
+#endif
+
 static inline void skip_space(struct scan *s)
 {
-	static const uint64_t spaces = 0x2020202020202020u;
 	const unsigned char *p = s->p, *end = s->end;
 
-	while (p < end && is_space[*p]) {
-		uint64_t word;
-
-		/* the indentation of pretty-printed JSON, 8 at a time */
-		if (*p++ == '\n')
-			while (end - p >= 8 &&
-			       (memcpy(&word, p, 8), word == spaces))
-				p += 8;
+	/* most values follow at once, or after one space */
+	if (p < end && !is_space[*p])
+		return;
+	if (end - p >= 2 && !is_space[p[1]]) {
+		s->p = p + 1;
+		return;
 	}
+#if SCAN_SSE2
+	/* the indentation of pretty-printed JSON, 16 at a time */
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		unsigned blank = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_or_si128(bytes_eq(v, ' '), bytes_eq(v, '\n')),
+			_mm_or_si128(bytes_eq(v, '\r'), bytes_eq(v, '\t'))));
+
+		if (blank != 0xffff) {
+			s->p = p + __builtin_ctz(~blank);
+			return;
+		}
+		p += 16;
+	}
+#endif
+	while (p < end && is_space[*p])
+		p++;
 	s->p = p;
 }
 
+#if !SCAN_SSE2
 /* 1 when one of the 8 bytes of `word` ends the fast loop in a string. */
 static inline int word_stops(uint64_t word)
 {
@@ -358,6 +579,7 @@ static inline int word_stops(uint64_t word)
 	return (((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) |
 		(word - ones * 0x20) | word) & highs ? 1 : 0;
 }
+#endif
 
 /*
  * Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
@@ -485,21 +707,34 @@ static int decode_escapes(struct scan *s, const unsigned char *raw,
 }
 
 /*
- * Reads the string at s->p (on its opening quote). *text and *len give
- * its contents: the body's own bytes, or, when it has escapes, their
- * decoding in s->scratch (valid until the next escaped string). -1 when
- * the full reader must decide.
+ * scan_string() from p on, in a string that started at `start`: the
+ * bytes before p hold nothing but plain ASCII.
  */
-static int scan_string(struct scan *s, const char **text, size_t *len)
+static int scan_string_slow(struct scan *s, const unsigned char *p,
+			    const unsigned char *start, const char **text,
+			    size_t *len)
 {
-	const unsigned char *p = s->p + 1, *start = p, *end = s->end;
+	const unsigned char *end = s->end;
 	int escaped = 0;
 
 	for (;;) {
+#if SCAN_SSE2
+		while (end - p >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)p);
+			unsigned stop = string_stops(v);
+
+			if (stop) {
+				p += __builtin_ctz(stop);
+				break;
+			}
+			p += 16;
+		}
+#else
 		uint64_t word;
 
 		while (end - p >= 8 && (memcpy(&word, p, 8), !word_stops(word)))
 			p += 8;
+#endif
 		while (p < end && !string_stop[*p])
 			p++;
 		if (p >= end || *p < 0x20)
@@ -538,17 +773,73 @@ static int scan_string(struct scan *s, const char **text, size_t *len)
 	return 0;
 }
 
-static uint32_t key_hash(const char *key, size_t len)
+/*
+ * Reads the string at s->p (on its opening quote). *text and *len give
+ * its contents: the body's own bytes, or, when it has escapes, their
+ * decoding in s->scratch (valid until the next escaped string). -1 when
+ * the full reader must decide.
+ */
+static inline __attribute__((always_inline)) int
+scan_string(struct scan *s, const char **text, size_t *len)
 {
-	uint32_t h = 2166136261u;
+	const unsigned char *p = s->p + 1, *start = p;
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)key[i]) * 16777619u;
-	return h;
+#if SCAN_SSE2
+	/* most strings end within 16 bytes, in plain ASCII */
+	while (s->end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		unsigned stop = string_stops(v);
+
+		if (stop) {
+			p += __builtin_ctz(stop);
+			if (*p != '"')
+				break;
+			s->p = p + 1;
+			*text = (const char *)start;
+			*len = (size_t)(p - start);
+			return 0;
+		}
+		p += 16;
+	}
+#endif
+	return scan_string_slow(s, p, start, text, len);
 }
 
-static int scan_value(struct scan *s, int depth, int want,
+/*
+ * A hash of a key from its length and at most 24 of its bytes (the first,
+ * middle and last 8): equal hashes only send the body to the full reader.
+ */
+static uint32_t key_hash(const char *key, size_t len, const unsigned char *end)
+{
+	uint64_t a = 0, b = 0, c = 0, h;
+
+	if (len >= 8) {
+		memcpy(&a, key, 8);
+		memcpy(&b, key + len - 8, 8);
+		if (len > 16)
+			memcpy(&c, key + len / 2 - 4, 8);
+	} else if ((const unsigned char *)key + 8 <= end &&
+		   (const unsigned char *)key < end) {
+		/* a short key in the body: 8 bytes read, those past it
+		 * masked off */
+		memcpy(&a, key, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		a &= len ? ~(uint64_t)0 >> (64 - 8 * len) : 0;
+#else
+		a &= len ? ~(uint64_t)0 << (64 - 8 * len) : 0;
+#endif
+	} else {
+		memcpy(&a, key, len);
+	}
+	h = (a * 0x9e3779b97f4a7c15u) ^ (b * 0xc2b2ae3d27d4eb4fu) ^
+	    (c * 0x165667b19e3779f9u) ^ len;
+	return (uint32_t)(h ^ h >> 32);
+}
+
+static int scan_other(struct scan *s, int depth, int want,
 		      const struct capture *shape, json_t **made);
+static inline int scan_value(struct scan *s, int depth, int want,
+			     const struct capture *shape, json_t **made);
 
 /*
  * The members of an object (s->p just past its '{'). `object` is the
@@ -559,6 +850,7 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 			const struct capture *children)
 {
 	unsigned first_key = s->n_keys;
+	uint64_t seen = 0;
 	char *key_copy = NULL;
 	int rc = -1;
 
@@ -588,20 +880,30 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 			}
 		} else {
 			/* duplicates: jansson's verdict (or a collision) */
-			hash = key_hash(key, len);
+			hash = key_hash(key, len, key == s->scratch ?
+					(const unsigned char *)key :
+					s->end);
 			if (s->n_keys - first_key >= SCAN_OBJECT_KEYS_MAX ||
 			    s->n_keys >= SCAN_KEYS_MAX)
 				goto out;
-			for (unsigned k = first_key; k < s->n_keys; k++)
-				if (s->keys[k] == hash)
-					goto out;
+			/* compared only when a 64-bit filter says it may be */
+			if (seen >> (hash & 63) & 1)
+				for (unsigned k = first_key; k < s->n_keys; k++)
+					if (s->keys[k] == hash)
+						goto out;
+			seen |= (uint64_t)1 << (hash & 63);
 			s->keys[s->n_keys++] = hash;
 			kept = object ? capture_find(children, key, len) : NULL;
 		}
-		skip_space(s);
-		if (s->p >= s->end || *s->p != ':')
-			goto out;
-		s->p++;
+		/* "key": at once, most of the time */
+		if (s->p < s->end && *s->p == ':') {
+			s->p++;
+		} else {
+			skip_space(s);
+			if (s->p >= s->end || *s->p != ':')
+				goto out;
+			s->p++;
+		}
 		if (scan_value(s, depth, s->full || kept, kept, &value))
 			goto out;
 		if (s->full) {
@@ -615,7 +917,8 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 							       value)) {
 			goto out;
 		}
-		skip_space(s);
+		if (s->p >= s->end || *s->p != ',')
+			skip_space(s);
 		if (s->p < s->end && *s->p == ',') {
 			s->p++;
 			skip_space(s);
@@ -653,7 +956,8 @@ static int scan_elements(struct scan *s, int depth, json_t *array,
 		if (scan_value(s, depth, want, element, &value) ||
 		    (want && json_array_append_new(array, value)))
 			return -1;
-		skip_space(s);
+		if (s->p >= s->end || *s->p != ',')
+			skip_space(s);
 		if (s->p < s->end && *s->p == ',') {
 			s->p++;
 			continue;
@@ -706,23 +1010,14 @@ static int scan_literal(struct scan *s, const char *word, size_t len)
 	return 0;
 }
 
-/*
- * Reads one value at `depth` levels of nesting. With `want`, *made is the
- * value (in a full read) or its skeleton, kept as `shape` says (the
- * members of an object, the elements of an array; NULL: none).
- */
-static int scan_value(struct scan *s, int depth, int want,
+/* scan_value() of an object or an array, or of a literal or a number. */
+static int scan_other(struct scan *s, int depth, int want,
 		      const struct capture *shape, json_t **made)
 {
 	json_t *value = NULL;
 	json_int_t number;
-	const char *text;
-	size_t len;
 	int rc;
 
-	skip_space(s);
-	if (s->p >= s->end)
-		return -1;
 	switch (*s->p) {
 	case '{':
 		if (depth >= s->depth_max ||
@@ -743,12 +1038,6 @@ static int scan_value(struct scan *s, int depth, int want,
 		s->p++;
 		rc = scan_elements(s, depth + 1, value,
 				   shape ? shape->elements : NULL);
-		break;
-	case '"':
-		rc = scan_string(s, &text, &len);
-		if (!rc && want &&
-		    !(value = json_stringn_nocheck(text, len)))
-			rc = -1;
 		break;
 	case 't':
 		rc = scan_literal(s, "true", 4);
@@ -782,6 +1071,30 @@ static int scan_value(struct scan *s, int depth, int want,
 	return 0;
 }
 
+/*
+ * Reads one value at `depth` levels of nesting. With `want`, *made is the
+ * value (in a full read) or its skeleton, kept as `shape` says (the
+ * members of an object, the elements of an array; NULL: none).
+ */
+static inline __attribute__((always_inline)) int
+scan_value(struct scan *s, int depth, int want,
+	   const struct capture *shape, json_t **made)
+{
+	const char *text;
+	size_t len;
+
+	skip_space(s);
+	if (s->p >= s->end)
+		return -1;
+	if (*s->p != '"')
+		return scan_other(s, depth, want, shape, made);
+	if (scan_string(s, &text, &len))
+		return -1;
+	if (want && !(*made = json_stringn_nocheck(text, len)))
+		return -1;
+	return 0;
+}
+
 /* The one value of body[0..len), NULL when the full reader must decide. */
 static json_t *scan_document(struct scan *s, const char *body, size_t len)
 {
@@ -808,10 +1121,11 @@ json_t *json_scan_read(const char *body, size_t len,
 		       const struct json_scan_filter *filter, int *depth,
 		       unsigned *rules)
 {
-	struct scan s = {
-		.full = 1, .filter = filter, .depth_max = SCAN_DEPTH_MAX
-	};
-	json_t *value = scan_document(&s, body, len);
+	struct scan s;
+	json_t *value;
+
+	scan_init(&s, filter, 1, SCAN_DEPTH_MAX);
+	value = scan_document(&s, body, len);
 
 	/* both only mean something for a value read whole */
 	*depth = value ? s.deepest : 0;
@@ -823,11 +1137,186 @@ json_t *json_scan_read(const char *body, size_t len,
 json_t *json_scan_skeleton(const struct json_scan_filter *filter,
 			   const char *body, size_t len, int max_depth)
 {
-	struct scan s = {
-		.filter = filter,
-		.depth_max = max_depth < SCAN_DEPTH_MAX ? max_depth :
-							   SCAN_DEPTH_MAX,
-	};
+	struct scan s;
 
+	scan_init(&s, filter, 0,
+		  max_depth < SCAN_DEPTH_MAX ? max_depth : SCAN_DEPTH_MAX);
 	return scan_document(&s, body, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Comparing a body with a document                                    */
+
+/*
+ * 1 when the value at s->p equals `v`, 0 when it differs, -1 when this
+ * reader cannot tell (a real number, a long integer, \u0000...).
+ */
+static int equal_value(struct scan *s, int depth, const json_t *v);
+static int equal_path(struct scan *s, int depth, const char *const *path,
+		      const json_t *v);
+
+/*
+ * The members of the object at s->p (just past its '{') against `v`:
+ * without `path`, equal_value() of the whole object; with it, of the
+ * member path[0] (further down the rest of `path`), the others skipped.
+ */
+static int equal_members(struct scan *s, int depth, const json_t *v,
+			 const char *const *path)
+{
+	void *it = path ? NULL : json_object_iter((json_t *)v);
+	size_t n = 0;
+	int found = 0;
+
+	skip_space(s);
+	if (s->p < s->end && *s->p == '}') {
+		s->p++;
+		return !path && json_object_size(v) == 0;
+	}
+	for (;;) {
+		const json_t *member = NULL;
+		const char *key;
+		size_t len;
+		int rc = 1;
+
+		if (s->p >= s->end || *s->p != '"' ||
+		    scan_string(s, &key, &len))
+			return -1;
+		skip_space(s);
+		if (s->p >= s->end || *s->p != ':')
+			return -1;
+		s->p++;
+		if (path) {
+			if (strlen(*path) == len && !memcmp(*path, key, len)) {
+				rc = equal_path(s, depth, path + 1, v);
+				found = 1;
+			} else if (scan_value(s, depth, 0, NULL, NULL)) {
+				rc = -1;
+			}
+		} else {
+			/* in the order read, unless an operation moved some */
+			if (it && json_object_iter_key_len(it) == len &&
+			    memcmp(json_object_iter_key(it), key, len) == 0) {
+				member = json_object_iter_value(it);
+				it = json_object_iter_next((json_t *)v, it);
+			} else {
+				it = NULL;
+				member = json_object_getn(v, key, len);
+			}
+			if (!member)
+				return 0;
+			n++;
+			rc = equal_value(s, depth, member);
+		}
+		if (rc != 1)
+			return rc;
+		skip_space(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			skip_space(s);
+			continue;
+		}
+		if (s->p >= s->end || *s->p != '}')
+			return -1;
+		s->p++;
+		/* keys are unique in both: as many means the same */
+		return path ? found : n == json_object_size(v);
+	}
+}
+
+static int equal_elements(struct scan *s, int depth, const json_t *array)
+{
+	size_t n = 0, size = json_array_size(array);
+
+	skip_space(s);
+	if (s->p < s->end && *s->p == ']') {
+		s->p++;
+		return size == 0;
+	}
+	for (;;) {
+		int rc;
+
+		if (n >= size)
+			return 0;
+		if ((rc = equal_value(s, depth, json_array_get(array, n++))) != 1)
+			return rc;
+		skip_space(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (s->p >= s->end || *s->p != ']')
+			return -1;
+		s->p++;
+		return n == size;
+	}
+}
+
+static int equal_value(struct scan *s, int depth, const json_t *v)
+{
+	json_int_t number;
+	const char *text;
+	size_t len;
+
+	skip_space(s);
+	if (s->p >= s->end || depth >= s->depth_max)
+		return -1;
+	switch (*s->p) {
+	case '{':
+		if (!json_is_object(v))
+			return 0;
+		s->p++;
+		return equal_members(s, depth + 1, v, NULL);
+	case '[':
+		if (!json_is_array(v))
+			return 0;
+		s->p++;
+		return equal_elements(s, depth + 1, v);
+	case '"':
+		if (scan_string(s, &text, &len))
+			return -1;
+		return json_is_string(v) && json_string_length(v) == len &&
+		       memcmp(json_string_value(v), text, len) == 0;
+	case 't':
+		return scan_literal(s, "true", 4) ? -1 : json_is_true(v);
+	case 'f':
+		return scan_literal(s, "false", 5) ? -1 : json_is_false(v);
+	case 'n':
+		return scan_literal(s, "null", 4) ? -1 : json_is_null(v);
+	default:
+		if (scan_integer(s, &number))
+			return -1;
+		return json_is_integer(v) && json_integer_value(v) == number;
+	}
+}
+
+/* equal_value() of the member at `path` of the value at s->p. */
+static int equal_path(struct scan *s, int depth, const char *const *path,
+		      const json_t *v)
+{
+	if (!path || !*path)
+		return equal_value(s, depth, v);
+	skip_space(s);
+	if (s->p >= s->end || *s->p != '{' || depth >= s->depth_max)
+		return -1;
+	s->p++;
+	return equal_members(s, depth + 1, v, path);
+}
+
+int json_scan_equal(const char *body, size_t len, const char *const *path,
+		    const json_t *value)
+{
+	struct scan s;
+	int rc;
+
+	scan_init(&s, NULL, 0, SCAN_DEPTH_MAX);
+	s.p = (const unsigned char *)body;
+	s.end = s.p + len;
+	rc = equal_path(&s, 0, path, value);
+	if (rc == 1) {
+		skip_space(&s);
+		if (s.p != s.end)
+			rc = -1;
+	}
+	free(s.scratch);
+	return rc;
 }

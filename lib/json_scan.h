@@ -72,4 +72,16 @@ json_t *json_scan_read(const char *body, size_t len,
 		       const struct json_scan_filter *filter, int *depth,
 		       unsigned *rules);
 
+/*
+ * Compares the member at `path` (keys, NULL-terminated; NULL: the whole
+ * text) of the JSON text `body` with `value`, as json_equal() compares
+ * two documents, reading the text as json_scan_read() does without
+ * building it: 1 when they are equal, 0 when they differ (a missing
+ * member differs), -1 when this reader cannot tell (the text has what
+ * json_scan_read() leaves to jansson, or is not valid JSON, which may
+ * also give 0).
+ */
+int json_scan_equal(const char *body, size_t len, const char *const *path,
+		    const json_t *value);
+
 #endif

@@ -3,6 +3,8 @@
  * findings.
  */
 #include <fnmatch.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +127,7 @@ void rules_result_clear(struct rules_result *result)
 		free(result->ops[i].path);
 		free(result->ops[i].from);
 		json_decref(result->ops[i].value);
+		json_decref(result->ops[i].undo);
 	}
 	for (size_t i = 0; i < result->n_findings; i++) {
 		free(result->findings[i].pointer);
@@ -132,7 +135,6 @@ void rules_result_clear(struct rules_result *result)
 	}
 	free(result->ops);
 	free(result->findings);
-	json_decref(result->original);
 	rules_result_init(result);
 }
 
@@ -155,12 +157,41 @@ int rule_mutates(const struct rule_ctx *ctx)
 	       rule_table[ctx->rule].can_mutate && !ctx->opts->report_only;
 }
 
+json_t *rule_json_read(struct rule_ctx *ctx, const char *text,
+		       json_error_t *err)
+{
+	json_t *value = NULL;
+
+	if (ctx->opts->read_json)
+		value = ctx->opts->read_json(text, strlen(text));
+	return value ? value : json_loads(text, 0, err);
+}
+
+/* 1 when one of the 8 bytes of `word` is below 0x20 or 0x7f. */
+static inline int word_has_controls(uint64_t word)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t del = word ^ (ones * 0x7f);
+
+	/* (x - 0x20) borrows into the high bit of bytes below 0x20, and
+	 * (del - 1) into those of 0x7f; bytes >= 0x80 are let through */
+	return (((word - ones * 0x20) & ~word) |
+		((del - ones) & ~del)) & highs ? 1 : 0;
+}
+
 char *text_escape_controls(char *message)
 {
-	size_t extra = 0, o = 0;
+	size_t extra = 0, o = 0, len = strlen(message), i = 0;
 	char *out;
 
-	for (const unsigned char *c = (unsigned char *)message; *c; c++)
+	for (; i + 8 <= len; i += 8) {
+		uint64_t word;
+
+		memcpy(&word, message + i, 8);
+		if (word_has_controls(word))
+			break;
+	}
+	for (const unsigned char *c = (unsigned char *)message + i; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)
 			extra += 3;
 	if (!extra)
@@ -185,13 +216,100 @@ char *text_escape_controls(char *message)
 	return out;
 }
 
+/*
+ * vsnprintf(out, size, fmt, ap) for the conversions messages use (%s,
+ * %.Ns, %d, %u, %lld, %zu, %%), without stdio's machinery; -1 (nothing
+ * consumed from `ap`) when `fmt` has another one.
+ */
+static int message_format(char *out, size_t size, const char *fmt,
+			  va_list ap)
+{
+	size_t o = 0;
+	const char *f;
+
+	for (f = fmt; *f; f++) {
+		if (*f != '%')
+			continue;
+		f++;
+		if (*f == '.')
+			for (f++; *f >= '0' && *f <= '9'; f++)
+				;
+		if (!strncmp(f, "ll", 2) && f[2] == 'd')
+			f += 2;
+		else if (*f == 'z' && f[1] == 'u')
+			f++;
+		if (*f != 's' && *f != 'd' && *f != 'u' && *f != '%')
+			return -1;
+	}
+	for (f = fmt; *f; f++) {
+		char digits[24], *d = digits + sizeof(digits);
+		const char *piece = d;
+		size_t n, max = (size_t)-1;
+		unsigned long long v = 0;
+		int negative = 0;
+
+		if (*f != '%') {
+			if (o + 1 < size)
+				out[o] = *f;
+			o++;
+			continue;
+		}
+		f++;
+		if (*f == '.') {
+			for (max = 0, f++; *f >= '0' && *f <= '9'; f++)
+				max = max * 10 + (size_t)(*f - '0');
+		}
+		if (*f == 's') {
+			piece = va_arg(ap, const char *);
+			if (!piece)
+				piece = "(null)";
+		} else if (*f == '%') {
+			piece = "%";
+		} else {
+			if (!strncmp(f, "lld", 3)) {
+				long long x = va_arg(ap, long long);
+
+				negative = x < 0;
+				v = negative ? 0 - (unsigned long long)x
+					     : (unsigned long long)x;
+				f += 2;
+			} else if (!strncmp(f, "zu", 2)) {
+				v = va_arg(ap, size_t);
+				f++;
+			} else if (*f == 'd') {
+				int x = va_arg(ap, int);
+
+				negative = x < 0;
+				v = negative ? 0 - (unsigned long long)x
+					     : (unsigned long long)x;
+			} else {
+				v = va_arg(ap, unsigned);
+			}
+			do
+				*--d = (char)('0' + v % 10);
+			while (v /= 10);
+			if (negative)
+				*--d = '-';
+			piece = d;
+		}
+		n = piece == d ? (size_t)(digits + sizeof(digits) - d)
+			       : strnlen(piece, max);
+		if (o < size)
+			memcpy(out + o, piece, o + n < size ? n : size - 1 - o);
+		o += n;
+	}
+	if (size)
+		out[o < size ? o : size - 1] = '\0';
+	return o > INT_MAX ? -1 : (int)o;
+}
+
 int rule_report(struct rule_ctx *ctx, enum severity severity,
 		const char *pointer, int fixed, const char *fmt, ...)
 {
 	struct rules_result *res = ctx->result;
 	struct finding *f;
 	va_list ap;
-	char *message;
+	char *message, line[256];
 	int len;
 
 	if (res->n_findings == res->cap_findings) {
@@ -204,14 +322,24 @@ int rule_report(struct rule_ctx *ctx, enum severity severity,
 		res->findings = grown;
 		res->cap_findings = cap;
 	}
+	/* one pass for most messages: they are short */
 	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
+	len = message_format(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (len < 0) {
+		va_start(ap, fmt);
+		len = vsnprintf(line, sizeof(line), fmt, ap);
+		va_end(ap);
+	}
 	if (len < 0 || !(message = malloc((size_t)len + 1)))
 		goto out_nomem;
-	va_start(ap, fmt);
-	vsnprintf(message, (size_t)len + 1, fmt, ap);
-	va_end(ap);
+	if ((size_t)len < sizeof(line)) {
+		memcpy(message, line, (size_t)len + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(message, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+	}
 	/* a value quoted in a message must not break it over lines */
 	if (!(message = text_escape_controls(message)))
 		goto out_nomem;
@@ -239,18 +367,72 @@ out_nomem:
 	return -1;
 }
 
+/* Adds text[0..len) and a NUL to ctx->added_text. */
+static void added_put(struct rule_ctx *ctx, const char *text, size_t len)
+{
+	if (ctx->added_failed)
+		return;
+	if (ctx->added_cap - ctx->added_len < len + 1) {
+		size_t cap = ctx->added_cap ? ctx->added_cap : 256;
+		char *grown;
+
+		while (cap - ctx->added_len < len + 1 && cap < SIZE_MAX / 2)
+			cap *= 2;
+		if (cap - ctx->added_len < len + 1 ||
+		    !(grown = realloc(ctx->added_text, cap))) {
+			ctx->added_failed = 1;
+			return;
+		}
+		ctx->added_text = grown;
+		ctx->added_cap = cap;
+	}
+	memcpy(ctx->added_text + ctx->added_len, text, len);
+	ctx->added_text[ctx->added_len + len] = '\0';
+	ctx->added_len += len + 1;
+}
+
+/* json_text_seen_fn for emit(): the strings an operation adds. */
+static void added_seen(void *ctx, const char *text, size_t len)
+{
+	added_put(ctx, text, len);
+}
+
+/* Adds the last token of `path`, unescaped, to ctx->added_text. */
+static void added_key(struct rule_ctx *ctx, const char *path)
+{
+	const char *last = strrchr(path, '/');
+	char token[1024];
+
+	if (!last || json_pointer_next(&last, token, sizeof(token)) != 0)
+		ctx->added_failed = 1;
+	else
+		added_put(ctx, token, strlen(token));
+}
+
+/* The rules with a trigger in what operations added. */
+static unsigned added_rules(struct rule_ctx *ctx)
+{
+	if (ctx->added_failed)
+		return ~0u;
+	if (ctx->added_len) {
+		ctx->added |= ctx->opts->triggers_in(ctx->opts->triggers_arg,
+						     ctx->added_text,
+						     ctx->added_len);
+		ctx->added_len = 0;
+	}
+	return ctx->added;
+}
+
 /* Records and applies one operation; steals value_new and the strings. */
 static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 		char *from, json_t *value_new)
 {
 	struct rules_result *res = ctx->result;
 	struct patch_op *op;
+	json_t *recorded = NULL;
+	int rc;
 
 	if (!path || (kind == PATCH_MOVE && !from))
-		goto out_fail;
-	/* copied only when something changes: most objects need nothing */
-	if (ctx->opts->keep_original && !res->original &&
-	    !(res->original = json_deep_copy(ctx->root)))
 		goto out_fail;
 	if (res->n_ops == res->cap_ops) {
 		size_t cap = res->cap_ops ? res->cap_ops * 2 : 8;
@@ -261,36 +443,42 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 		res->ops = grown;
 		res->cap_ops = cap;
 	}
+	/*
+	 * The document gets the value and the operation a copy of its own:
+	 * later operations write into the document, and must not change what
+	 * this one recorded (nor may a rule that kept a pointer to it).
+	 */
+	if (value_new &&
+	    !(recorded = json_value_copy_seen(value_new,
+					      ctx->opts->triggers_in ? added_seen
+								     : NULL,
+					      ctx)))
+		goto out_fail;
 	op = &res->ops[res->n_ops];
+	memset(op, 0, sizeof(*op));
 	op->kind = kind;
 	op->rule = ctx->rule;
 	op->path = path;
 	op->from = from;
 	op->value = value_new;
-	if (value_new) {
-		/* the document gets its own copy: later operations write into
-		 * it, and must not change what this operation recorded */
-		struct patch_op applied = *op;
-		int rc;
-
-		applied.value = json_deep_copy(value_new);
-		if (!applied.value)
-			goto out_fail;
-		rc = patch_apply_op(ctx->root, &applied);
-		json_decref(applied.value);
-		if (rc != 0) {
-			fail(ctx, path, "operation does not apply");
-			goto out_fail_quiet;
-		}
-	} else if (patch_apply_op(ctx->root, op) != 0) {
+	rc = ctx->opts->keep_undo ? patch_apply_op_undo(ctx->root, op)
+				  : patch_apply_op(ctx->root, op);
+	op->value = recorded;
+	if (rc == 0 && ctx->opts->triggers_in)
+		added_key(ctx, path);
+	json_decref(value_new);
+	if (rc != 0) {
 		fail(ctx, path, "operation does not apply");
-		goto out_fail_quiet;
+		json_decref(op->undo);
+		json_decref(recorded);
+		free(path);
+		free(from);
+		return -1;
 	}
 	res->n_ops++;
 	return 0;
 out_fail:
 	fail(ctx, path, "out of memory");
-out_fail_quiet:
 	free(path);
 	free(from);
 	json_decref(value_new);
@@ -492,9 +680,11 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 		if (ctx->cfg->mode[r] == RULE_MODE_OFF ||
 		    (info->offline_only && !ctx->opts->offline))
 			continue;
-		/* none of its triggers in the object, which is as it came */
+		/* none of its triggers in the object as it came, nor in
+		 * what operations added to it */
 		if ((ctx->opts->skip_rules >> r & 1) &&
-		    ctx->result->n_ops == 0)
+		    (ctx->result->n_ops == 0 ||
+		     (ctx->opts->triggers_in && !(added_rules(ctx) >> r & 1))))
 			continue;
 		/* the object may have been changed by the previous rule */
 		ctx->object = json_pointer_get(ctx->root, pointer);
@@ -554,6 +744,7 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
 		return 0;
 	rc = run_all(&ctx, object);
 	pod_list_clear(&pods);
+	free(ctx.added_text);
 	return rc;
 }
 
@@ -709,11 +900,31 @@ static const char *const container_lists[] = {
 	"initContainers", "containers", "ephemeralContainers"
 };
 
+/* BASE/LIST/INDEX into out[0..size); -1 when it does not fit. */
+static int pointer_of(char *out, size_t size, const char *base,
+		      const char *list, size_t index)
+{
+	size_t blen = strlen(base), llen = strlen(list);
+	char digits[24], *d = digits + sizeof(digits);
+
+	do
+		*--d = (char)('0' + index % 10);
+	while (index /= 10);
+	if (blen + llen + (size_t)(digits + sizeof(digits) - d) + 3 > size)
+		return -1;
+	memcpy(out, base, blen);
+	out[blen] = '/';
+	memcpy(out + blen + 1, list, llen);
+	out[blen + 1 + llen] = '/';
+	memcpy(out + blen + llen + 2, d, (size_t)(digits + sizeof(digits) - d));
+	out[blen + llen + 2 + (size_t)(digits + sizeof(digits) - d)] = '\0';
+	return 0;
+}
+
 int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   container_fn fn, void *arg)
 {
 	char pointer[2100];
-	int plen;
 
 	for (size_t l = 0; l < 3; l++) {
 		/* rules change what is inside a pod spec, never the spec itself,
@@ -728,9 +939,8 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			c.container = json_array_get(list, i);
 			if (!json_is_object(c.container))
 				continue;
-			plen = snprintf(pointer, sizeof(pointer), "%s/%s/%zu",
-					pod->pointer, container_lists[l], i);
-			if (plen < 0 || (size_t)plen >= sizeof(pointer)) {
+			if (pointer_of(pointer, sizeof(pointer), pod->pointer,
+				       container_lists[l], i)) {
 				fail(ctx, pod->pointer, "pointer too long");
 				return -1;
 			}

@@ -206,7 +206,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 				 AFFINITY_ANNOTATION);
 		goto out;
 	}
-	parsed = json_loads(json_string_value(text), 0, &jerr);
+	parsed = rule_json_read(ctx, json_string_value(text), &jerr);
 	if (!parsed) {
 		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
 				 "annotation '%s' is not valid JSON (line %d, column %d)",

@@ -12,9 +12,19 @@
 
 char *json_pointer_join(const char *base, const char *token)
 {
-	size_t blen = strlen(base), extra = 0, i;
+	size_t blen = strlen(base), tlen, extra = 0, i;
 	char *out, *p;
 
+	/* most tokens need no escape: copied at once */
+	tlen = strcspn(token, "~/");
+	if (!token[tlen]) {
+		if (!(out = malloc(blen + tlen + 2)))
+			return NULL;
+		memcpy(out, base, blen);
+		out[blen] = '/';
+		memcpy(out + blen + 1, token, tlen + 1);
+		return out;
+	}
 	for (i = 0; token[i]; i++)
 		if (token[i] == '~' || token[i] == '/')
 			extra++;
@@ -41,64 +51,90 @@ char *json_pointer_join(const char *base, const char *token)
 
 char *json_pointer_join_index(const char *base, size_t index)
 {
-	char number[32];
+	char number[24], *d = number + sizeof(number);
 
-	snprintf(number, sizeof(number), "%zu", index);
-	return json_pointer_join(base, number);
+	*--d = '\0';
+	do
+		*--d = (char)('0' + index % 10);
+	while (index /= 10);
+	return json_pointer_join(base, d);
 }
 
-int json_pointer_next(const char **pointer, char *out, size_t size)
+/*
+ * json_pointer_next() that also gives the token's length; the common
+ * token, without '~', is copied at once.
+ */
+static int pointer_token(const char **pointer, char *out, size_t size,
+			 size_t *len)
 {
-	const char *p = *pointer;
+	const char *p = *pointer, *stop;
 	size_t n = 0;
 
 	if (*p != '/')
 		return -1;
 	p++;
-	while (*p && *p != '/') {
-		char c = *p++;
-
-		if (c == '~') {
-			if (*p == '0')
-				c = '~';
-			else if (*p == '1')
-				c = '/';
-			else
-				return -1;
-			p++;
-		}
-		if (n + 1 >= size)
+	stop = strpbrk(p, "/~");
+	if (!stop || *stop == '/') {
+		n = stop ? (size_t)(stop - p) : strlen(p);
+		if (n >= size)
 			return -1;
-		out[n++] = c;
+		memcpy(out, p, n);
+		out[n] = '\0';
+		*pointer = p + n;
+		*len = n;
+		return 0;
+	}
+	while (*p && *p != '/') {
+		size_t run = strcspn(p, "/~");
+
+		if (n + run + 1 >= size)
+			return -1;
+		memcpy(out + n, p, run);
+		n += run;
+		p += run;
+		if (*p != '~')
+			break;
+		if (p[1] != '0' && p[1] != '1')
+			return -1;
+		out[n++] = p[1] == '0' ? '~' : '/';
+		p += 2;
 	}
 	out[n] = '\0';
 	*pointer = p;
+	*len = n;
 	return 0;
+}
+
+int json_pointer_next(const char **pointer, char *out, size_t size)
+{
+	size_t len;
+
+	return pointer_token(pointer, out, size, &len);
 }
 
 /* Parses an array index token: digits only, no leading zero. */
 static int parse_index(const char *token, size_t *index)
 {
-	char *end;
-	unsigned long long v;
+	size_t v = 0;
 
-	if (!*token || (token[0] == '0' && token[1]) || token[0] < '0' ||
-	    token[0] > '9')
+	if (!*token || (token[0] == '0' && token[1]))
 		return -1;
-	errno = 0;
-	v = strtoull(token, &end, 10);
-	if (errno || *end || v > (unsigned long long)SIZE_MAX)
-		return -1;
-	*index = (size_t)v;
+	for (; *token; token++) {
+		if (*token < '0' || *token > '9' ||
+		    v > (SIZE_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (size_t)(*token - '0');
+	}
+	*index = v;
 	return 0;
 }
 
-static json_t *child_of(json_t *node, const char *token)
+static json_t *child_of(json_t *node, const char *token, size_t len)
 {
 	size_t index;
 
 	if (json_is_object(node))
-		return json_object_get(node, token);
+		return json_object_getn(node, token, len);
 	if (json_is_array(node) && parse_index(token, &index) == 0)
 		return json_array_get(node, index);
 	return NULL;
@@ -108,11 +144,12 @@ json_t *json_pointer_get(json_t *root, const char *pointer)
 {
 	char token[1024];
 	json_t *node = root;
+	size_t len;
 
 	while (node && *pointer) {
-		if (json_pointer_next(&pointer, token, sizeof(token)) != 0)
+		if (pointer_token(&pointer, token, sizeof(token), &len) != 0)
 			return NULL;
-		node = child_of(node, token);
+		node = child_of(node, token, len);
 	}
 	return node;
 }
@@ -132,34 +169,54 @@ static json_t *parent_of(json_t *root, const char *path, char *last,
 		return NULL;
 	slash = strrchr(path, '/');
 	while (node && p < slash) {
-		if (json_pointer_next(&p, token, sizeof(token)) != 0)
+		size_t len;
+
+		if (pointer_token(&p, token, sizeof(token), &len) != 0)
 			return NULL;
-		node = child_of(node, token);
+		node = child_of(node, token, len);
 	}
 	if (!node || json_pointer_next(&p, last, size) != 0)
 		return NULL;
 	return node;
 }
 
-static int op_add(json_t *root, const char *path, json_t *value)
+/*
+ * Adds `value` (not stolen) at `path`. *old gets the member it replaced
+ * (a new reference; NULL when there was none), *index the array position
+ * it went to.
+ */
+static int op_add(json_t *root, const char *path, json_t *value,
+		  json_t **old, size_t *index)
 {
 	char last[1024];
 	json_t *parent = parent_of(root, path, last, sizeof(last));
-	size_t index;
 
+	*old = NULL;
 	if (!parent)
 		return -1;
-	if (json_is_object(parent))
-		return json_object_set(parent, last, value);
+	if (json_is_object(parent)) {
+		json_t *member = json_object_get(parent, last);
+
+		if (member)
+			*old = json_incref(member);
+		if (json_object_set(parent, last, value) == 0)
+			return 0;
+		json_decref(*old);
+		*old = NULL;
+		return -1;
+	}
 	if (!json_is_array(parent))
 		return -1;
-	if (strcmp(last, "-") == 0)
+	if (strcmp(last, "-") == 0) {
+		*index = json_array_size(parent);
 		return json_array_append(parent, value);
-	if (parse_index(last, &index) != 0 || index > json_array_size(parent))
+	}
+	if (parse_index(last, index) != 0 || *index > json_array_size(parent))
 		return -1;
-	return json_array_insert(parent, index, value);
+	return json_array_insert(parent, *index, value);
 }
 
+/* Removes the value at `path`; *removed gets it (a new reference). */
 static int op_remove(json_t *root, const char *path, json_t **removed)
 {
 	char last[1024];
@@ -167,24 +224,25 @@ static int op_remove(json_t *root, const char *path, json_t **removed)
 	size_t index;
 	json_t *value;
 
+	*removed = NULL;
 	if (!parent)
 		return -1;
 	if (json_is_object(parent)) {
 		value = json_object_get(parent, last);
 		if (!value)
 			return -1;
-		if (removed)
-			*removed = json_incref(value);
-		return json_object_del(parent, last);
-	}
-	if (!json_is_array(parent) || parse_index(last, &index) != 0)
-		return -1;
-	value = json_array_get(parent, index);
-	if (!value)
-		return -1;
-	if (removed)
 		*removed = json_incref(value);
-	return json_array_remove(parent, index);
+		if (json_object_del(parent, last) == 0)
+			return 0;
+	} else if (json_is_array(parent) && parse_index(last, &index) == 0 &&
+		   (value = json_array_get(parent, index))) {
+		*removed = json_incref(value);
+		if (json_array_remove(parent, index) == 0)
+			return 0;
+	}
+	json_decref(*removed);
+	*removed = NULL;
+	return -1;
 }
 
 int patch_apply_op_copy(json_t *root, const struct patch_op *op)
@@ -214,32 +272,193 @@ int patch_op_equal(const struct patch_op *a, const struct patch_op *b)
 	return !a->value || json_equal(a->value, b->value);
 }
 
-int patch_apply_op(json_t *root, const struct patch_op *op)
+/*
+ * Applies `op`; *undo gets what it removed or overwrote (a new reference,
+ * NULL when nothing), *index where an add or a move put its value in an
+ * array.
+ */
+static int op_apply(json_t *root, const struct patch_op *op, json_t **undo,
+		    size_t *index)
 {
-	json_t *moved = NULL;
+	json_t *moved = NULL, *old = NULL;
 	int rc;
 
+	*undo = NULL;
 	switch (op->kind) {
 	case PATCH_ADD:
-		return op_add(root, op->path, op->value);
+		return op_add(root, op->path, op->value, undo, index);
 	case PATCH_REMOVE:
-		return op_remove(root, op->path, NULL);
+		return op_remove(root, op->path, undo);
 	case PATCH_REPLACE:
 		/* the target must exist; in an array it is overwritten, not
 		 * shifted, hence remove then insert */
 		if (!*op->path || !json_pointer_get(root, op->path))
 			return -1;
-		if (op_remove(root, op->path, NULL) != 0)
+		if (op_remove(root, op->path, undo) != 0)
 			return -1;
-		return op_add(root, op->path, op->value);
+		return op_add(root, op->path, op->value, &old, index);
 	case PATCH_MOVE:
 		if (op_remove(root, op->from, &moved) != 0)
 			return -1;
-		rc = op_add(root, op->path, moved);
+		rc = op_add(root, op->path, moved, undo, index);
 		json_decref(moved);
 		return rc;
 	}
 	return -1;
+}
+
+int patch_apply_op(json_t *root, const struct patch_op *op)
+{
+	json_t *undo;
+	size_t index;
+	int rc = op_apply(root, op, &undo, &index);
+
+	json_decref(undo);
+	return rc;
+}
+
+int patch_apply_op_undo(json_t *root, struct patch_op *op)
+{
+	json_decref(op->undo);
+	op->undo = NULL;
+	op->index = 0;
+	return op_apply(root, op, &op->undo, &op->index);
+}
+
+/*
+ * Takes the value at `path` out of `root`, where an operation put it at
+ * array position `index`, and, with `old`, puts back the member it
+ * replaced. *taken gets the value (a new reference).
+ */
+static int revert_put(json_t *root, const char *path, size_t index,
+		      json_t *old, json_t **taken)
+{
+	char last[1024];
+	json_t *parent = parent_of(root, path, last, sizeof(last));
+	json_t *value;
+
+	*taken = NULL;
+	if (json_is_object(parent)) {
+		if (!(value = json_object_get(parent, last)))
+			return -1;
+		*taken = json_incref(value);
+		if (old ? json_object_set(parent, last, old) == 0
+			: json_object_del(parent, last) == 0)
+			return 0;
+	} else if (json_is_array(parent) && !old &&
+		   (value = json_array_get(parent, index))) {
+		*taken = json_incref(value);
+		if (json_array_remove(parent, index) == 0)
+			return 0;
+	}
+	json_decref(*taken);
+	*taken = NULL;
+	return -1;
+}
+
+/* Puts `value` back at `path`, where an operation removed it from. */
+static int revert_take(json_t *root, const char *path, json_t *value)
+{
+	char last[1024];
+	json_t *parent = parent_of(root, path, last, sizeof(last));
+	size_t index;
+
+	if (json_is_object(parent))
+		return json_object_get(parent, last) ? -1 :
+		       json_object_set(parent, last, value);
+	if (!json_is_array(parent) || parse_index(last, &index) != 0 ||
+	    index > json_array_size(parent))
+		return -1;
+	return json_array_insert(parent, index, value);
+}
+
+int patch_revert_op(json_t *root, const struct patch_op *op)
+{
+	json_t *taken = NULL;
+	int rc = -1;
+
+	switch (op->kind) {
+	case PATCH_ADD:
+		/* what was added must still be there, as it was recorded */
+		if (revert_put(root, op->path, op->index, op->undo, &taken) == 0)
+			rc = json_equal(taken, op->value) ? 0 : -1;
+		break;
+	case PATCH_REMOVE:
+		rc = op->undo ? revert_take(root, op->path, op->undo) : -1;
+		break;
+	case PATCH_REPLACE: {
+		char last[1024];
+		json_t *parent = parent_of(root, op->path, last, sizeof(last));
+		size_t index;
+
+		if (!op->undo || !(taken = json_pointer_get(root, op->path)) ||
+		    !json_equal(taken, op->value))
+			return -1;
+		taken = NULL;
+		if (json_is_object(parent))
+			return json_object_set(parent, last, op->undo);
+		if (json_is_array(parent) && parse_index(last, &index) == 0)
+			return json_array_set(parent, index, op->undo);
+		return -1;
+	}
+	case PATCH_MOVE:
+		if (revert_put(root, op->path, op->index, op->undo, &taken) == 0)
+			rc = revert_take(root, op->from, taken);
+		break;
+	}
+	json_decref(taken);
+	return rc;
+}
+
+json_t *json_value_copy_seen(const json_t *value, json_text_seen_fn seen,
+			     void *arg)
+{
+	json_t *copy = NULL, *child;
+	const char *key;
+	size_t i, key_len;
+
+	switch (json_typeof(value)) {
+	case JSON_OBJECT:
+		if (!(copy = json_object()))
+			return NULL;
+		json_object_keylen_foreach((json_t *)value, key, key_len, child) {
+			if (seen)
+				seen(arg, key, key_len);
+			if (json_object_setn_new_nocheck(copy, key, key_len,
+							 json_value_copy_seen(child, seen, arg)))
+				goto out_fail;
+		}
+		return copy;
+	case JSON_ARRAY:
+		if (!(copy = json_array()))
+			return NULL;
+		json_array_foreach(value, i, child)
+			if (json_array_append_new(copy, json_value_copy_seen(child,
+									     seen, arg)))
+				goto out_fail;
+		return copy;
+	case JSON_STRING:
+		if (seen)
+			seen(arg, json_string_value(value),
+			     json_string_length(value));
+		return json_stringn_nocheck(json_string_value(value),
+					    json_string_length(value));
+	case JSON_INTEGER:
+		return json_integer(json_integer_value(value));
+	case JSON_REAL:
+		return json_real(json_real_value(value));
+	default:
+		/* true, false and null are shared */
+		return json_incref((json_t *)value);
+	}
+out_fail:
+	json_decref(copy);
+	return NULL;
+}
+
+json_t *json_value_copy(const json_t *value)
+{
+	return json_value_copy_seen(value, NULL, NULL);
 }
 
 static const char *patch_kind_name(enum patch_kind kind)

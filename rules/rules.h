@@ -233,6 +233,13 @@ struct patch_op {
 	char *path;        /* owned */
 	char *from;        /* PATCH_MOVE only, owned */
 	json_t *value;     /* PATCH_ADD and PATCH_REPLACE: owned reference */
+	/*
+	 * Set by patch_apply_op_undo(), for patch_revert_op(): what the
+	 * operation removed or overwrote (owned reference, NULL when
+	 * nothing), and the array position an add or a move put its value at.
+	 */
+	json_t *undo;
+	size_t index;
 };
 
 struct rules_result {
@@ -242,24 +249,36 @@ struct rules_result {
 	size_t n_findings, cap_findings;
 	int denied;        /* a rule in deny mode found something */
 	int errors;        /* findings of severity error that were not fixed */
-	/*
-	 * With rules_options.keep_original: a copy of the object as it was
-	 * before the first operation changed it; NULL when none did.
-	 */
-	json_t *original;
 };
 
 struct rules_options {
 	int offline;            /* 1 in the CLI: offline-only rules run too */
 	int report_only;        /* 1 for UPDATE: report, never mutate */
 	const char *namespace_name; /* request namespace when the object has none */
-	int keep_original;      /* 1: fill rules_result.original */
+	int keep_undo;          /* 1: operations keep their undo (patch_op.undo) */
 	/*
 	 * Rules (bits 1 << rule_id) not to run while no operation has changed
 	 * the object: the caller found none of their rules_rule_triggers()
-	 * in it. Once something changed, every rule runs.
+	 * in it. Once something changed, every rule runs, unless the caller
+	 * gives triggers_in.
 	 */
 	unsigned skip_rules;
+	/*
+	 * With skip_rules: the caller's search, the rules with a trigger in
+	 * text[0..len). A skipped rule then runs after a change only when
+	 * one of its triggers came with an operation: in the key it set, or
+	 * in a key or string of the value it added (what an operation moves
+	 * or keeps was in the object already; rules read triggers only in
+	 * keys and strings).
+	 */
+	unsigned (*triggers_in)(const void *arg, const char *text, size_t len);
+	const void *triggers_arg;
+	/*
+	 * A faster reader for the JSON text rules find inside strings (the
+	 * legacy affinity annotation), or NULL: it must give what
+	 * json_loadb(text, len, 0) gives, or NULL to leave it to jansson.
+	 */
+	json_t *(*read_json)(const char *text, size_t len);
 };
 
 void rules_result_init(struct rules_result *result);
@@ -374,6 +393,29 @@ int patch_op_equal(const struct patch_op *a, const struct patch_op *b);
  * stolen. A replace of the root itself is not supported.
  */
 int patch_apply_op(json_t *root, const struct patch_op *op);
+/* patch_apply_op() that also sets op->undo and op->index. */
+int patch_apply_op_undo(json_t *root, struct patch_op *op);
+/*
+ * Undoes `op`, applied by patch_apply_op_undo() to what `root` was, in
+ * `root` as it is now, and checks that the value the operation added is
+ * still there as op->value records it. 0, or -1 when the operation cannot
+ * be undone so or that value differs: then `root` is not what the
+ * operation made (something else changed it), and it is left in some
+ * intermediate state. Undoing the operations of a patch last first, each
+ * with success, proves that the patch applies to what this gives and
+ * gives `root` as it was: each operation applies to what its undo gives,
+ * and gives back the value it was undone from.
+ */
+int patch_revert_op(json_t *root, const struct patch_op *op);
+/*
+ * A deep copy of `value` (without jansson's check for cycles, which a
+ * parsed document cannot have); NULL when out of memory.
+ */
+json_t *json_value_copy(const json_t *value);
+/* json_value_copy() that also passes each key and string to `seen`. */
+typedef void (*json_text_seen_fn)(void *arg, const char *text, size_t len);
+json_t *json_value_copy_seen(const json_t *value, json_text_seen_fn seen,
+			     void *arg);
 
 /*
  * Returns `value` as JSON text (json_dumps flags; JSON_ENCODE_ANY always

@@ -20,6 +20,15 @@ struct rule_ctx {
 	struct pod_list *pods;      /* the object's pod specs, found once */
 	int pods_known;
 	int failed;                 /* an internal failure happened */
+	unsigned added;             /* rules with a trigger an operation added */
+	/*
+	 * The keys and strings operations added since `added` was last
+	 * brought up to date, each followed by a NUL (which no trigger has),
+	 * searched at once when a skipped rule comes.
+	 */
+	char *added_text;
+	size_t added_len, added_cap;
+	int added_failed;           /* out of memory: every rule runs */
 	struct rules_error *err;
 };
 
@@ -79,6 +88,13 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 /* 1 when the running rule may change the object (mode mutate, not
  * report-only). */
 int rule_mutates(const struct rule_ctx *ctx);
+/*
+ * The JSON text `text` (NUL-terminated) read as json_loads(text, 0, err)
+ * reads it, through rules_options.read_json when there is one. New
+ * reference, or NULL with *err set.
+ */
+json_t *rule_json_read(struct rule_ctx *ctx, const char *text,
+		       json_error_t *err);
 
 /*
  * Records a finding of the running rule at `pointer`. The engine raises the

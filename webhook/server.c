@@ -34,6 +34,15 @@
  * is closed to make room (see watch_add).
  */
 #define SERVER_CONNECTION_SLACK 64
+/*
+ * Memory of a connection (libmicrohttpd's pool: its read buffer, the
+ * request head, the answer's head). The pool is zeroed after every
+ * request, so its size is paid per request: the default 32 KiB is half of
+ * what the HTTP and TLS work of a small request costs. An API server's
+ * request head takes a few hundred bytes; a head that does not fit is
+ * answered 431. Bodies are read through it in pieces of any size.
+ */
+#define SERVER_CONNECTION_MEMORY ((size_t)12 << 10)
 /* Request bodies held at once, in units of max_body: bounds memory. */
 #define SERVER_BODY_BUDGET_FACTOR 8
 /* Largest /metrics page. */
@@ -209,15 +218,25 @@ static void remote_address(struct MHD_Connection *connection, char *out,
 	const union MHD_ConnectionInfo *info;
 	const struct sockaddr *sa;
 
-	snprintf(out, size, "?");
+	if (size >= 2)
+		memcpy(out, "?", 2);
 	info = MHD_get_connection_info(connection,
 				       MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (!info || !(sa = info->client_addr))
 		return;
-	if (sa->sa_family == AF_INET) {
+	if (sa->sa_family == AF_INET && size >= 16) {
 		const struct sockaddr_in *v4 = (const void *)sa;
+		const unsigned char *a = (const void *)&v4->sin_addr;
 
-		inet_ntop(AF_INET, &v4->sin_addr, out, (socklen_t)size);
+		/* inet_ntop's dotted quad, without its printf */
+		for (int i = 0; i < 4; i++) {
+			if (a[i] >= 100)
+				*out++ = (char)('0' + a[i] / 100);
+			if (a[i] >= 10)
+				*out++ = (char)('0' + a[i] / 10 % 10);
+			*out++ = (char)('0' + a[i] % 10);
+			*out++ = i < 3 ? '.' : '\0';
+		}
 	} else if (sa->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *v6 = (const void *)sa;
 
@@ -475,8 +494,10 @@ static void log_review(struct MHD_Connection *connection, struct request *req,
 			findings += out->findings[r][s];
 		if (!(out->mutated_rules & 1u << r) || line.failed)
 			continue;
-		if (buf_printf(&line.text, "%s\"%s\"", first ? "" : ",",
-			       rule_info_get((enum rule_id)r)->name))
+		if ((!first && buf_putc(&line.text, ',')) ||
+		    buf_putc(&line.text, '"') ||
+		    buf_puts(&line.text, rule_info_get((enum rule_id)r)->name) ||
+		    buf_putc(&line.text, '"'))
 			line.failed = 1;
 		first = 0;
 	}
@@ -1113,6 +1134,7 @@ struct server *server_start(const struct server_options *opts,
 		SERVER_CONNECTION_SLACK,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, opts->max_per_address,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_logged, srv,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, SERVER_CONNECTION_MEMORY,
 		MHD_OPTION_NOTIFY_COMPLETED, request_completed, srv,
 		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, srv,
 		MHD_OPTION_ARRAY, pool,

@@ -1,8 +1,8 @@
 /*
  * floor_server.c - the benchmark's floor for the webhook: libmicrohttpd and
  * GnuTLS set up as webhook/server.c sets them up (the same daemon flags,
- * thread pool, TLS priorities, connection timeout and limit, and the same
- * certificate through webhook/tls.c), a handler that reads the POST body
+ * thread pool, TLS priorities, connection timeout, limit and memory, and
+ * the same certificate through webhook/tls.c), a handler that reads the POST body
  * into the same growable buffer (lib/buf.c) and answers one fixed
  * AdmissionReview with the same headers. No review, no log, no metrics:
  * gpumend-webhook cannot answer faster than this.
@@ -28,6 +28,7 @@
 #define FLOOR_MAX_CONNECTIONS 1024
 #define FLOOR_CONNECTION_TIMEOUT 30
 #define FLOOR_MAX_BODY ((size_t)7 << 20)
+#define FLOOR_CONNECTION_MEMORY ((size_t)12 << 10)
 
 static const char answer[] =
 	"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
@@ -182,6 +183,7 @@ int main(int argc, char **argv)
 		MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)FLOOR_CONNECTION_TIMEOUT,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)FLOOR_MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, FLOOR_CONNECTION_MEMORY,
 		MHD_OPTION_NOTIFY_COMPLETED, floor_completed, NULL,
 		MHD_OPTION_NOTIFY_CONNECTION, floor_notify_connection, tls,
 		MHD_OPTION_ARRAY, pool,

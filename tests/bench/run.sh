@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/bench/run.sh BUILD - `make bench`: the CLI and webhook benchmarks.
+# tests/bench/run.sh BUILD - `make bench`: the CLI benchmark, the webhook's
+# instructions per request (callgrind) and its wall-clock benchmark.
 # Prints a Markdown report and writes it to BUILD/bench.md.
 set -eu
 BUILD=${1:-build}
@@ -12,7 +13,6 @@ OUT="$BUILD/bench.md"
 	echo
 } >"$OUT"
 sh "$HERE/cli.sh" "$BUILD" "$OUT"
-if [ -f "$HERE/webhook.sh" ]; then
-	sh "$HERE/webhook.sh" "$BUILD" "$OUT"
-fi
+sh "$HERE/instructions.sh" "$BUILD" "$OUT"
+sh "$HERE/webhook.sh" "$BUILD" "$OUT"
 echo "report written to $OUT"

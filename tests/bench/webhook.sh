@@ -10,7 +10,8 @@
 # cluster creates; the prefilter answers it without the rules), and a
 # large Deployment (generated here) that needs one rule. For each:
 #   - peak throughput: wrk, closed loop (BENCH_WEBHOOK_CONNECTIONS, 32),
-#     and the server's CPU time per request;
+#     and the server's CPU time per request; also of the Go peer
+#     (tests/bench/peer-go);
 #   - latency at a fixed rate, half of the floor's peak (and, for gpumend,
 #     also half of its own peak when it cannot sustain the first), by
 #     tests/bench/rate_client.c (open loop: wrk has no fixed rate and wrk2
@@ -65,75 +66,14 @@ if [ ! -x "$BUILD/gpumend-webhook" ] || [ ! -x "$BUILD/gpumend" ]; then
 	die "build the binaries first (make)"
 fi
 
-CFLAGS_BENCH="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2"
-# shellcheck disable=SC2046,SC2086
-cc $CFLAGS_BENCH -I"$ROOT/webhook" -I"$ROOT/lib" -o "$work/floor_server" \
-	"$HERE/floor_server.c" "$ROOT/webhook/tls.c" "$ROOT/lib/buf.c" \
-	$(pkg-config --cflags --libs libmicrohttpd gnutls) -lpthread
+. "$HERE/tools.sh"
+bench_build_floor
+bench_build_peer_go
 # shellcheck disable=SC2046,SC2086
 cc $CFLAGS_BENCH -o "$work/rate_client" "$HERE/rate_client.c" \
 	$(pkg-config --cflags --libs openssl) -lpthread
+bench_certs
 
-webhook_pair "$work/certs" --force ||
-	die "cannot make certificates: $(cat "$work/certs/certs.err")"
-
-# large_review KB: an AdmissionReview v1 of a Deployment of about KB kB:
-# eight containers with long environments and config mounts, one of which
-# asks for a GPU the legacy way (one rule to apply).
-large_review() {
-	awk -v kb="$1" 'BEGIN {
-		n_containers = 8
-		n_env = int((kb * 1000 - 6000) / n_containers / 104)
-		if (n_env < 1)
-			n_env = 1
-		printf "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{"
-		printf "\"uid\":\"6b0f3d2e-91a4-4c57-8e6d-2f1a0b9c8d7e\","
-		printf "\"kind\":{\"group\":\"apps\",\"version\":\"v1\",\"kind\":\"Deployment\"},"
-		printf "\"resource\":{\"group\":\"apps\",\"version\":\"v1\",\"resource\":\"deployments\"},"
-		printf "\"name\":\"feature-pipeline\",\"namespace\":\"data-platform\",\"operation\":\"CREATE\","
-		printf "\"userInfo\":{\"username\":\"system:serviceaccount:argocd:argocd-application-controller\",\"groups\":[\"system:serviceaccounts\",\"system:authenticated\"]},"
-		printf "\"object\":{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
-		printf "\"metadata\":{\"name\":\"feature-pipeline\",\"namespace\":\"data-platform\","
-		printf "\"labels\":{\"app.kubernetes.io/name\":\"feature-pipeline\",\"app.kubernetes.io/instance\":\"prod\",\"team\":\"data\"},"
-		printf "\"annotations\":{\"deployment.kubernetes.io/revision\":\"42\",\"argocd.argoproj.io/tracking-id\":\"data-platform:apps/Deployment:data-platform/feature-pipeline\"}},"
-		printf "\"spec\":{\"replicas\":6,\"revisionHistoryLimit\":5,"
-		printf "\"selector\":{\"matchLabels\":{\"app.kubernetes.io/name\":\"feature-pipeline\"}},"
-		printf "\"strategy\":{\"type\":\"RollingUpdate\",\"rollingUpdate\":{\"maxSurge\":\"25%%\",\"maxUnavailable\":0}},"
-		printf "\"template\":{\"metadata\":{\"labels\":{\"app.kubernetes.io/name\":\"feature-pipeline\",\"app.kubernetes.io/instance\":\"prod\"},"
-		printf "\"annotations\":{\"prometheus.io/scrape\":\"true\",\"prometheus.io/port\":\"9090\"}},"
-		printf "\"spec\":{\"serviceAccountName\":\"feature-pipeline\",\"terminationGracePeriodSeconds\":60,"
-		printf "\"containers\":["
-		for (c = 0; c < n_containers; c++) {
-			if (c)
-				printf ","
-			if (c == 0)
-				printf "{\"name\":\"embedder\",\"image\":\"nvidia/cuda:9.2-cudnn7-runtime-ubuntu16.04\","
-			else
-				printf "{\"name\":\"stage-%d\",\"image\":\"registry.example.com/data/feature-stage:3.%d.1\",", c, c
-			printf "\"args\":[\"--stage=%d\",\"--config=/etc/pipeline/stage-%d.yaml\",\"--metrics-port=%d\"],", c, c, 9090 + c
-			printf "\"env\":["
-			for (e = 0; e < n_env; e++) {
-				if (e)
-					printf ","
-				printf "{\"name\":\"PIPELINE_STAGE_%d_SETTING_%04d\",\"value\":\"s3://feature-store-prod/stage-%d/partition-%04d/shard\"}", c, e, c, e
-			}
-			printf "],"
-			if (c == 0)
-				printf "\"resources\":{\"limits\":{\"alpha.kubernetes.io/nvidia-gpu\":1,\"cpu\":\"4\",\"memory\":\"16Gi\"},\"requests\":{\"cpu\":\"2\",\"memory\":\"8Gi\"}},"
-			else
-				printf "\"resources\":{\"limits\":{\"cpu\":\"1\",\"memory\":\"2Gi\"},\"requests\":{\"cpu\":\"250m\",\"memory\":\"512Mi\"}},"
-			printf "\"ports\":[{\"name\":\"metrics\",\"containerPort\":%d,\"protocol\":\"TCP\"}],", 9090 + c
-			printf "\"volumeMounts\":[{\"name\":\"config-%d\",\"mountPath\":\"/etc/pipeline\",\"readOnly\":true},{\"name\":\"scratch\",\"mountPath\":\"/scratch\"}],", c
-			printf "\"readinessProbe\":{\"httpGet\":{\"path\":\"/healthz\",\"port\":%d},\"periodSeconds\":10},", 9090 + c
-			printf "\"imagePullPolicy\":\"IfNotPresent\"}"
-		}
-		printf "],\"volumes\":["
-		for (c = 0; c < n_containers; c++)
-			printf "{\"name\":\"config-%d\",\"configMap\":{\"name\":\"feature-pipeline-stage-%d\"}},", c, c
-		printf "{\"name\":\"scratch\",\"emptyDir\":{\"sizeLimit\":\"10Gi\"}}]}}}},"
-		printf "\"oldObject\":null,\"dryRun\":false,\"options\":{\"apiVersion\":\"meta.k8s.io/v1\",\"kind\":\"CreateOptions\"}}}\n"
-	}'
-}
 large="$work/review-large-deployment.json"
 large_review "$LARGE_KB" >"$large"
 
@@ -144,6 +84,10 @@ large_review "$LARGE_KB" >"$large"
 	>"$work/floor.out" 2>"$work/floor.err" &
 floor_pid=$!
 pids="$floor_pid"
+"$BUILD/bench/peer-go" "$work/certs/tls.crt" "$work/certs/tls.key" \
+	>"$work/peer-go.out" 2>"$work/peer-go.err" &
+peer_pid=$!
+pids="$pids $peer_pid"
 # its log appended to (O_APPEND), so that it can be emptied between runs;
 # sets webhook_pid and webhook_port
 WEBHOOK_DIR=$work
@@ -151,15 +95,19 @@ webhook_start webhook --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tl
 	die "the webhook did not start: $(cat "$work/webhook.log")"
 pids="$pids $webhook_pid"
 
-floor_port=""
+floor_port="" peer_port=""
 i=0
-while [ $i -lt 200 ] && [ -z "$floor_port" ]; do
+while [ $i -lt 200 ] && { [ -z "$floor_port" ] || [ -z "$peer_port" ]; }; do
 	floor_port=$(sed -n 's/^port \([0-9]*\)$/\1/p' "$work/floor.out")
+	peer_port=$(sed -n 's/^port \([0-9]*\)$/\1/p' "$work/peer-go.out")
+	kill -0 "$peer_pid" 2>/dev/null || die "the Go peer did not start: $(cat "$work/peer-go.err")"
 	kill -0 "$floor_pid" 2>/dev/null || die "the floor server did not start: $(cat "$work/floor.err")"
 	sleep 0.05
 	i=$((i + 1))
 done
-[ -n "$floor_port" ] || die "the floor server did not start in 10 s"
+if [ -z "$floor_port" ] || [ -z "$peer_port" ]; then
+	die "the floor server or the Go peer did not start in 10 s"
+fi
 
 # ------------------------------------------------------------------
 # Measures
@@ -274,14 +222,18 @@ bench() {
 
 	_f=$(peak "$floor_port" "$floor_pid" "$_file")
 	_g=$(peak "$webhook_port" "$webhook_pid" "$_file")
+	_p=$(peak "$peer_port" "$peer_pid" "$_file")
+	read -r _p_rps _p_cpu _p_bad <<EOF
+$_p
+EOF
 	read -r _f_rps _f_cpu _f_bad <<EOF
 $_f
 EOF
 	read -r _g_rps _g_cpu _g_bad <<EOF
 $_g
 EOF
-	if [ "$_f_bad" != 0 ] || [ "$_g_bad" != 0 ]; then
-		die "$_name: bad answers under load (floor $_f_bad, gpumend $_g_bad)"
+	if [ "$_f_bad" != 0 ] || [ "$_g_bad" != 0 ] || [ "$_p_bad" != 0 ]; then
+		die "$_name: bad answers under load (floor $_f_bad, gpumend $_g_bad, Go peer $_p_bad)"
 	fi
 	_rps_ratio=$(ratio "$_g_rps" "$_f_rps")
 
@@ -309,7 +261,7 @@ EOF
 	[ "$_rss" -gt "$max_rss" ] && max_rss=$_rss
 
 	throughput_rows="$throughput_rows
-| $_name | $(kb "$_file") | $_f_rps | $_g_rps | $_rps_ratio | $_f_cpu | $_g_cpu | $(awk -v k="$_rss" 'BEGIN { printf "%.1f MB", k / 1024 }') |"
+| $_name | $(kb "$_file") | $_f_rps | $_g_rps | $_rps_ratio | $_p_rps | $(ratio "$_g_rps" "$_p_rps") | $_f_cpu | $_g_cpu | $_p_cpu | $(awk -v k="$_rss" 'BEGIN { printf "%.1f MB", k / 1024 }') |"
 	latency_rows="$latency_rows
 | $_name | $_rate | $(lat "$_fl" "$_rate") | $(lat "$_gl" "$_rate") | $_p99_ratio | $_h99 | ${_own:--} | ${_own_h99:--} |"
 	if [ -n "$4" ]; then
@@ -362,8 +314,8 @@ verdicts="$verdicts
 	echo
 	echo "Peak throughput: wrk -t2 -c$CONNS -d${DURATION}s (closed loop)."
 	echo
-	echo "| request | body | floor req/s | gpumend req/s | x floor | floor CPU us/req | gpumend CPU us/req | webhook peak RSS |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|$throughput_rows"
+	echo "| request | body | floor req/s | gpumend req/s | x floor | Go peer req/s | gpumend x Go peer | floor CPU us/req | gpumend CPU us/req | Go peer CPU us/req | webhook peak RSS |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|$throughput_rows"
 	echo
 	echo "Latency at a fixed rate, half of the floor's peak: tests/bench/rate_client.c,"
 	echo "open loop, $RATE_CONNS connections, ${DURATION} s measured after 1 s of warm-up;"

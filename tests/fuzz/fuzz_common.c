@@ -12,8 +12,10 @@
 #include "cli.h"
 #include "config_file.h"
 #include "fuzz.h"
+#include "json_scan.h"
 #include "nul.h"
 #include "report.h"
+#include "../patch_faults.h"
 #include "text_patch.h"
 
 /* ------------------------------------------------------------------ */
@@ -475,9 +477,73 @@ static void reader_check(const char *body, size_t len, json_t *jansson)
 		fuzz_fail("json_scan_read read '%s' where jansson read '%s'", a, b);
 	if (depth < 1 || depth > 256)
 		fuzz_fail("json_scan_read gives a depth of %d", depth);
+	/* the patch check's comparison judges as json_equal() */
+	if (json_scan_equal(body, len, NULL, jansson) == 0)
+		fuzz_fail("json_scan_equal finds the body differs from itself");
+	if (json_is_object(jansson)) {
+		json_object_set_new(mine, "gpumend-fuzz", json_true());
+		if (json_scan_equal(body, len, NULL, mine) == 1)
+			fuzz_fail("json_scan_equal misses a member added");
+	}
 	free(a);
 	free(b);
 	json_decref(mine);
+}
+
+/*
+ * The webhook's patch check (undo the operations last first in the
+ * engine's object, compare with the object as it came) against the one it
+ * replaced (replay them on a copy, compare with the engine's object): on
+ * `original` both pass; with the engine's object or a recorded value
+ * changed behind the engine's back (where `salt` says), the new one fails
+ * whenever the old one does, and when it passes the patch as recorded
+ * gives the engine's object.
+ */
+static void patch_check_compare(const struct config *cfg, json_t *original,
+				size_t salt)
+{
+	for (int faulty = 0; faulty < 2; faulty++) {
+		struct rules_options opts = { .keep_undo = 1 };
+		struct rules_result res;
+		struct rules_error err;
+		json_t *object = json_deep_copy(original), *engine;
+		int old_ok, new_ok, changed = 0;
+
+		if (!object)
+			fuzz_fail("out of memory");
+		rules_result_init(&res);
+		if (rules_apply(cfg, &opts, object, &res, &err) != 0 ||
+		    !res.n_ops) {
+			rules_result_clear(&res);
+			json_decref(object);
+			return;
+		}
+		if (faulty) {
+			size_t k = salt % (faults_count(object) + res.n_ops);
+
+			changed = faults_change_at(object, &k, (unsigned)(salt >> 8));
+			for (size_t i = 0; !changed && i < res.n_ops; i++)
+				if (res.ops[i].value && k-- == 0) {
+					size_t first = 0;
+
+					changed = faults_change_at(res.ops[i].value,
+							    &first, 0);
+				}
+		}
+		engine = json_deep_copy(object);
+		old_ok = faults_replay_gives(original, &res, engine);
+		new_ok = faults_revert_gives(object, &res, original);
+		if (!faulty && !(old_ok && new_ok))
+			fuzz_fail("patch check: the engine's own patch fails (replay %d, undo %d)",
+				  old_ok, new_ok);
+		if (faulty && changed && !old_ok && new_ok)
+			fuzz_fail("patch check: a change behind the engine's back caught by the replay, not by the undo");
+		if (new_ok && !faults_replay_gives(original, &res, engine))
+			fuzz_fail("patch check: the undo passes, yet the patch does not give the engine's object");
+		json_decref(engine);
+		json_decref(object);
+		rules_result_clear(&res);
+	}
 }
 
 void fuzz_check_admission(const struct config *cfg, const char *body,
@@ -508,6 +574,14 @@ void fuzz_check_admission(const struct config *cfg, const char *body,
 		nul_text_decode(uid_shown);
 
 	reader_check(body, len, raw);
+	/* the object as the engine sees it: encoded */
+	if (request &&
+	    json_is_object(json_object_get(json_object_get(seen, "request"),
+					   "object")))
+		patch_check_compare(cfg, json_object_get(json_object_get(seen,
+									 "request"),
+							 "object"),
+				    len * 2654435761u + (len ? (unsigned char)body[len / 2] : 0));
 	admission_outcome_init(&out);
 	if (admission_review(cfg, body, len, &out) != 0)
 		fuzz_fail("admission_review failed (out of memory?)");

@@ -39,11 +39,11 @@ TEST(core_pointer_get_and_patch)
 {
 	json_t *doc = json_loads("{\"a\":{\"x/y\":[1,2,3]}}", 0, NULL);
 	struct patch_op op = { PATCH_MOVE, RULE_LEGACY_GPU_RESOURCE,
-			       "/a/z", "/a/x~1y", NULL };
+			       "/a/z", "/a/x~1y", NULL, NULL, 0 };
 	struct patch_op rm = { PATCH_REMOVE, RULE_LEGACY_GPU_RESOURCE,
-			       "/a/z/1", NULL, NULL };
+			       "/a/z/1", NULL, NULL, NULL, 0 };
 	struct patch_op bad = { PATCH_REMOVE, RULE_LEGACY_GPU_RESOURCE,
-				"/a/nope", NULL, NULL };
+				"/a/nope", NULL, NULL, NULL, 0 };
 
 	CHECK(json_integer_value(json_pointer_get(doc, "/a/x~1y/2")) == 3);
 	CHECK(json_pointer_get(doc, "/a/x~1y/01") == NULL);

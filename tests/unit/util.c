@@ -105,16 +105,24 @@ static int test_triggers_hold(const struct string_list *triggers,
 	return held;
 }
 
+/* rules_options.triggers_in for check_gating(): the prefilter's search. */
+static unsigned filter_search(const void *filter, const char *text, size_t len)
+{
+	return json_scan_filter_rules(filter, text, len);
+}
+
 /*
  * The webhook's gating: with only the rules whose triggers the input's
  * text holds (json_scan_filter_rules() and the escaped strings that
- * json_scan_read() decodes), running until something changes, the rules
- * must give exactly what all of them gave: `expected` and `res`.
+ * json_scan_read() decodes), running until something changes, and then
+ * also (with `added`) those whose triggers came with an operation, the
+ * rules must give exactly what all of them gave: `expected` and `res`.
  */
-static void check_gating(const struct config *cfg,
-			 const struct rules_options *opts,
-			 const char *json_text, json_t *expected,
-			 const struct rules_result *res, int *failures)
+static void check_gating_as(const struct config *cfg,
+			    const struct rules_options *opts,
+			    const char *json_text, json_t *expected,
+			    const struct rules_result *res, int added,
+			    int *failures)
 {
 	struct json_scan_filter *filter = json_scan_filter_new(cfg);
 	struct rules_options gated = *opts;
@@ -148,6 +156,10 @@ static void check_gating(const struct config *cfg,
 		string_list_clear(&own);
 	}
 	gated.skip_rules = ~rules;
+	if (added) {
+		gated.triggers_in = filter_search;
+		gated.triggers_arg = filter;
+	}
 	rules_result_init(&got);
 	same = rules_apply(cfg, &gated, obj, &got, &err) == 0 &&
 	       json_equal(obj, expected) && got.n_ops == res->n_ops &&
@@ -162,15 +174,24 @@ static void check_gating(const struct config *cfg,
 		       strcmp(got.findings[i].message,
 			      res->findings[i].message) == 0;
 	if (!same) {
-		fprintf(stderr, "  gated by triggers (rules 0x%x), the rules give %zu findings and %zu ops, not %zu and %zu\n",
-			rules, got.n_findings, got.n_ops, res->n_findings,
-			res->n_ops);
+		fprintf(stderr, "  gated by triggers (rules 0x%x%s), the rules give %zu findings and %zu ops, not %zu and %zu\n",
+			rules, added ? ", and those added" : "",
+			got.n_findings, got.n_ops, res->n_findings, res->n_ops);
 		(*failures)++;
 	}
 	rules_result_clear(&got);
 out_free:
 	json_decref(obj);
 	json_scan_filter_free(filter);
+}
+
+static void check_gating(const struct config *cfg,
+			 const struct rules_options *opts,
+			 const char *json_text, json_t *expected,
+			 const struct rules_result *res, int *failures)
+{
+	check_gating_as(cfg, opts, json_text, expected, res, 0, failures);
+	check_gating_as(cfg, opts, json_text, expected, res, 1, failures);
 }
 
 json_t *test_migrate(const char *json_text, const struct config *cfg,

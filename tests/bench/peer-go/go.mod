@@ -1,0 +1,3 @@
+module gpumend.example/bench/peer-go
+
+go 1.19
