@@ -570,7 +570,9 @@ void fuzz_check_admission(const struct config *cfg, const char *body,
 		  json_object_get(review, "request") : NULL;
 	if (request && !(uid_shown = strdup(uid)))
 		fuzz_fail("out of memory");
-	if (uid_shown)
+	/* only an encoded uid is decoded: a body without NUL may hold the
+	 * noncharacters of the encoding themselves, answered as they came */
+	if (uid_shown && encoded)
 		nul_text_decode(uid_shown);
 
 	reader_check(body, len, raw);
