@@ -391,6 +391,10 @@ TEST(core_nul_encoding)
 	CHECK(!nul_text_has("\"\\\\u0000\"", 9));
 	CHECK(nul_text_has("\"\\\\\\u0000\"", 10));
 	CHECK(!nul_text_has("\"u0000\"", 7));
+	CHECK(nul_text_has("\\n\\\\\\u0000", 10));
+	CHECK(!nul_text_has("\\u0000", 5));
+	CHECK(!nul_text_has("\\u0001\\\\", 8));
+	CHECK(nul_text_has("\\\\\\\\\\u0000", 10));
 
 	encoded = nul_text_encode(text, strlen(text), &len);
 	CHECK(encoded && strlen(encoded) == len);
