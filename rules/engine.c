@@ -1021,12 +1021,77 @@ int pod_requests_gpu(const struct config *cfg, json_t *spec)
 	return 0;
 }
 
+/* 1 when s[0..len) matches seg[0..len), where '?' is any byte. */
+static int segment_at(const char *seg, size_t len, const char *s)
+{
+	for (size_t i = 0; i < len; i++)
+		if (seg[i] != s[i] && seg[i] != '?')
+			return 0;
+	return 1;
+}
+
+/* The leftmost place in s[0..n) where seg[0..len) matches, or NULL. */
+static const char *segment_find(const char *seg, size_t len, const char *s,
+				size_t n)
+{
+	const char *end = s + n;
+
+	if (!len || len > n)
+		return len ? NULL : s;
+	end -= len;     /* the last place it may start */
+	while (s <= end) {
+		if (*seg != '?' &&
+		    !(s = memchr(s, *seg, (size_t)(end - s) + 1)))
+			return NULL;
+		if (segment_at(seg, len, s))
+			return s;
+		s++;
+	}
+	return NULL;
+}
+
+int pattern_match(const char *pattern, const char *s)
+{
+	const char *last = strrchr(pattern, '*'), *p;
+	size_t n, len, tail;
+
+	/* brackets and escapes: fnmatch() itself */
+	if (strpbrk(pattern, "[\\"))
+		return fnmatch(pattern, s, 0) == 0;
+	/*
+	 * '*' and '?' on bytes, as fnmatch() in the C locale: the part
+	 * before the first '*' starts the text, the part after the last
+	 * one ends it, and each part between them is taken where it first
+	 * matches in what is left, which leaves the most to the others.
+	 */
+	n = strlen(s);
+	len = strcspn(pattern, "*");
+	if (!last)
+		return len == n && segment_at(pattern, len, s);
+	tail = strlen(last + 1);
+	if (len + tail > n || !segment_at(pattern, len, s) ||
+	    !segment_at(last + 1, tail, s + n - tail))
+		return 0;
+	s += len;
+	n -= len + tail;
+	for (p = pattern + len + 1; p < last; p += len + 1) {
+		const char *at;
+
+		len = strcspn(p, "*");
+		if (!(at = segment_find(p, len, s, n)))
+			return 0;
+		n -= (size_t)(at - s) + len;
+		s = at + len;
+	}
+	return 1;
+}
+
 int string_list_match(const struct string_list *patterns, const char *s)
 {
 	if (!s)
 		return 0;
 	for (size_t i = 0; i < patterns->n; i++)
-		if (fnmatch(patterns->items[i], s, 0) == 0)
+		if (pattern_match(patterns->items[i], s))
 			return 1;
 	return 0;
 }
@@ -1038,7 +1103,7 @@ int image_is_stack_component(const struct config *cfg, const char *image)
 	if (string_list_match(&cfg->stack_images, image))
 		return 1;
 	for (size_t i = 0; i < cfg->obsolete_components.n; i++)
-		if (fnmatch(cfg->obsolete_components.items[i].key, image, 0) == 0)
+		if (pattern_match(cfg->obsolete_components.items[i].key, image))
 			return 1;
 	return 0;
 }

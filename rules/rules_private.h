@@ -237,6 +237,13 @@ int image_is_stack_component(const struct config *cfg, const char *image);
 int string_list_has(const struct string_list *list, const char *s);
 
 /*
+ * 1 when `s` matches the fnmatch(3) pattern `pattern` with flags 0, as
+ * fnmatch() does in the C locale the programs run in ('*' and '?' also
+ * match '/'), without fnmatch() when the pattern has no '[' or '\\'.
+ */
+int pattern_match(const char *pattern, const char *s);
+
+/*
  * 1 when `s` matches one of the fnmatch(3) patterns of `patterns` (flags 0:
  * '*' also matches '/'). NULL `s` matches nothing.
  */
