@@ -427,12 +427,14 @@ struct capture {
 	const struct capture *elements;  /* how each element of an array
 					    value is kept (its children) */
 	size_t len;                      /* of key */
+	int light;                       /* kept as rules_reads() says */
 };
 
-#define KEEP(key, children) { key, children, NULL, sizeof(key) - 1 }
+#define KEEP(key, children) { key, children, NULL, sizeof(key) - 1, 0 }
 /* an array whose elements are kept as `element` says */
-#define KEEP_EACH(key, element) { key, NULL, element, sizeof(key) - 1 }
-#define KEEP_END { NULL, NULL, NULL, 0 }
+#define KEEP_EACH(key, element) { key, NULL, element, sizeof(key) - 1, 0 }
+#define KEEP_LIGHT(key) { key, NULL, NULL, sizeof(key) - 1, 1 }
+#define KEEP_END { NULL, NULL, NULL, 0, 0 }
 
 static const struct capture capture_owner_fields[] = {
 	KEEP("apiVersion", NULL), KEEP("kind", NULL), KEEP("name", NULL),
@@ -440,7 +442,7 @@ static const struct capture capture_owner_fields[] = {
 };
 
 static const struct capture capture_owner_reference = {
-	"", capture_owner_fields, NULL, 0
+	"", capture_owner_fields, NULL, 0, 0
 };
 
 static const struct capture capture_metadata[] = {
@@ -467,7 +469,36 @@ static const struct capture capture_review[] = {
 	KEEP("request", capture_request), KEEP_END
 };
 
-static const struct capture capture_root = { "", capture_review, NULL, 0 };
+static const struct capture capture_root = { "", capture_review, NULL, 0, 0 };
+
+/*
+ * A light read: what review_request() reads of the request, and the
+ * object as rules_reads() says (the scan's `reads`), which
+ * capture_light_value stands for: its objects keep the members `reads`
+ * names, its arrays every element.
+ */
+static const struct capture capture_light_value = {
+	"", NULL, &capture_light_value, 0, 0
+};
+
+static const struct capture capture_light_kind[] = {
+	KEEP("group", NULL), KEEP("kind", NULL), KEEP_END
+};
+
+static const struct capture capture_light_request[] = {
+	KEEP("uid", NULL), KEEP("operation", NULL), KEEP("namespace", NULL),
+	KEEP("subResource", NULL), KEEP("name", NULL), KEEP("dryRun", NULL),
+	KEEP("kind", capture_light_kind), KEEP_LIGHT("object"), KEEP_END
+};
+
+static const struct capture capture_light_review[] = {
+	KEEP("apiVersion", NULL), KEEP("kind", NULL),
+	KEEP("request", capture_light_request), KEEP_END
+};
+
+static const struct capture capture_light_root = {
+	"", capture_light_review, NULL, 0, 0
+};
 
 static const struct capture *capture_find(const struct capture *list,
 					  const char *key, size_t len)
@@ -486,6 +517,8 @@ struct scan {
 	const struct json_scan_filter *filter;
 	unsigned rules;                 /* rules of triggers in escaped strings */
 	int full;                       /* build every value, not a skeleton */
+	const struct rules_read *reads; /* a light read: what it keeps */
+	int light;                      /* inside the light read's object */
 	int depth_max;
 	int deepest;                    /* levels of nesting seen */
 	char *scratch;                  /* decoded escaped strings */
@@ -503,6 +536,8 @@ static void scan_init(struct scan *s, const struct json_scan_filter *filter,
 	s->filter = filter;
 	s->rules = 0;
 	s->full = full;
+	s->reads = NULL;
+	s->light = 0;
 	s->depth_max = depth_max;
 	s->deepest = 0;
 	s->scratch = NULL;
@@ -766,7 +801,7 @@ static int scan_string_slow(struct scan *s, const unsigned char *p,
 	if (s->filter) {
 		s->rules |= json_scan_filter_rules(s->filter, s->scratch, *len);
 		/* a skeleton is only for bodies without any */
-		if (!s->full && s->rules)
+		if (!s->full && !s->reads && s->rules)
 			return -1;
 	}
 	*text = s->scratch;
@@ -861,10 +896,11 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 	}
 	for (;;) {
 		const struct capture *kept = NULL;
-		const char *key;
+		const char *key, *name = NULL;
 		json_t *value = NULL;
 		size_t len, size;
 		uint32_t hash;
+		int full = s->full, light = s->light, failed;
 
 		if (s->p >= s->end || *s->p != '"' ||
 		    scan_string(s, &key, &len))
@@ -893,7 +929,30 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 						goto out;
 			seen |= (uint64_t)1 << (hash & 63);
 			s->keys[s->n_keys++] = hash;
-			kept = object ? capture_find(children, key, len) : NULL;
+			if (light) {
+				const struct rules_read *r = s->reads;
+
+				/* a pod spec could hide in what is left out */
+				if (!object && len == 10 &&
+				    memcmp(key, "containers", 10) == 0)
+					goto out;
+				for (; object && r->key; r++)
+					if (r->len == len &&
+					    memcmp(r->key, key, len) == 0)
+						break;
+				if (object && r->key) {
+					kept = &capture_light_value;
+					name = r->key;
+					s->full = r->whole;
+				}
+			} else if (object &&
+				   (kept = capture_find(children, key, len))) {
+				name = kept->key;
+				if (kept->light) {
+					s->light = 1;
+					kept = &capture_light_value;
+				}
+			}
 		}
 		/* "key": at once, most of the time */
 		if (s->p < s->end && *s->p == ':') {
@@ -904,7 +963,10 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 				goto out;
 			s->p++;
 		}
-		if (scan_value(s, depth, s->full || kept, kept, &value))
+		failed = scan_value(s, depth, s->full || kept, kept, &value);
+		s->full = full;
+		s->light = light;
+		if (failed)
 			goto out;
 		if (s->full) {
 			/* a duplicate replaces a member: the size stays */
@@ -912,8 +974,7 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 			if (json_object_setn_new_nocheck(object, key, len, value) ||
 			    json_object_size(object) == size)
 				goto out;
-		} else if (kept && json_object_set_new_nocheck(object,
-							       kept->key,
+		} else if (kept && json_object_set_new_nocheck(object, name,
 							       value)) {
 			goto out;
 		}
@@ -1058,7 +1119,7 @@ static int scan_other(struct scan *s, int depth, int want,
 		rc = scan_integer(s, &number);
 		/* a skeleton keeps the type, not the value */
 		if (!rc && want &&
-		    !(value = json_integer(s->full ? number : 0)))
+		    !(value = json_integer(s->full || s->light ? number : 0)))
 			rc = -1;
 		break;
 	}
@@ -1104,7 +1165,8 @@ static json_t *scan_document(struct scan *s, const char *body, size_t len)
 	s->end = s->p + len;
 	skip_space(s);
 	if (s->p >= s->end || *s->p != '{' ||
-	    scan_value(s, 0, 1, &capture_root, &value))
+	    scan_value(s, 0, 1, s->reads ? &capture_light_root : &capture_root,
+		       &value))
 		goto out_fail;
 	skip_space(s);
 	if (s->p != s->end)
@@ -1142,6 +1204,23 @@ json_t *json_scan_skeleton(const struct json_scan_filter *filter,
 	scan_init(&s, filter, 0,
 		  max_depth < SCAN_DEPTH_MAX ? max_depth : SCAN_DEPTH_MAX);
 	return scan_document(&s, body, len);
+}
+
+json_t *json_scan_light(const struct json_scan_filter *filter,
+			const char *body, size_t len,
+			const struct rules_read *reads, int *depth,
+			unsigned *rules)
+{
+	struct scan s;
+	json_t *value;
+
+	scan_init(&s, filter, 0, SCAN_DEPTH_MAX);
+	s.reads = reads;
+	value = scan_document(&s, body, len);
+	*depth = value ? s.deepest : 0;
+	if (value)
+		*rules |= s.rules;
+	return value;
 }
 
 /* ------------------------------------------------------------------ */
