@@ -25,6 +25,7 @@
 #define SCAN_DEPTH_MAX 256
 #define SCAN_KEYS_MAX 1024     /* keys of the objects open at once */
 #define SCAN_OBJECT_KEYS_MAX 64
+#define SCAN_READS_MAX 64      /* members a light read looks up */
 
 struct trigger {
 	char *text;
@@ -518,6 +519,9 @@ struct scan {
 	unsigned rules;                 /* rules of triggers in escaped strings */
 	int full;                       /* build every value, not a skeleton */
 	const struct rules_read *reads; /* a light read: what it keeps */
+	unsigned char read_slot[64];    /* by read_hash(): 1 + the index of
+					   the first of `reads` there, or 0 */
+	unsigned char read_next[SCAN_READS_MAX];  /* 1 + the next one */
 	int light;                      /* inside the light read's object */
 	int depth_max;
 	int deepest;                    /* levels of nesting seen */
@@ -871,6 +875,13 @@ static uint32_t key_hash(const char *key, size_t len, const unsigned char *end)
 	return (uint32_t)(h ^ h >> 32);
 }
 
+/* The slot of a key (len > 0) in scan.read_slot. */
+static inline unsigned read_hash(const char *key, size_t len)
+{
+	return ((unsigned)len * 13 + (unsigned char)key[0] * 7 +
+		(unsigned char)key[len - 1]) & 63;
+}
+
 static int scan_other(struct scan *s, int depth, int want,
 		      const struct capture *shape, json_t **made);
 static inline int scan_value(struct scan *s, int depth, int want,
@@ -898,7 +909,7 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 		const struct capture *kept = NULL;
 		const char *key, *name = NULL;
 		json_t *value = NULL;
-		size_t len, size;
+		size_t len, size, name_len = 0;
 		uint32_t hash;
 		int full = s->full, light = s->light, failed;
 
@@ -930,24 +941,31 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 			seen |= (uint64_t)1 << (hash & 63);
 			s->keys[s->n_keys++] = hash;
 			if (light) {
-				const struct rules_read *r = s->reads;
+				const struct rules_read *r = NULL;
 
 				/* a pod spec could hide in what is left out */
 				if (!object && len == 10 &&
 				    memcmp(key, "containers", 10) == 0)
 					goto out;
-				for (; object && r->key; r++)
-					if (r->len == len &&
-					    memcmp(r->key, key, len) == 0)
+				for (unsigned i = object && len ?
+					  s->read_slot[read_hash(key, len)] : 0;
+				     i; i = s->read_next[i - 1])
+					if (s->reads[i - 1].len == len &&
+					    memcmp(s->reads[i - 1].key, key,
+						   len) == 0) {
+						r = &s->reads[i - 1];
 						break;
-				if (object && r->key) {
+					}
+				if (r) {
 					kept = &capture_light_value;
 					name = r->key;
+					name_len = r->len;
 					s->full = r->whole;
 				}
 			} else if (object &&
 				   (kept = capture_find(children, key, len))) {
 				name = kept->key;
+				name_len = kept->len;
 				if (kept->light) {
 					s->light = 1;
 					kept = &capture_light_value;
@@ -974,8 +992,9 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 			if (json_object_setn_new_nocheck(object, key, len, value) ||
 			    json_object_size(object) == size)
 				goto out;
-		} else if (kept && json_object_set_new_nocheck(object, name,
-							       value)) {
+		} else if (kept && json_object_setn_new_nocheck(object, name,
+								name_len,
+								value)) {
 			goto out;
 		}
 		if (s->p >= s->end || *s->p != ',')
@@ -1213,9 +1232,22 @@ json_t *json_scan_light(const struct json_scan_filter *filter,
 {
 	struct scan s;
 	json_t *value;
+	size_t n = 0;
 
+	*depth = 0;
 	scan_init(&s, filter, 0, SCAN_DEPTH_MAX);
 	s.reads = reads;
+	memset(s.read_slot, 0, sizeof(s.read_slot));
+	while (reads[n].key)
+		if (!reads[n++].len || n > SCAN_READS_MAX)
+			return NULL;
+	/* backwards: the first of equal keys ends up first */
+	while (n--) {
+		unsigned h = read_hash(reads[n].key, reads[n].len);
+
+		s.read_next[n] = s.read_slot[h];
+		s.read_slot[h] = (unsigned char)(n + 1);
+	}
 	value = scan_document(&s, body, len);
 	*depth = value ? s.deepest : 0;
 	if (value)

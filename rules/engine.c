@@ -822,12 +822,17 @@ static int collect_pod_specs(json_t *node, json_t *holder,
 		}
 	} else if (json_is_array(node)) {
 		json_array_foreach(node, i, child) {
-			char index[24];
+			char index[24], *d = index + sizeof(index);
+			size_t n = i;
 
 			if (!json_is_object(child) && !json_is_array(child))
 				continue;
-			snprintf(index, sizeof(index), "%zu", i);
-			if (walk_push(w, index) == 0)
+			/* the decimal index, without snprintf() */
+			*--d = '\0';
+			do
+				*--d = (char)('0' + n % 10);
+			while (n /= 10);
+			if (walk_push(w, d) == 0)
 				rc = collect_pod_specs(child, NULL, w, list,
 						       depth + 1);
 			w->len = saved;
@@ -967,17 +972,39 @@ const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
 	return json_string_value(value);
 }
 
-/* 1 when `resources` (limits or requests) holds `name` with a value not 0. */
-static int asks_for(json_t *map, const char *name)
+/* 1 when `value` (of a resource in limits or requests) is not 0. */
+static int asks_for(json_t *value)
 {
-	json_t *value = json_object_get(map, name);
 	long long count;
 
-	if (!value)
-		return 0;
 	if (resource_count(value, &count) == 0)
 		return count != 0;
 	return 1; /* malformed counts still say the container wants a GPU */
+}
+
+static int same_name(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* 1 when `name` is a resource that asks for GPUs or GPU memory. */
+static int is_gpu_resource(const struct config *cfg, const char *name)
+{
+	if (same_name(name, cfg->gpu_resource) ||
+	    same_name(name, cfg->legacy_gpu_resource) ||
+	    same_name(name, cfg->shared_gpu_resource) ||
+	    same_name(name, cfg->gpu_memory_resource))
+		return 1;
+	for (size_t i = 0; i < cfg->n_memory_resources; i++)
+		if (same_name(name, cfg->memory_resources[i].name))
+			return 1;
+	for (size_t i = 0; i < cfg->count_resources.n; i++)
+		if (same_name(name, cfg->count_resources.items[i]))
+			return 1;
+	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
+		if (same_name(name, cfg->vendor_gpu_resources.items[i]))
+			return 1;
+	return 0;
 }
 
 int container_requests_gpu(const struct config *cfg, json_t *container)
@@ -986,23 +1013,15 @@ int container_requests_gpu(const struct config *cfg, json_t *container)
 	const char *sections[] = { "limits", "requests" };
 
 	for (int s = 0; s < 2; s++) {
-		json_t *map = json_object_get(resources, sections[s]);
+		json_t *map = json_object_get(resources, sections[s]), *value;
+		const char *name;
+		size_t len;
 
-		if (!json_is_object(map))
-			continue;
-		if (asks_for(map, cfg->gpu_resource) ||
-		    asks_for(map, cfg->legacy_gpu_resource) ||
-		    asks_for(map, cfg->shared_gpu_resource) ||
-		    asks_for(map, cfg->gpu_memory_resource))
-			return 1;
-		for (size_t i = 0; i < cfg->n_memory_resources; i++)
-			if (asks_for(map, cfg->memory_resources[i].name))
-				return 1;
-		for (size_t i = 0; i < cfg->count_resources.n; i++)
-			if (asks_for(map, cfg->count_resources.items[i]))
-				return 1;
-		for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
-			if (asks_for(map, cfg->vendor_gpu_resources.items[i]))
+		/* by the map's few names, not a lookup of each GPU resource;
+		 * a name holding NUL is none of them */
+		json_object_keylen_foreach(map, name, len, value)
+			if (strlen(name) == len && is_gpu_resource(cfg, name) &&
+			    asks_for(value))
 				return 1;
 	}
 	return 0;

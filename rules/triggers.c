@@ -597,16 +597,20 @@ int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
 /* What the rules read of an object that gives them nothing to do      */
 
 /*
- * The engine reads, of every object: apiVersion, kind and metadata
- * (namespace, the opt-out annotations; the answer its name, owners and
- * deletionTimestamp), the items of a List, and, to find pod specs, the
- * members holding objects and arrays down to each pod spec: at the places
- * Kubernetes puts them (spec, template, jobTemplate), or anywhere a
- * "containers" member is (json_scan.h sends those to the full reader), and
- * the container lists of each spec.
+ * The engine reads, of every object: apiVersion, kind and, of its
+ * metadata, the namespace and the opt-out annotations (the answer reads
+ * the name, generateName, deletionTimestamp and, of each ownerReferences
+ * entry, its kind, name and controller), the items of a List, and, to
+ * find pod specs, the members holding objects and arrays down to each pod
+ * spec: at the places Kubernetes puts them (spec, template, jobTemplate),
+ * or anywhere a "containers" member is (json_scan.h sends those to the
+ * full reader), and the container lists of each spec.
  */
 #define ENGINE_READS \
-	{ "apiVersion", 10, 1 }, { "kind", 4, 1 }, { "metadata", 8, 1 }, \
+	{ "apiVersion", 10, 1 }, { "kind", 4, 1 }, { "metadata", 8, 0 }, \
+	{ "name", 4, 1 }, { "namespace", 9, 1 }, { "annotations", 11, 1 }, \
+	{ "generateName", 12, 1 }, { "ownerReferences", 15, 0 }, \
+	{ "controller", 10, 1 }, { "deletionTimestamp", 17, 1 }, \
 	{ "items", 5, 0 }, { "spec", 4, 0 }, { "template", 8, 0 }, \
 	{ "jobTemplate", 11, 0 }, { "containers", 10, 0 }, \
 	{ "initContainers", 14, 0 }, { "ephemeralContainers", 19, 0 }
@@ -618,8 +622,8 @@ int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
  */
 static const struct rules_read reads_gpu_visibility[] = {
 	ENGINE_READS,
-	{ "name", 4, 1 }, { "image", 5, 1 }, { "env", 3, 1 },
-	{ "resources", 9, 1 }, { NULL, 0, 0 }
+	{ "image", 5, 1 }, { "env", 3, 1 }, { "resources", 9, 1 },
+	{ NULL, 0, 0 }
 };
 
 const struct rules_read *rules_reads(unsigned rules)

@@ -331,7 +331,9 @@ TEST(json_scan_light_read)
 	CHECK(!json_object_get(request, "userInfo"));
 	CHECK_STR(json_string_value(json_object_get(json_object_get(request,
 						"kind"), "kind")), "Pod");
-	CHECK(json_object_get(json_object_get(object, "metadata"), "labels"));
+	CHECK(!json_object_get(json_object_get(object, "metadata"), "labels"));
+	CHECK_STR(json_string_value(json_object_get(json_object_get(object,
+						"metadata"), "name")), "p");
 	CHECK(!json_object_get(spec, "priority") &&
 	      !json_object_get(spec, "tolerations"));
 	CHECK(!json_object_get(container, "ports"));
