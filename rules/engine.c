@@ -1115,6 +1115,33 @@ int string_list_match(const struct string_list *patterns, const char *s)
 	return 0;
 }
 
+int rule_image_is_stack_component(struct rule_ctx *ctx, const char *image)
+{
+	size_t len, n = ctx->n_stack_memo;
+	struct stack_memo *m;
+	int stack;
+
+	if (!image)
+		return 0;
+	len = strlen(image);
+	if (n > sizeof(ctx->stack_memo) / sizeof(ctx->stack_memo[0]))
+		n = sizeof(ctx->stack_memo) / sizeof(ctx->stack_memo[0]);
+	for (size_t i = 0; i < n; i++)
+		if (ctx->stack_memo[i].len == len &&
+		    memcmp(ctx->stack_memo[i].image, image, len) == 0)
+			return ctx->stack_memo[i].stack;
+	stack = image_is_stack_component(ctx->cfg, image);
+	if (len < sizeof(m->image)) {
+		m = &ctx->stack_memo[ctx->n_stack_memo++ %
+				     (sizeof(ctx->stack_memo) /
+				      sizeof(ctx->stack_memo[0]))];
+		memcpy(m->image, image, len + 1);
+		m->len = len;
+		m->stack = stack;
+	}
+	return stack;
+}
+
 int image_is_stack_component(const struct config *cfg, const char *image)
 {
 	if (!image)

@@ -128,7 +128,7 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 		return 0;
 	}
 	/* the stack's own components see every GPU: last, the longest */
-	if (image_is_stack_component(cfg, image))
+	if (rule_image_is_stack_component(ctx, image))
 		return 0;
 
 	env_pointer = json_pointer_join(c->pointer, "env");
