@@ -428,13 +428,17 @@ struct capture {
 	const struct capture *elements;  /* how each element of an array
 					    value is kept (its children) */
 	size_t len;                      /* of key */
-	int light;                       /* kept as rules_reads() says */
+	int mode;                        /* how its value is read */
 };
+
+/* capture.mode: as the scan goes, as rules_reads() says (a light read's
+ * object), or whole, as json_scan_read() reads it */
+enum { CAPTURE_SCAN, CAPTURE_LIGHT, CAPTURE_WHOLE };
 
 #define KEEP(key, children) { key, children, NULL, sizeof(key) - 1, 0 }
 /* an array whose elements are kept as `element` says */
 #define KEEP_EACH(key, element) { key, NULL, element, sizeof(key) - 1, 0 }
-#define KEEP_LIGHT(key) { key, NULL, NULL, sizeof(key) - 1, 1 }
+#define KEEP_LIGHT(key) { key, NULL, NULL, sizeof(key) - 1, CAPTURE_LIGHT }
 #define KEEP_END { NULL, NULL, NULL, 0, 0 }
 
 static const struct capture capture_owner_fields[] = {
@@ -479,7 +483,11 @@ static const struct capture capture_root = { "", capture_review, NULL, 0, 0 };
  * names, its arrays every element.
  */
 static const struct capture capture_light_value = {
-	"", NULL, &capture_light_value, 0, 0
+	"", NULL, &capture_light_value, 0, CAPTURE_SCAN
+};
+
+static const struct capture capture_whole = {
+	"", NULL, NULL, 0, CAPTURE_WHOLE
 };
 
 static const struct capture capture_light_kind[] = {
@@ -911,7 +919,6 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 		json_t *value = NULL;
 		size_t len, size, name_len = 0;
 		uint32_t hash;
-		int full = s->full, light = s->light, failed;
 
 		if (s->p >= s->end || *s->p != '"' ||
 		    scan_string(s, &key, &len))
@@ -940,7 +947,7 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 						goto out;
 			seen |= (uint64_t)1 << (hash & 63);
 			s->keys[s->n_keys++] = hash;
-			if (light) {
+			if (s->light) {
 				const struct rules_read *r = NULL;
 
 				/* a pod spec could hide in what is left out */
@@ -957,19 +964,15 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 						break;
 					}
 				if (r) {
-					kept = &capture_light_value;
+					kept = r->whole ? &capture_whole :
+							  &capture_light_value;
 					name = r->key;
 					name_len = r->len;
-					s->full = r->whole;
 				}
 			} else if (object &&
 				   (kept = capture_find(children, key, len))) {
 				name = kept->key;
 				name_len = kept->len;
-				if (kept->light) {
-					s->light = 1;
-					kept = &capture_light_value;
-				}
 			}
 		}
 		/* "key": at once, most of the time */
@@ -981,10 +984,7 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 				goto out;
 			s->p++;
 		}
-		failed = scan_value(s, depth, s->full || kept, kept, &value);
-		s->full = full;
-		s->light = light;
-		if (failed)
+		if (scan_value(s, depth, s->full || kept, kept, &value))
 			goto out;
 		if (s->full) {
 			/* a duplicate replaces a member: the size stays */
@@ -1096,13 +1096,19 @@ static int scan_other(struct scan *s, int depth, int want,
 {
 	json_t *value = NULL;
 	json_int_t number;
-	int rc;
+	int rc, full = s->full, light = s->light;
 
+	if (shape && shape->mode == CAPTURE_WHOLE)
+		s->full = 1;
+	else if (shape && shape->mode == CAPTURE_LIGHT)
+		s->light = 1;
 	switch (*s->p) {
 	case '{':
 		if (depth >= s->depth_max ||
-		    (want && !(value = json_object())))
-			return -1;
+		    (want && !(value = json_object()))) {
+			rc = -1;
+			break;
+		}
 		if (depth >= s->deepest)
 			s->deepest = depth + 1;
 		s->p++;
@@ -1111,8 +1117,10 @@ static int scan_other(struct scan *s, int depth, int want,
 		break;
 	case '[':
 		if (depth >= s->depth_max ||
-		    (want && !(value = json_array())))
-			return -1;
+		    (want && !(value = json_array()))) {
+			rc = -1;
+			break;
+		}
 		if (depth >= s->deepest)
 			s->deepest = depth + 1;
 		s->p++;
@@ -1142,6 +1150,8 @@ static int scan_other(struct scan *s, int depth, int want,
 			rc = -1;
 		break;
 	}
+	s->full = full;
+	s->light = light;
 	if (rc) {
 		json_decref(value);
 		return -1;
