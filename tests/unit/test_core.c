@@ -378,6 +378,21 @@ TEST(core_compact_text_is_janssons)
 	}
 }
 
+/* A word of 0 to size - 1 bytes of `alphabet`, from the generator *seed. */
+static void random_word(char *out, size_t size, const char *alphabet,
+			unsigned *seed)
+{
+	size_t len, n = strlen(alphabet);
+
+	*seed = *seed * 1103515245 + 12345;
+	len = (*seed >> 16) % size;
+	for (size_t k = 0; k < len; k++) {
+		*seed = *seed * 1103515245 + 12345;
+		out[k] = alphabet[(*seed >> 16) % n];
+	}
+	out[len] = '\0';
+}
+
 /* pattern_match() answers as fnmatch(3) with flags 0 does */
 TEST(core_pattern_match)
 {
@@ -404,22 +419,9 @@ TEST(core_pattern_match)
 	/* and short random ones over a small alphabet */
 	for (unsigned i = 0, seed = 17; i < 20000; i++) {
 		char pattern[8], text[8];
-		size_t plen, tlen;
 
-		seed = seed * 1103515245 + 12345;
-		plen = (seed >> 16) % 8;
-		for (size_t k = 0; k < plen; k++) {
-			seed = seed * 1103515245 + 12345;
-			pattern[k] = "ab*?/"[(seed >> 16) % 5];
-		}
-		pattern[plen] = '\0';
-		seed = seed * 1103515245 + 12345;
-		tlen = (seed >> 16) % 8;
-		for (size_t k = 0; k < tlen; k++) {
-			seed = seed * 1103515245 + 12345;
-			text[k] = "ab/"[(seed >> 16) % 3];
-		}
-		text[tlen] = '\0';
+		random_word(pattern, sizeof(pattern), "ab*?/", &seed);
+		random_word(text, sizeof(text), "ab/", &seed);
 		CHECK(pattern_match(pattern, text) ==
 		      (fnmatch(pattern, text, 0) == 0));
 	}
