@@ -699,7 +699,11 @@ struct review_source {
 	size_t len;
 	json_t *review;          /* the document read from it */
 	const struct json_scan_filter *filter;  /* its prefilter, or NULL */
+	int light;               /* the document is a light read */
 };
+
+/* review_request(): the light read is not enough, read the body whole */
+#define REVIEW_READ_WHOLE 1
 
 /*
  * The guarantee that the patch sent applies to the object as it came and
@@ -1010,10 +1014,20 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 	memset(&err, 0, sizeof(err));
 	rules_result_init(&res);
 	if (rules_apply(cfg, &opts, object, &res, &err) != 0) {
+		if (src->light) {
+			rc = REVIEW_READ_WHOLE;
+			goto out_clear;
+		}
 		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
 				    "internal error%s%s: %s",
 				    *err.pointer ? " at " : "", err.pointer,
 				    err.message);
+		goto out_clear;
+	}
+	/* the rules found something in a light read: the whole object
+	 * decides what (rules_reads()) */
+	if (src->light && (res.n_ops || res.n_findings || res.denied)) {
+		rc = REVIEW_READ_WHOLE;
 		goto out_clear;
 	}
 	for (size_t i = 0; i < res.n_findings; i++) {
@@ -1167,6 +1181,8 @@ static int optional_string(json_t *parent, const char *key, const char **value)
  * prefilter's skeleton and no rule has anything to do; `shallow`: the
  * object is known to nest within cfg->max_depth; `skip`: the rules the
  * prefilter found nothing for; `src`: the body and the document read.
+ * REVIEW_READ_WHOLE when `src` is a light read that is not enough, with
+ * nothing written to `out` but its texts.
  */
 static int review_request(const struct config *cfg, json_t *request,
 			  const char *api_version, const char *uid,
@@ -1298,6 +1314,46 @@ static void nul_outcome_show(struct admission_outcome *out)
 	}
 }
 
+/*
+ * A light read of `body` (json_scan_light()) for the rules `*rules`, whose
+ * reads are `reads`; NULL when the body must be read whole: the read gave
+ * up, the object nests too deep to be judged without too_deep(), or an
+ * escaped string holds another rule's trigger.
+ */
+static json_t *read_light(const struct config *cfg,
+			  const struct json_scan_filter *filter,
+			  const char *body, size_t len,
+			  const struct rules_read *reads, int *depth,
+			  unsigned *rules)
+{
+	unsigned found = *rules;
+	json_t *review = json_scan_light(filter, body, len, reads, depth,
+					 &found);
+
+	if (review && *depth - 2 <= cfg->max_depth &&
+	    rules_reads(found) == reads) {
+		*rules = found;
+		return review;
+	}
+	json_arena_drop(review);
+	*depth = 0;
+	return NULL;
+}
+
+/* Forgets the texts review_request() set in `out` from a light read. */
+static void outcome_texts_clear(struct admission_outcome *out)
+{
+	char **fields[] = { &out->api_version, &out->uid, &out->kind,
+			    &out->operation, &out->namespace_name,
+			    &out->name };
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		free(*fields[i]);
+		*fields[i] = NULL;
+	}
+	out->dry_run = 0;
+}
+
 int admission_review(const struct config *cfg, const char *body, size_t len,
 		     struct admission_outcome *out)
 {
@@ -1313,8 +1369,9 @@ int admission_review_filtered(const struct config *cfg,
 	json_error_t jerr;
 	json_t *review, *request;
 	const char *api_version, *kind, *uid;
+	const struct rules_read *reads = NULL;
 	char *encoded = NULL;
-	int rc = -1, skeleton = 0, depth = 0, shallow;
+	int rc = -1, skeleton = 0, depth = 0, shallow, light = 0;
 	unsigned skip, rules;
 
 	/* strings holding NUL are reviewed encoded (nul.h), on either path */
@@ -1325,10 +1382,17 @@ int admission_review_filtered(const struct config *cfg,
 		out->nul = 1;
 	}
 	rules = filter ? json_scan_filter_rules(filter, body, len) : 0;
+	/* rules that say what they read: first a light read */
+	if (filter && rules)
+		reads = rules_reads(rules);
+read:
 	/* nothing for any rule: the skeleton is enough */
 	if (filter && !rules &&
 	    (review = json_scan_skeleton(filter, body, len, cfg->max_depth)))
 		skeleton = 1;
+	else if (reads && (review = read_light(cfg, filter, body, len, reads,
+					       &depth, &rules)))
+		light = 1;
 	else if (!(review = json_scan_read(body, len, filter, &depth, &rules)))
 		review = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
 	/* the rules to skip: those without a trigger, when all was read */
@@ -1378,8 +1442,17 @@ int admission_review_filtered(const struct config *cfg,
 	src.len = len;
 	src.review = review;
 	src.filter = filter;
+	src.light = light;
 	rc = review_request(cfg, request, api_version, uid, skeleton,
 			    shallow, skip, &src, out);
+	if (rc == REVIEW_READ_WHOLE) {
+		json_arena_drop(review);
+		outcome_texts_clear(out);
+		reads = NULL;
+		light = 0;
+		depth = 0;
+		goto read;
+	}
 out_free:
 	/* the request's values, made in the review's scope when there is one */
 	json_arena_drop(review);

@@ -25,6 +25,7 @@
 #define SCAN_DEPTH_MAX 256
 #define SCAN_KEYS_MAX 1024     /* keys of the objects open at once */
 #define SCAN_OBJECT_KEYS_MAX 64
+#define SCAN_READS_MAX 64      /* members a light read looks up */
 
 struct trigger {
 	char *text;
@@ -427,12 +428,18 @@ struct capture {
 	const struct capture *elements;  /* how each element of an array
 					    value is kept (its children) */
 	size_t len;                      /* of key */
+	int mode;                        /* how its value is read */
 };
 
-#define KEEP(key, children) { key, children, NULL, sizeof(key) - 1 }
+/* capture.mode: as the scan goes, as rules_reads() says (a light read's
+ * object), or whole, as json_scan_read() reads it */
+enum { CAPTURE_SCAN, CAPTURE_LIGHT, CAPTURE_WHOLE };
+
+#define KEEP(key, children) { key, children, NULL, sizeof(key) - 1, 0 }
 /* an array whose elements are kept as `element` says */
-#define KEEP_EACH(key, element) { key, NULL, element, sizeof(key) - 1 }
-#define KEEP_END { NULL, NULL, NULL, 0 }
+#define KEEP_EACH(key, element) { key, NULL, element, sizeof(key) - 1, 0 }
+#define KEEP_LIGHT(key) { key, NULL, NULL, sizeof(key) - 1, CAPTURE_LIGHT }
+#define KEEP_END { NULL, NULL, NULL, 0, 0 }
 
 static const struct capture capture_owner_fields[] = {
 	KEEP("apiVersion", NULL), KEEP("kind", NULL), KEEP("name", NULL),
@@ -440,7 +447,7 @@ static const struct capture capture_owner_fields[] = {
 };
 
 static const struct capture capture_owner_reference = {
-	"", capture_owner_fields, NULL, 0
+	"", capture_owner_fields, NULL, 0, 0
 };
 
 static const struct capture capture_metadata[] = {
@@ -467,7 +474,40 @@ static const struct capture capture_review[] = {
 	KEEP("request", capture_request), KEEP_END
 };
 
-static const struct capture capture_root = { "", capture_review, NULL, 0 };
+static const struct capture capture_root = { "", capture_review, NULL, 0, 0 };
+
+/*
+ * A light read: what review_request() reads of the request, and the
+ * object as rules_reads() says (the scan's `reads`), which
+ * capture_light_value stands for: its objects keep the members `reads`
+ * names, its arrays every element.
+ */
+static const struct capture capture_light_value = {
+	"", NULL, &capture_light_value, 0, CAPTURE_SCAN
+};
+
+static const struct capture capture_whole = {
+	"", NULL, NULL, 0, CAPTURE_WHOLE
+};
+
+static const struct capture capture_light_kind[] = {
+	KEEP("group", NULL), KEEP("kind", NULL), KEEP_END
+};
+
+static const struct capture capture_light_request[] = {
+	KEEP("uid", NULL), KEEP("operation", NULL), KEEP("namespace", NULL),
+	KEEP("subResource", NULL), KEEP("name", NULL), KEEP("dryRun", NULL),
+	KEEP("kind", capture_light_kind), KEEP_LIGHT("object"), KEEP_END
+};
+
+static const struct capture capture_light_review[] = {
+	KEEP("apiVersion", NULL), KEEP("kind", NULL),
+	KEEP("request", capture_light_request), KEEP_END
+};
+
+static const struct capture capture_light_root = {
+	"", capture_light_review, NULL, 0, 0
+};
 
 static const struct capture *capture_find(const struct capture *list,
 					  const char *key, size_t len)
@@ -486,6 +526,11 @@ struct scan {
 	const struct json_scan_filter *filter;
 	unsigned rules;                 /* rules of triggers in escaped strings */
 	int full;                       /* build every value, not a skeleton */
+	const struct rules_read *reads; /* a light read: what it keeps */
+	unsigned char read_slot[64];    /* by read_hash(): 1 + the index of
+					   the first of `reads` there, or 0 */
+	unsigned char read_next[SCAN_READS_MAX];  /* 1 + the next one */
+	int light;                      /* inside the light read's object */
 	int depth_max;
 	int deepest;                    /* levels of nesting seen */
 	char *scratch;                  /* decoded escaped strings */
@@ -503,6 +548,8 @@ static void scan_init(struct scan *s, const struct json_scan_filter *filter,
 	s->filter = filter;
 	s->rules = 0;
 	s->full = full;
+	s->reads = NULL;
+	s->light = 0;
 	s->depth_max = depth_max;
 	s->deepest = 0;
 	s->scratch = NULL;
@@ -766,7 +813,7 @@ static int scan_string_slow(struct scan *s, const unsigned char *p,
 	if (s->filter) {
 		s->rules |= json_scan_filter_rules(s->filter, s->scratch, *len);
 		/* a skeleton is only for bodies without any */
-		if (!s->full && s->rules)
+		if (!s->full && !s->reads && s->rules)
 			return -1;
 	}
 	*text = s->scratch;
@@ -836,6 +883,13 @@ static uint32_t key_hash(const char *key, size_t len, const unsigned char *end)
 	return (uint32_t)(h ^ h >> 32);
 }
 
+/* The slot of a key (len > 0) in scan.read_slot. */
+static inline unsigned read_hash(const char *key, size_t len)
+{
+	return ((unsigned)len * 13 + (unsigned char)key[0] * 7 +
+		(unsigned char)key[len - 1]) & 63;
+}
+
 static int scan_other(struct scan *s, int depth, int want,
 		      const struct capture *shape, json_t **made);
 static inline int scan_value(struct scan *s, int depth, int want,
@@ -861,9 +915,9 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 	}
 	for (;;) {
 		const struct capture *kept = NULL;
-		const char *key;
+		const char *key, *name = NULL;
 		json_t *value = NULL;
-		size_t len, size;
+		size_t len, size, name_len = 0;
 		uint32_t hash;
 
 		if (s->p >= s->end || *s->p != '"' ||
@@ -893,7 +947,33 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 						goto out;
 			seen |= (uint64_t)1 << (hash & 63);
 			s->keys[s->n_keys++] = hash;
-			kept = object ? capture_find(children, key, len) : NULL;
+			if (s->light) {
+				const struct rules_read *r = NULL;
+
+				/* a pod spec could hide in what is left out */
+				if (!object && len == 10 &&
+				    memcmp(key, "containers", 10) == 0)
+					goto out;
+				for (unsigned i = object && len ?
+					  s->read_slot[read_hash(key, len)] : 0;
+				     i; i = s->read_next[i - 1])
+					if (s->reads[i - 1].len == len &&
+					    memcmp(s->reads[i - 1].key, key,
+						   len) == 0) {
+						r = &s->reads[i - 1];
+						break;
+					}
+				if (r) {
+					kept = r->whole ? &capture_whole :
+							  &capture_light_value;
+					name = r->key;
+					name_len = r->len;
+				}
+			} else if (object &&
+				   (kept = capture_find(children, key, len))) {
+				name = kept->key;
+				name_len = kept->len;
+			}
 		}
 		/* "key": at once, most of the time */
 		if (s->p < s->end && *s->p == ':') {
@@ -912,9 +992,9 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 			if (json_object_setn_new_nocheck(object, key, len, value) ||
 			    json_object_size(object) == size)
 				goto out;
-		} else if (kept && json_object_set_new_nocheck(object,
-							       kept->key,
-							       value)) {
+		} else if (kept && json_object_setn_new_nocheck(object, name,
+								name_len,
+								value)) {
 			goto out;
 		}
 		if (s->p >= s->end || *s->p != ',')
@@ -1016,13 +1096,19 @@ static int scan_other(struct scan *s, int depth, int want,
 {
 	json_t *value = NULL;
 	json_int_t number;
-	int rc;
+	int rc, full = s->full, light = s->light;
 
+	if (shape && shape->mode == CAPTURE_WHOLE)
+		s->full = 1;
+	else if (shape && shape->mode == CAPTURE_LIGHT)
+		s->light = 1;
 	switch (*s->p) {
 	case '{':
 		if (depth >= s->depth_max ||
-		    (want && !(value = json_object())))
-			return -1;
+		    (want && !(value = json_object()))) {
+			rc = -1;
+			break;
+		}
 		if (depth >= s->deepest)
 			s->deepest = depth + 1;
 		s->p++;
@@ -1031,8 +1117,10 @@ static int scan_other(struct scan *s, int depth, int want,
 		break;
 	case '[':
 		if (depth >= s->depth_max ||
-		    (want && !(value = json_array())))
-			return -1;
+		    (want && !(value = json_array()))) {
+			rc = -1;
+			break;
+		}
 		if (depth >= s->deepest)
 			s->deepest = depth + 1;
 		s->p++;
@@ -1058,10 +1146,12 @@ static int scan_other(struct scan *s, int depth, int want,
 		rc = scan_integer(s, &number);
 		/* a skeleton keeps the type, not the value */
 		if (!rc && want &&
-		    !(value = json_integer(s->full ? number : 0)))
+		    !(value = json_integer(s->full || s->light ? number : 0)))
 			rc = -1;
 		break;
 	}
+	s->full = full;
+	s->light = light;
 	if (rc) {
 		json_decref(value);
 		return -1;
@@ -1104,7 +1194,8 @@ static json_t *scan_document(struct scan *s, const char *body, size_t len)
 	s->end = s->p + len;
 	skip_space(s);
 	if (s->p >= s->end || *s->p != '{' ||
-	    scan_value(s, 0, 1, &capture_root, &value))
+	    scan_value(s, 0, 1, s->reads ? &capture_light_root : &capture_root,
+		       &value))
 		goto out_fail;
 	skip_space(s);
 	if (s->p != s->end)
@@ -1142,6 +1233,36 @@ json_t *json_scan_skeleton(const struct json_scan_filter *filter,
 	scan_init(&s, filter, 0,
 		  max_depth < SCAN_DEPTH_MAX ? max_depth : SCAN_DEPTH_MAX);
 	return scan_document(&s, body, len);
+}
+
+json_t *json_scan_light(const struct json_scan_filter *filter,
+			const char *body, size_t len,
+			const struct rules_read *reads, int *depth,
+			unsigned *rules)
+{
+	struct scan s;
+	json_t *value;
+	size_t n = 0;
+
+	*depth = 0;
+	scan_init(&s, filter, 0, SCAN_DEPTH_MAX);
+	s.reads = reads;
+	memset(s.read_slot, 0, sizeof(s.read_slot));
+	while (reads[n].key)
+		if (!reads[n++].len || n > SCAN_READS_MAX)
+			return NULL;
+	/* backwards: the first of equal keys ends up first */
+	while (n--) {
+		unsigned h = read_hash(reads[n].key, reads[n].len);
+
+		s.read_next[n] = s.read_slot[h];
+		s.read_slot[h] = (unsigned char)(n + 1);
+	}
+	value = scan_document(&s, body, len);
+	*depth = value ? s.deepest : 0;
+	if (value)
+		*rules |= s.rules;
+	return value;
 }
 
 /* ------------------------------------------------------------------ */

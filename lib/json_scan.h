@@ -73,6 +73,22 @@ json_t *json_scan_read(const char *body, size_t len,
 		       unsigned *rules);
 
 /*
+ * A light read of the AdmissionReview `body`, for rules that read only
+ * what `reads` names (rules_reads()): the members of the skeleton that
+ * review_request() reads, request.kind.group, and request.object as
+ * rules_reads() says, its values as they are (numbers too). NULL when
+ * the body must be read in full: as for json_scan_skeleton() (a trigger
+ * behind an escape excepted: its rules are added to *rules, as
+ * json_scan_read() does), and when a member left out of the object holds
+ * a "containers" member. *depth as json_scan_read() says, of the whole
+ * body.
+ */
+json_t *json_scan_light(const struct json_scan_filter *filter,
+			const char *body, size_t len,
+			const struct rules_read *reads, int *depth,
+			unsigned *rules);
+
+/*
  * Compares the member at `path` (keys, NULL-terminated; NULL: the whole
  * text) of the JSON text `body` with `value`, as json_equal() compares
  * two documents, reading the text as json_scan_read() does without

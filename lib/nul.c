@@ -37,17 +37,17 @@ static long hex4(const char *p)
 
 int nul_text_has(const char *text, size_t len)
 {
-	const char *p = text, *end = text + len, *hit;
+	const char *p = text, *end = text + len, *run;
 
-	while ((hit = memmem(p, (size_t)(end - p), "\\u0000", 6))) {
-		/* an escape only when the backslashes before it pair up */
-		size_t before = 0;
-
-		while (hit - before > text && hit[-(long)before - 1] == '\\')
-			before++;
-		if (before % 2 == 0)
+	/* by runs of backslashes: memchr() is cheaper than memmem() */
+	while ((run = memchr(p, '\\', (size_t)(end - p)))) {
+		p = run + 1;
+		while (p < end && *p == '\\')
+			p++;
+		/* an escape only when the backslashes before its own pair up */
+		if ((p - 1 - run) % 2 == 0 && end - (p - 1) >= 6 &&
+		    memcmp(p - 1, "\\u0000", 6) == 0)
 			return 1;
-		p = hit + 1;
 	}
 	return 0;
 }

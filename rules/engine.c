@@ -822,12 +822,17 @@ static int collect_pod_specs(json_t *node, json_t *holder,
 		}
 	} else if (json_is_array(node)) {
 		json_array_foreach(node, i, child) {
-			char index[24];
+			char index[24], *d = index + sizeof(index);
+			size_t n = i;
 
 			if (!json_is_object(child) && !json_is_array(child))
 				continue;
-			snprintf(index, sizeof(index), "%zu", i);
-			if (walk_push(w, index) == 0)
+			/* the decimal index, without snprintf() */
+			*--d = '\0';
+			do
+				*--d = (char)('0' + n % 10);
+			while (n /= 10);
+			if (walk_push(w, d) == 0)
 				rc = collect_pod_specs(child, NULL, w, list,
 						       depth + 1);
 			w->len = saved;
@@ -967,17 +972,39 @@ const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
 	return json_string_value(value);
 }
 
-/* 1 when `resources` (limits or requests) holds `name` with a value not 0. */
-static int asks_for(json_t *map, const char *name)
+/* 1 when `value` (of a resource in limits or requests) is not 0. */
+static int asks_for(json_t *value)
 {
-	json_t *value = json_object_get(map, name);
 	long long count;
 
-	if (!value)
-		return 0;
 	if (resource_count(value, &count) == 0)
 		return count != 0;
 	return 1; /* malformed counts still say the container wants a GPU */
+}
+
+static int same_name(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* 1 when `name` is a resource that asks for GPUs or GPU memory. */
+static int is_gpu_resource(const struct config *cfg, const char *name)
+{
+	if (same_name(name, cfg->gpu_resource) ||
+	    same_name(name, cfg->legacy_gpu_resource) ||
+	    same_name(name, cfg->shared_gpu_resource) ||
+	    same_name(name, cfg->gpu_memory_resource))
+		return 1;
+	for (size_t i = 0; i < cfg->n_memory_resources; i++)
+		if (same_name(name, cfg->memory_resources[i].name))
+			return 1;
+	for (size_t i = 0; i < cfg->count_resources.n; i++)
+		if (same_name(name, cfg->count_resources.items[i]))
+			return 1;
+	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
+		if (same_name(name, cfg->vendor_gpu_resources.items[i]))
+			return 1;
+	return 0;
 }
 
 int container_requests_gpu(const struct config *cfg, json_t *container)
@@ -986,23 +1013,15 @@ int container_requests_gpu(const struct config *cfg, json_t *container)
 	const char *sections[] = { "limits", "requests" };
 
 	for (int s = 0; s < 2; s++) {
-		json_t *map = json_object_get(resources, sections[s]);
+		json_t *map = json_object_get(resources, sections[s]), *value;
+		const char *name;
+		size_t len;
 
-		if (!json_is_object(map))
-			continue;
-		if (asks_for(map, cfg->gpu_resource) ||
-		    asks_for(map, cfg->legacy_gpu_resource) ||
-		    asks_for(map, cfg->shared_gpu_resource) ||
-		    asks_for(map, cfg->gpu_memory_resource))
-			return 1;
-		for (size_t i = 0; i < cfg->n_memory_resources; i++)
-			if (asks_for(map, cfg->memory_resources[i].name))
-				return 1;
-		for (size_t i = 0; i < cfg->count_resources.n; i++)
-			if (asks_for(map, cfg->count_resources.items[i]))
-				return 1;
-		for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
-			if (asks_for(map, cfg->vendor_gpu_resources.items[i]))
+		/* by the map's few names, not a lookup of each GPU resource;
+		 * a name holding NUL is none of them */
+		json_object_keylen_foreach(map, name, len, value)
+			if (strlen(name) == len && is_gpu_resource(cfg, name) &&
+			    asks_for(value))
 				return 1;
 	}
 	return 0;
@@ -1021,14 +1040,106 @@ int pod_requests_gpu(const struct config *cfg, json_t *spec)
 	return 0;
 }
 
+/* 1 when s[0..len) matches seg[0..len), where '?' is any byte. */
+static int segment_at(const char *seg, size_t len, const char *s)
+{
+	for (size_t i = 0; i < len; i++)
+		if (seg[i] != s[i] && seg[i] != '?')
+			return 0;
+	return 1;
+}
+
+/* The leftmost place in s[0..n) where seg[0..len) matches, or NULL. */
+static const char *segment_find(const char *seg, size_t len, const char *s,
+				size_t n)
+{
+	const char *end = s + n;
+
+	if (!len || len > n)
+		return len ? NULL : s;
+	end -= len;     /* the last place it may start */
+	while (s <= end) {
+		if (*seg != '?' &&
+		    !(s = memchr(s, *seg, (size_t)(end - s) + 1)))
+			return NULL;
+		if (segment_at(seg, len, s))
+			return s;
+		s++;
+	}
+	return NULL;
+}
+
+int pattern_match(const char *pattern, const char *s)
+{
+	const char *last = strrchr(pattern, '*'), *p;
+	size_t n, len, tail;
+
+	/* brackets and escapes: fnmatch() itself */
+	if (strpbrk(pattern, "[\\"))
+		return fnmatch(pattern, s, 0) == 0;
+	/*
+	 * '*' and '?' on bytes, as fnmatch() in the C locale: the part
+	 * before the first '*' starts the text, the part after the last
+	 * one ends it, and each part between them is taken where it first
+	 * matches in what is left, which leaves the most to the others.
+	 */
+	n = strlen(s);
+	len = strcspn(pattern, "*");
+	if (!last)
+		return len == n && segment_at(pattern, len, s);
+	tail = strlen(last + 1);
+	if (len + tail > n || !segment_at(pattern, len, s) ||
+	    !segment_at(last + 1, tail, s + n - tail))
+		return 0;
+	s += len;
+	n -= len + tail;
+	for (p = pattern + len + 1; p < last; p += len + 1) {
+		const char *at;
+
+		len = strcspn(p, "*");
+		if (!(at = segment_find(p, len, s, n)))
+			return 0;
+		n -= (size_t)(at - s) + len;
+		s = at + len;
+	}
+	return 1;
+}
+
 int string_list_match(const struct string_list *patterns, const char *s)
 {
 	if (!s)
 		return 0;
 	for (size_t i = 0; i < patterns->n; i++)
-		if (fnmatch(patterns->items[i], s, 0) == 0)
+		if (pattern_match(patterns->items[i], s))
 			return 1;
 	return 0;
+}
+
+int rule_image_is_stack_component(struct rule_ctx *ctx, const char *image)
+{
+	size_t len, n = ctx->n_stack_memo;
+	struct stack_memo *m;
+	int stack;
+
+	if (!image)
+		return 0;
+	len = strlen(image);
+	if (n > sizeof(ctx->stack_memo) / sizeof(ctx->stack_memo[0]))
+		n = sizeof(ctx->stack_memo) / sizeof(ctx->stack_memo[0]);
+	for (size_t i = 0; i < n; i++)
+		if (ctx->stack_memo[i].len == len &&
+		    memcmp(ctx->stack_memo[i].image, image, len) == 0)
+			return ctx->stack_memo[i].stack;
+	stack = image_is_stack_component(ctx->cfg, image);
+	if (len < sizeof(m->image)) {
+		m = &ctx->stack_memo[ctx->n_stack_memo++ %
+				     (sizeof(ctx->stack_memo) /
+				      sizeof(ctx->stack_memo[0]))];
+		memcpy(m->image, image, len + 1);
+		m->len = len;
+		m->stack = stack;
+	}
+	return stack;
 }
 
 int image_is_stack_component(const struct config *cfg, const char *image)
@@ -1038,7 +1149,7 @@ int image_is_stack_component(const struct config *cfg, const char *image)
 	if (string_list_match(&cfg->stack_images, image))
 		return 1;
 	for (size_t i = 0; i < cfg->obsolete_components.n; i++)
-		if (fnmatch(cfg->obsolete_components.items[i].key, image, 0) == 0)
+		if (pattern_match(cfg->obsolete_components.items[i].key, image))
 			return 1;
 	return 0;
 }

@@ -105,8 +105,7 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 
 	(void)pod;
 	(void)arg;
-	if (container_requests_gpu(cfg, c->container) ||
-	    image_is_stack_component(cfg, image))
+	if (container_requests_gpu(cfg, c->container))
 		return 0;
 	if (!name)
 		name = "(unnamed)";
@@ -128,6 +127,9 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 	} else if (!string_list_match(&cfg->gpu_images, image)) {
 		return 0;
 	}
+	/* the stack's own components see every GPU: last, the longest */
+	if (rule_image_is_stack_component(ctx, image))
+		return 0;
 
 	env_pointer = json_pointer_join(c->pointer, "env");
 	if (!env_pointer)

@@ -251,7 +251,7 @@ static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
 }
 
 struct stack_volumes {
-	const struct config *cfg;
+	struct rule_ctx *ctx;
 	struct obsolete_set *set;
 	size_t cap;               /* counted in a first pass, names NULL */
 	json_t *container;        /* the last container looked at */
@@ -267,7 +267,7 @@ static int note_stack_volume(json_t *container, json_t *mount, void *arg)
 	/* once per container, not per mount: a pod may have thousands */
 	if (container != sv->container) {
 		sv->container = container;
-		sv->stack = image_is_stack_component(sv->cfg,
+		sv->stack = rule_image_is_stack_component(sv->ctx,
 			json_string_value(json_object_get(container, "image")));
 	}
 	if (!name || !sv->stack)
@@ -285,10 +285,10 @@ static int note_stack_volume(json_t *container, json_t *mount, void *arg)
  * pods run none, and then nothing is allocated. 0, or -1 when out of
  * memory.
  */
-static int stack_volumes_collect(const struct config *cfg, json_t *spec,
+static int stack_volumes_collect(struct rule_ctx *ctx, json_t *spec,
 				 struct obsolete_set *set)
 {
-	struct stack_volumes sv = { cfg, set, 0, NULL, 0 };
+	struct stack_volumes sv = { ctx, set, 0, NULL, 0 };
 
 	spec_for_each_mount(spec, note_stack_volume, &sv);
 	if (sv.cap == 0)
@@ -317,7 +317,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	obsolete = calloc(n, 1);
 	set.names = calloc(n, sizeof(*set.names));
 	if (!volumes_pointer || !obsolete || !set.names ||
-	    stack_volumes_collect(ctx->cfg, pod->spec, &stack))
+	    stack_volumes_collect(ctx, pod->spec, &stack))
 		goto out_free;
 
 	/* report everything first, at the pointers of the input */

@@ -9,7 +9,6 @@
  * container that runs one. Lint only: what to deploy instead is the
  * operator's call.
  */
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,7 +25,7 @@ static const struct text_pair *find_component(const struct config *cfg,
 		return NULL;
 	/* flags 0, as string_list_match(): '*' also matches '/' */
 	for (size_t i = 0; i < cfg->obsolete_components.n; i++)
-		if (fnmatch(cfg->obsolete_components.items[i].key, image, 0) == 0)
+		if (pattern_match(cfg->obsolete_components.items[i].key, image))
 			return &cfg->obsolete_components.items[i];
 	return NULL;
 }

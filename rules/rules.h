@@ -351,6 +351,29 @@ int rules_triggers(const struct config *cfg, struct string_list *out);
 int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
 			struct string_list *out);
 
+/* A member of an object that rules read (rules_reads()). */
+struct rules_read {
+	const char *key;
+	size_t len;             /* of key */
+	int whole;              /* 1: its value is read whole; 0: only the
+				   members of its objects (and of those of
+				   its arrays) that the list names */
+};
+
+/*
+ * What the rules `rules` (bits 1 << rule_id; the webhook's, with
+ * rules_options.skip_rules leaving out the others) and the engine read of
+ * an object to find that they have nothing to report or change in it:
+ * the members, at any depth, the list names, read as it says. On an
+ * object that has only those members (read from the root as the list
+ * says), and no other member holding a "containers" member at any depth,
+ * rules_apply() reports and emits nothing exactly when it reports and
+ * emits nothing on the whole object; when it does report or emit
+ * something, it must run again on the whole object. NULL-terminated;
+ * NULL when some rule of `rules` does not say: it needs the whole object.
+ */
+const struct rules_read *rules_reads(unsigned rules);
+
 /* Frees the strings of `list` and its array, leaving it empty. */
 void string_list_clear(struct string_list *list);
 

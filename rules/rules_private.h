@@ -30,6 +30,13 @@ struct rule_ctx {
 	size_t added_len, added_cap;
 	int added_failed;           /* out of memory: every rule runs */
 	struct rules_error *err;
+	/* the last images rule_image_is_stack_component() judged */
+	struct stack_memo {
+		char image[128];
+		size_t len;
+		int stack;
+	} stack_memo[4];
+	unsigned n_stack_memo;
 };
 
 /*
@@ -233,8 +240,19 @@ int pod_requests_gpu(const struct config *cfg, json_t *spec);
  */
 int image_is_stack_component(const struct config *cfg, const char *image);
 
+/* image_is_stack_component() with ctx->cfg, remembered for the last few
+ * images of the run: rules ask it again of the same containers. */
+int rule_image_is_stack_component(struct rule_ctx *ctx, const char *image);
+
 /* 1 when `list` holds the string `s`. */
 int string_list_has(const struct string_list *list, const char *s);
+
+/*
+ * 1 when `s` matches the fnmatch(3) pattern `pattern` with flags 0, as
+ * fnmatch() does in the C locale the programs run in ('*' and '?' also
+ * match '/'), without fnmatch() when the pattern has no '[' or '\\'.
+ */
+int pattern_match(const char *pattern, const char *s);
 
 /*
  * 1 when `s` matches one of the fnmatch(3) patterns of `patterns` (flags 0:

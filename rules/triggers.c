@@ -592,3 +592,43 @@ int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
 	}
 	return triggers_of(cfg, 1u << rule, out);
 }
+
+/* ------------------------------------------------------------------ */
+/* What the rules read of an object that gives them nothing to do      */
+
+/*
+ * The engine reads, of every object: apiVersion, kind and, of its
+ * metadata, the namespace and the opt-out annotations (the answer reads
+ * the name, generateName, deletionTimestamp and, of each ownerReferences
+ * entry, its kind, name and controller), the items of a List, and, to
+ * find pod specs, the members holding objects and arrays down to each pod
+ * spec: at the places Kubernetes puts them (spec, template, jobTemplate),
+ * or anywhere a "containers" member is (json_scan.h sends those to the
+ * full reader), and the container lists of each spec.
+ */
+#define ENGINE_READS \
+	{ "apiVersion", 10, 1 }, { "kind", 4, 1 }, { "metadata", 8, 0 }, \
+	{ "name", 4, 1 }, { "namespace", 9, 1 }, { "annotations", 11, 1 }, \
+	{ "generateName", 12, 1 }, { "ownerReferences", 15, 0 }, \
+	{ "controller", 10, 1 }, { "deletionTimestamp", 17, 1 }, \
+	{ "items", 5, 0 }, { "spec", 4, 0 }, { "template", 8, 0 }, \
+	{ "jobTemplate", 11, 0 }, { "containers", 10, 0 }, \
+	{ "initContainers", 14, 0 }, { "ephemeralContainers", 19, 0 }
+
+/*
+ * gpu-visibility reads, of each container, its name, image, env (the
+ * NVIDIA_VISIBLE_DEVICES entry) and resources (container_requests_gpu()),
+ * and image_is_stack_component() and string_list_match() the image.
+ */
+static const struct rules_read reads_gpu_visibility[] = {
+	ENGINE_READS,
+	{ "image", 5, 1 }, { "env", 3, 1 }, { "resources", 9, 1 },
+	{ NULL, 0, 0 }
+};
+
+const struct rules_read *rules_reads(unsigned rules)
+{
+	if (rules == 1u << RULE_GPU_VISIBILITY)
+		return reads_gpu_visibility;
+	return NULL;
+}

@@ -3,6 +3,7 @@
  * YAML scalars, source positions, rendering, the default config file, the
  * encoding of strings holding NUL.
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -377,6 +378,55 @@ TEST(core_compact_text_is_janssons)
 	}
 }
 
+/* A word of 0 to size - 1 bytes of `alphabet`, from the generator *seed. */
+static void random_word(char *out, size_t size, const char *alphabet,
+			unsigned *seed)
+{
+	size_t len, n = strlen(alphabet);
+
+	*seed = *seed * 1103515245 + 12345;
+	len = (*seed >> 16) % size;
+	for (size_t k = 0; k < len; k++) {
+		*seed = *seed * 1103515245 + 12345;
+		out[k] = alphabet[(*seed >> 16) % n];
+	}
+	out[len] = '\0';
+}
+
+/* pattern_match() answers as fnmatch(3) with flags 0 does */
+TEST(core_pattern_match)
+{
+	static const char *const patterns[] = {
+		"", "*", "**", "?", "a", "a*", "*a", "*a*", "a*b", "a?b",
+		"*nvidia/k8s-device-plugin*", "nvidia/k8s-device-plugin:1.*",
+		"*/nvidia/cuda:*", "*:*-gpu", "*:*-gpu-*", "nvcr.io/*",
+		"a**b*", "*?", "?*?", "*ab*ab", "a*?b*?", "*b*?*a", "**a**",
+		"[ab]*", "a\\*", "/usr/*/lib",
+	};
+	static const char *const texts[] = {
+		"", "a", "b", "ab", "aab", "abab", "aXb", "a*", "a/b",
+		"nvidia/k8s-device-plugin:1.0.0-beta4",
+		"docker.io/nvidia/k8s-device-plugin:v0.14.1",
+		"nvidia/k8s-device-plugin:1.11", "reg/nvidia/cuda:11.0-base",
+		"img:1.2-gpu", "img:1.2-gpu-py3", "nvcr.io/nvidia/pytorch:24.01",
+		"xabyab", "abb", "/usr/local/lib", "/usr/lib", "\xc3\xa9-a",
+	};
+
+	for (size_t p = 0; p < sizeof(patterns) / sizeof(*patterns); p++)
+		for (size_t t = 0; t < sizeof(texts) / sizeof(*texts); t++)
+			CHECK(pattern_match(patterns[p], texts[t]) ==
+			      (fnmatch(patterns[p], texts[t], 0) == 0));
+	/* and short random ones over a small alphabet */
+	for (unsigned i = 0, seed = 17; i < 20000; i++) {
+		char pattern[8], text[8];
+
+		random_word(pattern, sizeof(pattern), "ab*?/", &seed);
+		random_word(text, sizeof(text), "ab/", &seed);
+		CHECK(pattern_match(pattern, text) ==
+		      (fnmatch(pattern, text, 0) == 0));
+	}
+}
+
 TEST(core_nul_encoding)
 {
 	static const char text[] =
@@ -391,6 +441,10 @@ TEST(core_nul_encoding)
 	CHECK(!nul_text_has("\"\\\\u0000\"", 9));
 	CHECK(nul_text_has("\"\\\\\\u0000\"", 10));
 	CHECK(!nul_text_has("\"u0000\"", 7));
+	CHECK(nul_text_has("\\n\\\\\\u0000", 10));
+	CHECK(!nul_text_has("\\u0000", 5));
+	CHECK(!nul_text_has("\\u0001\\\\", 8));
+	CHECK(nul_text_has("\\\\\\\\\\u0000", 10));
 
 	encoded = nul_text_encode(text, strlen(text), &len);
 	CHECK(encoded && strlen(encoded) == len);

@@ -286,3 +286,68 @@ TEST(json_scan_filter_matches_naive_search)
 	json_scan_filter_free(filter);
 	config_free(cfg);
 }
+
+/* A light read keeps what rules_reads() names and gives up where a pod
+ * spec could hide in what it leaves out. */
+TEST(json_scan_light_read)
+{
+	struct config *cfg = config_new_default();
+	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	const struct rules_read *reads = rules_reads(1u << RULE_GPU_VISIBILITY);
+	static const char pod[] =
+		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+		"\"request\":{\"uid\":\"u\",\"kind\":{\"group\":\"\",\"kind\":\"Pod\"},"
+		"\"userInfo\":{\"username\":\"x\"},\"operation\":\"CREATE\","
+		"\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\","
+		"\"labels\":{\"a\":\"b\"}},\"spec\":{\"priority\":7,"
+		"\"tolerations\":[{\"key\":\"k\"}],\"containers\":[{\"name\":\"c\","
+		"\"image\":\"nvcr.io/x\",\"ports\":[{\"containerPort\":80}],"
+		"\"resources\":{\"limits\":{\"cpu\":2}}}]}}}}";
+	static const char hidden[] =
+		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+		"\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\","
+		"\"object\":{\"kind\":\"Job\",\"spec\":{\"workers\":{\"template\":"
+		"{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"nvcr.io/x\"}]}}}}}}}";
+	static const char twice[] =
+		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+		"\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\","
+		"\"object\":{\"kind\":\"Pod\",\"spec\":{\"containers\":[{\"name\":\"c\","
+		"\"ports\":[],\"image\":\"nvcr.io/x\",\"ports\":[]}]}}}}";
+	unsigned rules = 1u << RULE_GPU_VISIBILITY;
+	json_t *read, *request, *object, *spec, *container;
+	int depth = 0;
+
+	CHECK(filter != NULL && reads != NULL);
+	CHECK(rules_reads(1u << RULE_LEGACY_GPU_RESOURCE |
+			  1u << RULE_GPU_VISIBILITY) == NULL);
+	if (!filter || !reads)
+		goto out;
+	read = json_scan_light(filter, pod, strlen(pod), reads, &depth, &rules);
+	CHECK(read != NULL && depth == 8);
+	request = json_object_get(read, "request");
+	object = json_object_get(request, "object");
+	spec = json_object_get(object, "spec");
+	container = json_array_get(json_object_get(spec, "containers"), 0);
+	CHECK(!json_object_get(request, "userInfo"));
+	CHECK_STR(json_string_value(json_object_get(json_object_get(request,
+						"kind"), "kind")), "Pod");
+	CHECK(!json_object_get(json_object_get(object, "metadata"), "labels"));
+	CHECK_STR(json_string_value(json_object_get(json_object_get(object,
+						"metadata"), "name")), "p");
+	CHECK(!json_object_get(spec, "priority") &&
+	      !json_object_get(spec, "tolerations"));
+	CHECK(!json_object_get(container, "ports"));
+	CHECK_STR(json_string_value(json_object_get(container, "image")),
+		  "nvcr.io/x");
+	CHECK(json_integer_value(json_pointer_get(container,
+						  "/resources/limits/cpu")) == 2);
+	json_decref(read);
+	/* "containers" in a member left out, and a duplicate key in one */
+	CHECK(json_scan_light(filter, hidden, strlen(hidden), reads, &depth,
+			      &rules) == NULL);
+	CHECK(json_scan_light(filter, twice, strlen(twice), reads, &depth,
+			      &rules) == NULL);
+out:
+	json_scan_filter_free(filter);
+	config_free(cfg);
+}

@@ -450,3 +450,69 @@ TEST(webhook_patch_replays_on_the_original)
 	free(text);
 	config_free(cfg);
 }
+
+/*
+ * Objects in which only gpu-visibility has a trigger are first read
+ * lightly (rules_reads()); the answers are those of the whole object,
+ * which run_review() checks against the review without the prefilter.
+ */
+TEST(webhook_light_read_answers_as_whole)
+{
+	struct config *cfg = config_new_default();
+	static const struct {
+		const char *object;
+		int warnings;
+	} cases[] = {
+		/* a GPU container: nothing to do */
+		{ "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{"
+		  "\"tolerations\":[{\"key\":\"nvidia.com/gpu\"}],\"containers\":[{"
+		  "\"name\":\"t\",\"image\":\"nvcr.io/nvidia/tritonserver:24.01-py3\","
+		  "\"ports\":[{\"containerPort\":8000}],\"livenessProbe\":{\"httpGet\":"
+		  "{\"port\":8000}},\"resources\":{\"limits\":{\"nvidia.com/gpu\":1}}}]}}",
+		  0 },
+		/* a container without GPUs on a GPU image: warned about (the
+		 * rule's default mode), read whole */
+		{ "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{"
+		  "\"containers\":[{\"name\":\"c\",\"image\":\"nvcr.io/nvidia/cuda:12\","
+		  "\"ports\":[{\"containerPort\":80}],\"args\":[\"-v\"]}]}}",
+		  1 },
+		/* the same, opted out of the rule */
+		{ "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"annotations\":{"
+		  "\"gpumend.io/skip-rules\":\"gpu-visibility\"}},\"spec\":{"
+		  "\"containers\":[{\"name\":\"c\",\"image\":\"nvcr.io/nvidia/cuda:12\","
+		  "\"ports\":[{\"containerPort\":80}]}]}}",
+		  0 },
+		/* a pod spec where no light read looks */
+		{ "{\"apiVersion\":\"x.io/v1\",\"kind\":\"Trainer\",\"metadata\":{"
+		  "\"name\":\"t\"},\"spec\":{\"workers\":{\"template\":{\"spec\":{"
+		  "\"containers\":[{\"name\":\"c\",\"image\":\"nvcr.io/nvidia/cuda:12\"}]"
+		  "}}}}}",
+		  1 },
+		/* a List */
+		{ "{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{"
+		  "\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+		  "\"image\":\"nvcr.io/nvidia/cuda:12\",\"env\":[{\"name\":"
+		  "\"NVIDIA_VISIBLE_DEVICES\",\"value\":\"all\"}]}]}}]}",
+		  0 },
+	};
+
+	/* the rule's default mode warns; then it mutates what it warned of */
+	for (int mutate = 0; mutate < 2; mutate++) {
+		cfg->mode[RULE_GPU_VISIBILITY] = mutate ? RULE_MODE_MUTATE :
+							  RULE_MODE_WARN;
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct admission_outcome out;
+			char *text = review_text("v1", "CREATE",
+						 cases[i].object, NULL);
+			json_t *review = run_review(cfg, text, &out);
+
+			CHECK(review != NULL && response_allowed(review));
+			CHECK(out.patched == (mutate && cases[i].warnings));
+			CHECK((int)out.n_warnings == cases[i].warnings);
+			json_decref(review);
+			admission_outcome_clear(&out);
+			free(text);
+		}
+	}
+	config_free(cfg);
+}
