@@ -672,6 +672,29 @@ out_free:
 	return rc;
 }
 
+/*
+ * The mutations annotation's operation (annotation_op) in *extra, applied
+ * to `object` (its undo recorded when `undo` is set). Returns 0 when made
+ * (or nothing to record); -1 when out of memory, or with *rc set to the
+ * internal error's answer when it does not apply.
+ */
+static int record_mutations(const struct config *cfg, json_t *object,
+			    json_t *stored, unsigned mutated, int undo,
+			    struct patch_op *extra, struct answer *a,
+			    struct admission_outcome *out, int *rc)
+{
+	if (annotation_op(cfg, object, stored, mutated, extra))
+		return -1;
+	if (extra->path && (undo ? patch_apply_op_undo(object, extra)
+				 : patch_apply_op(object, extra)) != 0) {
+		*rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
+				     "internal error: cannot record '%s'",
+				     cfg->mutations_annotation);
+		return -1;
+	}
+	return 0;
+}
+
 /* Appends `op` as an RFC 6902 operation to the JSON text `patch`. */
 static int patch_write_op(struct buf *patch, const struct patch_op *op)
 {
@@ -955,14 +978,9 @@ static int review_converge(const struct config *cfg,
 		goto out_clear;
 	rc = -1;
 	mutated = rules_taken(res, &cv.taken);
-	if (annotation_op(cfg, cv.object, stored, mutated, &extra))
+	if (record_mutations(cfg, cv.object, stored, mutated, 0, &extra, a,
+			     out, &rc))
 		goto out_clear;
-	if (extra.path && patch_apply_op(cv.object, &extra) != 0) {
-		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
-				    "internal error: cannot record '%s'",
-				    cfg->mutations_annotation);
-		goto out_clear;
-	}
 	/* the replay, on copies of the values: they are written below */
 	for (size_t i = 0; i < cv.n_ops; i++)
 		if (patch_apply_op_copy(object, &cv.ops[i]) != 0) {
@@ -1058,14 +1076,9 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 		if ((unsigned)res.ops[i].rule < RULE_COUNT)
 			mutated |= 1u << res.ops[i].rule;
 	rc = -1;
-	if (annotation_op(cfg, object, stored, mutated, &extra))
+	if (record_mutations(cfg, object, stored, mutated, 1, &extra, a, out,
+			     &rc))
 		goto out_clear;
-	if (extra.path && patch_apply_op_undo(object, &extra) != 0) {
-		rc = answer_failure(cfg, a, out, ADMISSION_INTERNAL,
-				    "internal error: cannot record '%s'",
-				    cfg->mutations_annotation);
-		goto out_clear;
-	}
 	if (patch_check(&res, &extra, src, object) != 0) {
 		rc = answer_unreproduced(cfg, a, out);
 		goto out_clear;

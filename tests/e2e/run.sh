@@ -555,6 +555,18 @@ same_objects() {
 	fi
 }
 
+# refused_alike D DETAIL: the apiserver refused $D through the webhook, as
+# it refuses it without gpumend: passes "NAME: ... (DETAIL)" unless gpumend
+# itself denied it.
+refused_alike() {
+	if grep -q 'denied the request' "$1/create.err"; then
+		fail "$_n: gpumend denies what the apiserver refuses anyway"
+		show "$1/create.err"
+	else
+		pass "$_n: refused by the apiserver alike with and without gpumend ($2)"
+	fi
+}
+
 # reviewed_objects D CONFIG: what the webhook must make of each object of
 # $D/webhook-in.json, by `gpumend review` on an AdmissionReview of it and
 # its patch applied (kubectl patch --local), in $D/reviewed.json (a List
@@ -603,11 +615,8 @@ refused_case() {
 	if [ "$_storable" = 0 ]; then
 		if store_through_webhook "$_d"; then
 			fail "$_n: stored through the webhook, though the apiserver refuses it without"
-		elif grep -q 'denied the request' "$_d/create.err"; then
-			fail "$_n: gpumend denies what the apiserver refuses anyway"
-			show "$_d/create.err"
 		else
-			pass "$_n: refused by the apiserver alike with and without gpumend (gpumend migrate exits $3 on it)"
+			refused_alike "$_d" "gpumend migrate exits $3 on it"
 		fi
 		return
 	fi
@@ -720,12 +729,7 @@ compare_case() {
 
 	if ! store_through_webhook "$_d"; then
 		if [ $_storable = 0 ]; then
-			if grep -q 'denied the request' "$_d/create.err"; then
-				fail "$_n: gpumend denies it, and the apiserver refuses it anyway"
-				show "$_d/create.err"
-			else
-				pass "$_n: refused by the apiserver alike with and without gpumend: $(grep -v '^Warning:' "$_d/probe.err" | head -n 1 | cut -c 1-160)"
-			fi
+			refused_alike "$_d" "$(grep -v '^Warning:' "$_d/probe.err" | head -n 1 | cut -c 1-160)"
 			return
 		fi
 		fail "$_n: the apiserver refuses it with the webhook, not without"
