@@ -15,6 +15,9 @@
 #include "converge.h"
 #include "nul.h"
 
+/* The member `key` (a literal) of `object`, NULL when there is none. */
+#define member_of(object, key) json_object_getn((object), (key), sizeof(key) - 1)
+
 static const char *const review_versions[] = {
 	"admission.k8s.io/v1",
 	"admission.k8s.io/v1beta1",
@@ -53,8 +56,6 @@ void admission_outcome_clear(struct admission_outcome *out)
 		return;
 	free(out->body);
 	free(out->uid);
-	free(out->api_version);
-	free(out->operation);
 	free(out->kind);
 	free(out->namespace_name);
 	free(out->name);
@@ -585,8 +586,8 @@ static int csv_merge(struct buf *list, const char *names)
 /* The mutations annotation of `object`, borrowed; NULL when it has none. */
 static const char *mutations_of(const struct config *cfg, json_t *object)
 {
-	return json_string_value(json_object_get(json_object_get(
-		json_object_get(object, "metadata"), "annotations"),
+	return json_string_value(json_object_get(member_of(
+		member_of(object, "metadata"), "annotations"),
 		cfg->mutations_annotation));
 }
 
@@ -603,8 +604,8 @@ static int annotation_op(const struct config *cfg, json_t *object,
 			 json_t *stored, unsigned mutated, struct patch_op *op)
 {
 	const char *key = cfg->mutations_annotation;
-	json_t *meta = json_object_get(object, "metadata");
-	json_t *annotations = json_object_get(meta, "annotations");
+	json_t *meta = member_of(object, "metadata");
+	json_t *annotations = member_of(meta, "annotations");
 	const char *existing = NULL, *before = NULL;
 	struct buf value;
 	json_t *holder = NULL;
@@ -757,7 +758,7 @@ static int patch_check(const struct rules_result *result,
 		/* what only jansson reads (real numbers...): read it again */
 		fresh = json_loadb(src->body, src->len, JSON_REJECT_DUPLICATES,
 				   &jerr);
-		same = fresh && json_equal(json_object_get(json_object_get(
+		same = fresh && json_equal(member_of(member_of(
 						   fresh, "request"), "object"),
 					   object);
 		json_decref(fresh);
@@ -1114,13 +1115,13 @@ static const char *const healed_kinds[][2] = {
 /* The API group of the request's kind ("" for the core group). */
 static const char *request_group(json_t *request, json_t *object)
 {
-	const char *group = json_string_value(json_object_get(
-		json_object_get(request, "kind"), "group"));
+	const char *group = json_string_value(member_of(
+		member_of(request, "kind"), "group"));
 	const char *api_version;
 
 	if (group)
 		return group;
-	api_version = json_string_value(json_object_get(object, "apiVersion"));
+	api_version = json_string_value(member_of(object, "apiVersion"));
 	if (!api_version || !strchr(api_version, '/'))
 		return "";
 	return api_version;   /* compared up to its '/' */
@@ -1147,13 +1148,13 @@ static enum review_mode update_mode(json_t *request, json_t *object,
  */
 static json_t *controller_of(json_t *object)
 {
-	json_t *refs = json_object_get(json_object_get(object, "metadata"),
+	json_t *refs = member_of(member_of(object, "metadata"),
 				       "ownerReferences");
 	json_t *ref;
 	size_t i;
 
 	json_array_foreach(refs, i, ref)
-		if (json_is_true(json_object_get(ref, "controller")))
+		if (json_is_true(member_of(ref, "controller")))
 			return ref;
 	return NULL;
 }
@@ -1161,8 +1162,8 @@ static json_t *controller_of(json_t *object)
 /* out->owner: "KIND/NAME" of the owner reference `ref`; 0 or -1. */
 static int set_owner(struct admission_outcome *out, json_t *ref)
 {
-	const char *kind = json_string_value(json_object_get(ref, "kind"));
-	const char *name = json_string_value(json_object_get(ref, "name"));
+	const char *kind = json_string_value(member_of(ref, "kind"));
+	const char *name = json_string_value(member_of(ref, "name"));
 	struct buf text;
 
 	buf_init(&text, 0);
@@ -1204,9 +1205,9 @@ static int review_request(const struct config *cfg, json_t *request,
 			  struct admission_outcome *out)
 {
 	struct answer a = { .allowed = 1 };
-	json_t *object = json_object_get(request, "object");
-	json_t *dry_run = json_object_get(request, "dryRun");
-	const char *operation = json_string_value(json_object_get(request,
+	json_t *object = member_of(request, "object");
+	json_t *dry_run = member_of(request, "dryRun");
+	const char *operation = json_string_value(member_of(request,
 								  "operation"));
 	const char *ns = NULL, *sub_resource = NULL, *name = NULL;
 	const char *kind;
@@ -1219,10 +1220,10 @@ static int review_request(const struct config *cfg, json_t *request,
 	for (int i = 0; operation && i < 4; i++)
 		if (strcmp(operation, operations[i]) == 0)
 			op = i;
-	kind = json_string_value(json_object_get(json_object_get(request, "kind"),
+	kind = json_string_value(member_of(member_of(request, "kind"),
 						 "kind"));
 	if (!kind)
-		kind = json_string_value(json_object_get(object, "kind"));
+		kind = json_string_value(member_of(object, "kind"));
 	if (dup_field(&out->kind, kind))
 		goto out_clear;
 	if (op < 0) {
@@ -1230,8 +1231,7 @@ static int review_request(const struct config *cfg, json_t *request,
 				    "'request.operation' must be CREATE, UPDATE, DELETE or CONNECT");
 		goto out_write;
 	}
-	if (dup_field(&out->operation, operations[op]))
-		goto out_clear;
+	out->operation = operations[op];
 	if (optional_string(request, "namespace", &ns) ||
 	    optional_string(request, "subResource", &sub_resource) ||
 	    optional_string(request, "name", &name)) {
@@ -1240,11 +1240,11 @@ static int review_request(const struct config *cfg, json_t *request,
 		goto out_write;
 	}
 	if (!name)
-		name = json_string_value(json_object_get(
-			json_object_get(object, "metadata"), "name"));
+		name = json_string_value(member_of(
+			member_of(object, "metadata"), "name"));
 	if (!name)
-		name = json_string_value(json_object_get(
-			json_object_get(object, "metadata"), "generateName"));
+		name = json_string_value(member_of(
+			member_of(object, "metadata"), "generateName"));
 	if (dup_field(&out->namespace_name, ns) || dup_field(&out->name, name))
 		goto out_clear;
 	if (dry_run && !json_is_boolean(dry_run) && !json_is_null(dry_run)) {
@@ -1293,12 +1293,12 @@ static int review_request(const struct config *cfg, json_t *request,
 	}
 	/* an object being deleted: only its finalizers still change */
 	if (op == OP_UPDATE &&
-	    json_object_get(json_object_get(object, "metadata"),
+	    member_of(member_of(object, "metadata"),
 			    "deletionTimestamp")) {
 		rc = 0;
 		goto out_write;
 	}
-	stored = op == OP_CREATE ? NULL : json_object_get(request, "oldObject");
+	stored = op == OP_CREATE ? NULL : member_of(request, "oldObject");
 	rc = review_object(cfg, op == OP_CREATE ? REVIEW_CREATE :
 			   update_mode(request, object, kind), ns, skip,
 			   object, stored, src, &a, out);
@@ -1313,9 +1313,9 @@ out_clear:
 /* The texts of an outcome for a body with NUL: each NUL shows as \u0000. */
 static void nul_outcome_show(struct admission_outcome *out)
 {
-	char *fields[] = { out->uid, out->api_version, out->operation,
-			   out->kind, out->namespace_name, out->name,
-			   out->owner };
+	/* the operation and the API version are static names */
+	char *fields[] = { out->uid, out->kind, out->namespace_name,
+			   out->name, out->owner };
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (fields[i])
@@ -1356,14 +1356,15 @@ static json_t *read_light(const struct config *cfg,
 /* Forgets the texts review_request() set in `out` from a light read. */
 static void outcome_texts_clear(struct admission_outcome *out)
 {
-	char **fields[] = { &out->api_version, &out->uid, &out->kind,
-			    &out->operation, &out->namespace_name,
+	char **fields[] = { &out->uid, &out->kind, &out->namespace_name,
 			    &out->name };
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		free(*fields[i]);
 		*fields[i] = NULL;
 	}
+	out->api_version = NULL;
+	out->operation = NULL;
 	out->dry_run = 0;
 }
 
@@ -1421,8 +1422,8 @@ read:
 		rc = answer_plain(out, "the body is not a JSON object");
 		goto out_free;
 	}
-	api_version = json_string_value(json_object_get(review, "apiVersion"));
-	kind = json_string_value(json_object_get(review, "kind"));
+	api_version = json_string_value(member_of(review, "apiVersion"));
+	kind = json_string_value(member_of(review, "kind"));
 	if (!api_version || (strcmp(api_version, review_versions[0]) &&
 			     strcmp(api_version, review_versions[1]))) {
 		rc = answer_plain(out,
@@ -1435,14 +1436,15 @@ read:
 				  "not an AdmissionReview: 'kind' must be AdmissionReview");
 		goto out_free;
 	}
-	if (dup_field(&out->api_version, api_version))
-		goto out_free;
-	request = json_object_get(review, "request");
+	/* one of the two names, the static one kept */
+	out->api_version = strcmp(api_version, review_versions[0]) == 0 ?
+			   review_versions[0] : review_versions[1];
+	request = member_of(review, "request");
 	if (!json_is_object(request)) {
 		rc = answer_plain(out, "'request' is missing or not an object");
 		goto out_free;
 	}
-	uid = json_string_value(json_object_get(request, "uid"));
+	uid = json_string_value(member_of(request, "uid"));
 	if (!uid || !*uid || strlen(uid) > ADMISSION_UID_MAX) {
 		rc = answer_plain(out,
 				  "'request.uid' must be a string of 1 to %d bytes",

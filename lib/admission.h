@@ -71,10 +71,11 @@ struct admission_outcome {
 	char *body;
 	size_t body_len;
 
-	/* What the review was about; owned strings, NULL when unknown. */
+	/* What the review was about, NULL when unknown: owned strings, but
+	 * for the two static names. */
 	char *uid;
-	char *api_version;
-	char *operation;
+	const char *api_version;
+	const char *operation;
 	char *kind;
 	char *namespace_name;
 	char *name;

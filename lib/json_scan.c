@@ -512,8 +512,10 @@ static const struct capture capture_light_root = {
 static const struct capture *capture_find(const struct capture *list,
 					  const char *key, size_t len)
 {
+	/* the first byte first: most keys are not kept */
 	for (; list && list->key; list++)
-		if (list->len == len && memcmp(list->key, key, len) == 0)
+		if (list->len == len && (!len || list->key[0] == key[0]) &&
+		    memcmp(list->key, key, len) == 0)
 			return list;
 	return NULL;
 }
@@ -595,6 +597,20 @@ static inline void skip_space(struct scan *s)
 		return;
 	}
 #if SCAN_SSE2
+	/* a line break and an indentation of spaces, pretty-printed JSON's
+	 * usual gap: only spaces to look for after the first byte */
+	if (end - p >= 17 && *p == '\n') {
+		unsigned spaces = (unsigned)_mm_movemask_epi8(bytes_eq(
+			_mm_loadu_si128((const __m128i *)(p + 1)), ' '));
+
+		if (spaces != 0xffff) {
+			p += 1 + __builtin_ctz(~spaces);
+			if (!is_space[*p]) {
+				s->p = p;
+				return;
+			}
+		}
+	}
 	/* the indentation of pretty-printed JSON, 16 at a time */
 	while (end - p >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)p);
@@ -904,6 +920,9 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 			const struct capture *children)
 {
 	unsigned first_key = s->n_keys;
+	/* this object's keys, and those of all the objects open, bounded */
+	unsigned keys_limit = first_key + SCAN_OBJECT_KEYS_MAX < SCAN_KEYS_MAX ?
+			      first_key + SCAN_OBJECT_KEYS_MAX : SCAN_KEYS_MAX;
 	uint64_t seen = 0;
 	char *key_copy = NULL;
 	int rc = -1;
@@ -937,8 +956,7 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 			hash = key_hash(key, len, key == s->scratch ?
 					(const unsigned char *)key :
 					s->end);
-			if (s->n_keys - first_key >= SCAN_OBJECT_KEYS_MAX ||
-			    s->n_keys >= SCAN_KEYS_MAX)
+			if (s->n_keys >= keys_limit)
 				goto out;
 			/* compared only when a 64-bit filter says it may be */
 			if (seen >> (hash & 63) & 1)

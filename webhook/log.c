@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,10 +142,26 @@ int log_line_begin(struct log_line *line, enum log_level level,
 	return 0;
 }
 
+/* 1 when text[0..len) is all ASCII, 8 bytes at a time. */
+static int ascii(const char *text, size_t len)
+{
+	uint64_t high = 0, word;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&word, text + i, 8);
+		high |= word;
+	}
+	for (; i < len; i++)
+		high |= (unsigned char)text[i];
+	return !(high & 0x8080808080808080u);
+}
+
 void log_line_string(struct log_line *line, const char *key,
 		     const char *value)
 {
 	json_t *clean = NULL;
+	size_t len;
 
 	line_key(line, key);
 	if (line->failed)
@@ -153,18 +170,17 @@ void log_line_string(struct log_line *line, const char *key,
 		line->failed = buf_puts(&line->text, "null") != 0;
 		return;
 	}
-	for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
-		if (*c < 0x80)
-			continue;
+	len = strlen(value);
+	if (!ascii(value, len)) {
 		/* not ASCII: jansson checks the UTF-8, log_string mends it */
 		if (!(clean = log_string(value))) {
 			line->failed = 1;
 			return;
 		}
 		value = json_string_value(clean);
-		break;
+		len = strlen(value);
 	}
-	if (json_write_string(&line->text, value, strlen(value)))
+	if (json_write_string(&line->text, value, len))
 		line->failed = 1;
 	json_decref(clean);
 }

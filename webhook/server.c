@@ -404,32 +404,43 @@ static int is_json(const char *content_type)
  * it is not a number (or does not fit).
  */
 /* Counts the headers named `name` (case-insensitively, as MHD stores). */
-struct header_count {
-	const char *name;
-	int n;
-	const char *first;
-	int differ;
+/* The request headers a review reads, in one pass: the first of each name,
+ * as MHD_lookup_connection_value() gives it, and whether the
+ * Content-Length headers disagree. */
+struct request_heads {
+	const char *content_type;
+	const char *transfer_encoding;
+	const char *content_length;
+	int lengths_differ;
 };
 
-static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind,
-				   const char *key, const char *value)
+static enum MHD_Result read_head(void *cls, enum MHD_ValueKind kind,
+				 const char *key, const char *value)
 {
-	struct header_count *hc = cls;
+	struct request_heads *h = cls;
 
 	(void)kind;
-	if (key && strcasecmp(key, hc->name) == 0) {
-		if (hc->n++ == 0)
-			hc->first = value;
-		else if (!value || !hc->first || strcmp(value, hc->first) != 0)
-			hc->differ = 1;
+	if (!key)
+		return MHD_YES;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+		if (!h->content_length)
+			h->content_length = value ? value : "";
+		else if (!value || strcmp(value, h->content_length) != 0)
+			h->lengths_differ = 1;
+	} else if (!h->content_type &&
+		   strcasecmp(key, MHD_HTTP_HEADER_CONTENT_TYPE) == 0) {
+		h->content_type = value ? value : "";
+	} else if (!h->transfer_encoding &&
+		   strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+		h->transfer_encoding = value ? value : "";
 	}
 	return MHD_YES;
 }
 
-static int content_length(struct MHD_Connection *connection, size_t *length)
+/* The Content-Length `text` (NULL: none) in *length: 0, 1 when there is
+ * none, -1 when it is not a number. */
+static int content_length(const char *text, size_t *length)
 {
-	const char *text = MHD_lookup_connection_value(
-		connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	size_t value = 0;
 
 	if (!text)
@@ -605,16 +616,16 @@ static enum MHD_Result route(struct server *srv,
 {
 	int is_get = !strcmp(method, MHD_HTTP_METHOD_GET) ||
 		     !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	struct request_heads heads = { NULL, NULL, NULL, 0 };
 	size_t length = 0;
 	int has_length;
 
+	MHD_get_connection_values(connection, MHD_HEADER_KIND, read_head,
+				  &heads);
 	/* RFC 9112 6.1: with both, chunked wins over the Content-Length, and
 	 * the connection must be closed after the answer (what a proxy on
 	 * the way made of such a message is in doubt: request smuggling) */
-	if (MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
-					MHD_HTTP_HEADER_TRANSFER_ENCODING) &&
-	    MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
-					MHD_HTTP_HEADER_CONTENT_LENGTH))
+	if (heads.transfer_encoding && heads.content_length)
 		req->must_close = 1;
 	if (req->path == METRICS_PATH_OTHER)
 		return reject(srv, connection, req, method, url, 404,
@@ -638,29 +649,19 @@ static enum MHD_Result route(struct server *srv,
 	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
 		return reject(srv, connection, req, method, url, 405,
 			      "method not allowed", "POST");
-	if (!is_json(MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
-						 MHD_HTTP_HEADER_CONTENT_TYPE)))
+	if (!is_json(heads.content_type))
 		return reject(srv, connection, req, method, url, 415,
 			      "Content-Type must be application/json", NULL);
-	{
-		/* RFC 9112 6.1, 6.3: a body whose length is ambiguous is refused */
-		struct header_count cl = { MHD_HTTP_HEADER_CONTENT_LENGTH, 0,
-					   NULL, 0 };
-		const char *te = MHD_lookup_connection_value(
-			connection, MHD_HEADER_KIND,
-			MHD_HTTP_HEADER_TRANSFER_ENCODING);
-
-		MHD_get_connection_values(connection, MHD_HEADER_KIND,
-					  count_header, &cl);
-		if (cl.differ)
-			return reject(srv, connection, req, method, url, 400,
-				      "conflicting Content-Length headers", NULL);
-		if (te && strcasecmp(te, "chunked") != 0)
-			return reject(srv, connection, req, method, url, 501,
-				      "only the chunked transfer coding is supported",
-				      NULL);
-	}
-	has_length = content_length(connection, &length);
+	/* RFC 9112 6.1, 6.3: a body whose length is ambiguous is refused */
+	if (heads.lengths_differ)
+		return reject(srv, connection, req, method, url, 400,
+			      "conflicting Content-Length headers", NULL);
+	if (heads.transfer_encoding &&
+	    strcasecmp(heads.transfer_encoding, "chunked") != 0)
+		return reject(srv, connection, req, method, url, 501,
+			      "only the chunked transfer coding is supported",
+			      NULL);
+	has_length = content_length(heads.content_length, &length);
 	if (has_length < 0 || (has_length == 0 && length > srv->opts.max_body))
 		return reject(srv, connection, req, method, url, 413,
 			      "request body too large", NULL);

@@ -239,6 +239,21 @@ code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
 check "a long log line is written whole" \
 	sh -c "grep '\"uid\":\"$long_uid\"' '$dir/main.log' | jq -e 'select(.name | length == 250)' >/dev/null"
 
+# names beyond ASCII are logged as they came, in valid JSON: the log reads
+# words of 8 bytes, then the rest; one name has its non-ASCII byte in the
+# first word, the other in the rest
+i=0
+for n in "caf\303\251-nvidia-cuda-train" "cuda-train-x-\303\251"; do
+	i=$((i + 1))
+	name=$(printf "$n")
+	review v1 "uid-utf8-$i" CREATE "$data/legacy-pod.json" |
+		jq --arg n "$name" '.request.name = $n' >"$dir/req.json"
+	code=$(post "$main_url" "$dir/req.json" "$dir/resp.json")
+	wait_log main "\"uid\":\"uid-utf8-$i\"" || true
+	check "a name beyond ASCII is logged as it came ($name)" \
+		sh -c "grep '\"uid\":\"uid-utf8-$i\"' '$dir/main.log' | jq -e --arg n '$name' 'select(.name == \$n)' >/dev/null"
+done
+
 # ------------------------------------------------------------------
 # Golden cases: the webhook's patch gives what `gpumend migrate` writes
 

@@ -51,6 +51,10 @@ TEST(json_scan_reads_like_jansson)
 		"{\"\\u0061\":1,\"b\":{\"c\":[[[]]],\"d\":{}}}",
 		"{\"utf8\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}",
 		"{\"n\":123456789012345}",
+		/* pretty-printed gaps: a line break and spaces, then more
+		 * blanks of other kinds, long and short */
+		"{\"a\": 1,\n      \t  \"b\": [\n                    2,\n  3\r\n"
+		"   ],\n\n                       \"c\": {}\n}\n                  ",
 	};
 	static const char *const refused_or_left[] = {
 		"", " ", "{", "}", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{,}",
@@ -66,6 +70,11 @@ TEST(json_scan_reads_like_jansson)
 		"{\"a\":\"\x80\"}", "{\"a\":1,\"a\":2}",
 		"{\"a\":1,\"\\u0061\":2}", "\xef\xbb\xbf{}",
 		"{\"a\":\"unterminated}", "{\"a\":\"x\\", "[1]",
+		/* the text ends where a blank could be (read past its end
+		 * once: make check's sanitizer sees it) */
+		"{\"a\"", "{\"a\":1", "{\"a\":1,", "{\"a\":[1",
+		/* a vertical tab after a line break and spaces */
+		"{\"a\":1,\n   \x0b  \"b\":2, \"c\":\"padding padding\"}",
 	};
 	char deep[2000];
 	size_t n = 0;
