@@ -17,7 +17,9 @@
 struct section {
 	const char *name;      /* "limits" or "requests" */
 	const char *legacy_name; /* the legacy resource looked for */
-	char *pointer;         /* of the map */
+	const char *container;   /* the container's pointer */
+	char *pointer;         /* of the map, made when needed
+				  (section_pointer()) */
 	json_t *map;
 	json_t *legacy, *target;
 	long long legacy_count, target_count;
@@ -28,21 +30,33 @@ static void section_free(struct section *s)
 	free(s->pointer);
 }
 
+/*
+ * The pointer of the section's map, made the first time it is asked for:
+ * most containers hold no legacy resource. NULL when out of memory.
+ */
+static const char *section_pointer(struct section *s)
+{
+	char *resources;
+
+	if (!s->pointer &&
+	    (resources = json_pointer_join(s->container, "resources"))) {
+		s->pointer = json_pointer_join(resources, s->name);
+		free(resources);
+	}
+	return s->pointer;
+}
+
 /* Reads one section; reports and returns 1 when a value is unusable. */
 static int section_read(struct rule_ctx *ctx, struct container *c,
 			struct section *s, const char *name,
 			const char *legacy_name)
 {
 	const struct config *cfg = ctx->cfg;
-	char *resources = json_pointer_join(c->pointer, "resources");
 	int bad = 0;
 
 	s->name = name;
 	s->legacy_name = legacy_name;
-	s->pointer = resources ? json_pointer_join(resources, name) : NULL;
-	free(resources);
-	if (!s->pointer)
-		return -1;
+	s->container = c->pointer;
 	s->map = json_object_get(json_object_get(c->container, "resources"),
 				 name);
 	if (!json_is_object(s->map)) {
@@ -53,6 +67,8 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 	s->target = json_object_get(s->map, cfg->gpu_resource);
 	if (!s->legacy)
 		return 0;
+	if (!section_pointer(s))
+		return -1;
 	if (resource_count(s->legacy, &s->legacy_count) != 0) {
 		char *at = json_pointer_join(s->pointer, legacy_name);
 		char *text = json_text_new(s->legacy, JSON_ENCODE_ANY);
@@ -163,6 +179,11 @@ static int check_name(struct rule_ctx *ctx, struct container *c,
 	rc = 0;
 	if (bad || (!lim.legacy && !req.legacy))
 		goto out;
+	/* what follows writes at both */
+	rc = -1;
+	if (!section_pointer(&lim) || !section_pointer(&req))
+		goto out;
+	rc = 0;
 
 	if (lim.legacy)
 		limit = lim.legacy_count;
