@@ -18,6 +18,20 @@ static const unsigned char escaped[256] = {
 	[0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1,
 };
 
+/*
+ * Nonzero when a byte of `w` is '"', '\\' or below 0x20 (it may also be
+ * when one is not, after one that is: the bytes are then looked at one by
+ * one).
+ */
+static inline uint64_t word_escapes(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = ones << 7;
+	uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+
+	return (((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) |
+		((w - ones * 0x20) & ~w)) & highs;
+}
+
 /* Strings are written in pieces of this many bytes at most. */
 #define PIECE 4096
 
@@ -67,6 +81,19 @@ int json_write_string(struct buf *b, const char *text, size_t len)
 			if (p >= stop)
 				break;
 #endif
+			/* 8 at a time while none needs an escape */
+			while (stop - p >= 8) {
+				uint64_t w;
+
+				memcpy(&w, p, 8);
+				if (word_escapes(w))
+					break;
+				memcpy(o, &w, 8);
+				o += 8;
+				p += 8;
+			}
+			if (p >= stop)
+				break;
 			if (!escaped[*p]) {
 				*o++ = (char)*p++;
 				continue;

@@ -274,4 +274,29 @@ TEST(json_write_like_jansson)
 		free(want);
 		json_decref(v);
 	}
+	/* short strings, read 16 and 8 bytes at a time: each byte that
+	 * needs an escape (and some that do not) at every place */
+	for (size_t len = 1; len <= 40; len++) {
+		static const char special[] = "\"\\\n\x01\x1f\x7f ~";
+
+		for (size_t at = 0; at < len; at++) {
+			for (size_t k = 0; k < sizeof(special) - 1; k++) {
+				char text[48];
+				json_t *v;
+				char *want;
+
+				memset(text, 'x', len);
+				text[at] = special[k];
+				v = json_stringn(text, len);
+				want = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL;
+				buf_init(&b, 0);
+				CHECK(json_write_string(&b, text, len) == 0);
+				CHECK(want && b.len == strlen(want) &&
+				      !memcmp(b.data, want, b.len));
+				buf_free(&b);
+				free(want);
+				json_decref(v);
+			}
+		}
+	}
 }
