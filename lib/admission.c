@@ -16,7 +16,8 @@
 #include "nul.h"
 
 /* The member `key` (a literal) of `object`, NULL when there is none. */
-#define member_of(object, key) json_object_getn((object), (key), sizeof(key) - 1)
+#define member_of(object, key) \
+	json_object_getn((object), (key), sizeof(key) - 1)
 
 static const char *const review_versions[] = {
 	"admission.k8s.io/v1",

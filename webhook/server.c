@@ -400,13 +400,10 @@ static int is_json(const char *content_type)
 }
 
 /*
- * The announced Content-Length: 0 and *length set, 1 when absent, -1 when
- * it is not a number (or does not fit).
+ * The request headers a review reads, in one pass over them: the first of
+ * each name (case-insensitively, as MHD_lookup_connection_value() would
+ * give it), and whether the Content-Length headers disagree.
  */
-/* Counts the headers named `name` (case-insensitively, as MHD stores). */
-/* The request headers a review reads, in one pass: the first of each name,
- * as MHD_lookup_connection_value() gives it, and whether the
- * Content-Length headers disagree. */
 struct request_heads {
 	const char *content_type;
 	const char *transfer_encoding;
@@ -437,8 +434,10 @@ static enum MHD_Result read_head(void *cls, enum MHD_ValueKind kind,
 	return MHD_YES;
 }
 
-/* The Content-Length `text` (NULL: none) in *length: 0, 1 when there is
- * none, -1 when it is not a number. */
+/*
+ * The announced Content-Length `text` (NULL: absent): 0 and *length set,
+ * 1 when absent, -1 when it is not a number (or does not fit).
+ */
 static int content_length(const char *text, size_t *length)
 {
 	size_t value = 0;
