@@ -87,11 +87,42 @@ static char *pointer_join_all(const char *base, const char *const *tokens)
 }
 
 /*
+ * The template labels of `spec` a selector may be made of, in *labels (a
+ * new reference, NULL when there are none): all but the sharing label that
+ * gpu-sharing sets. Its value names a strategy that every sharing workload
+ * shares, so it cannot tell this workload's pods from another's; and as
+ * gpu-sharing runs after this rule, a selector that took it would come
+ * only when migrating the migrated file again. *ours is set when it was
+ * there. 0, or -1 when out of memory.
+ */
+static int selector_labels(struct rule_ctx *ctx, json_t *spec,
+			   json_t **labels, int *ours)
+{
+	const char *own = ctx->cfg->sharing_label;
+	json_t *all = json_object_get(json_object_get(json_object_get(spec,
+		"template"), "metadata"), "labels");
+
+	*ours = 0;
+	*labels = NULL;
+	if (!json_is_object(all))
+		return 0;
+	if (!own || !json_object_get(all, own)) {
+		*labels = json_incref(all);
+		return 0;
+	}
+	*ours = 1;
+	if (!(*labels = json_copy(all)))
+		return -1;
+	return json_object_del(*labels, own) == 0 ? 0 : -1;
+}
+
+/*
  * Checks that the template labels can become the selector. Reports an
  * error and returns 1 when they cannot; 0 when they can; -1 on OOM.
+ * `ours`: the template held the sharing label, left out of `labels`.
  */
 static int check_labels(struct rule_ctx *ctx, const struct api_move *move,
-			json_t *labels)
+			json_t *labels, int ours)
 {
 	json_t *spec = json_object_get(ctx->object, "spec");
 	const char *key;
@@ -130,8 +161,10 @@ static int check_labels(struct rule_ctx *ctx, const struct api_move *move,
 	if (!at)
 		return -1;
 	rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
-			 "'%s' requires spec.selector, and this %s has no template labels to derive it from",
-			 move->to, move->kind);
+			 "'%s' requires spec.selector, and this %s has no template labels to derive it from%s%s%s",
+			 move->to, move->kind,
+			 ours ? " ('" : "", ours ? ctx->cfg->sharing_label : "",
+			 ours ? "' is gpumend's, shared by every workload of its sharing strategy)" : "");
 	free(at);
 	return rc ? -1 : 1;
 }
@@ -168,16 +201,19 @@ static int add_missing_selector(struct rule_ctx *ctx,
 {
 	json_t *spec = json_object_get(ctx->object, "spec");
 	json_t *selector = json_object_get(spec, "selector");
-	json_t *labels = json_object_get(json_object_get(json_object_get(spec,
-		"template"), "metadata"), "labels");
-	char *spec_pointer, *at;
-	int rc = -1, bad;
+	json_t *labels;
+	char *spec_pointer = NULL, *at = NULL;
+	int rc = -1, bad, ours;
 
 	if (!json_is_object(spec) || (selector && !json_is_null(selector)))
 		return 0;
-	bad = check_labels(ctx, move, labels);
-	if (bad)
-		return bad < 0 ? -1 : 0;
+	if (selector_labels(ctx, spec, &labels, &ours))
+		goto out;
+	bad = check_labels(ctx, move, labels, ours);
+	if (bad) {
+		rc = bad < 0 ? -1 : 0;
+		goto out;
+	}
 	spec_pointer = json_pointer_join(ctx->object_pointer, "spec");
 	at = json_pointer_join(ctx->object_pointer, "apiVersion");
 	if (!spec_pointer || !at)
@@ -193,6 +229,7 @@ static int add_missing_selector(struct rule_ctx *ctx,
 	if (!rc)
 		rc = add_selector(ctx, spec_pointer, selector, labels);
 out:
+	json_decref(labels);
 	free(spec_pointer);
 	free(at);
 	return rc;
@@ -207,7 +244,7 @@ int rule_run_deprecated_workload_api(struct rule_ctx *ctx)
 	const struct api_move *move = find_move(kind, api_version);
 	json_t *spec, *selector, *labels = NULL;
 	char *version_pointer, *spec_pointer = NULL, *old_version = NULL;
-	int needs_selector = 0, rc = -1, bad;
+	int needs_selector = 0, rc = -1, bad, ours;
 
 	if (!move) {
 		if (kind && api_version &&
@@ -221,11 +258,13 @@ int rule_run_deprecated_workload_api(struct rule_ctx *ctx)
 	selector = json_object_get(spec, "selector");
 	if (move->needs_selector && (!selector || json_is_null(selector))) {
 		needs_selector = 1;
-		labels = json_object_get(json_object_get(json_object_get(spec,
-			"template"), "metadata"), "labels");
-		bad = check_labels(ctx, move, labels);
-		if (bad)
+		if (selector_labels(ctx, spec, &labels, &ours))
+			return -1;
+		bad = check_labels(ctx, move, labels, ours);
+		if (bad) {
+			json_decref(labels);
 			return bad < 0 ? -1 : 0;
+		}
 	}
 
 	version_pointer = json_pointer_join(ctx->object_pointer, "apiVersion");
@@ -256,6 +295,7 @@ int rule_run_deprecated_workload_api(struct rule_ctx *ctx)
 		free(p);
 	}
 out_free:
+	json_decref(labels);
 	free(old_version);
 	free(spec_pointer);
 	free(version_pointer);
