@@ -185,9 +185,11 @@ while IFS= read -r cmd <&3; do
 	if [ -n "$line" ]; then
 		summary_seen=1
 		verdict="$verdict, $line"
-		case $ci_env$line in
+		# with CI=true a suite fails its own unlisted skips: skips left
+		# are allowed ones, counted in the line
+		case $line in
 		*" 0 failed, 0 skipped") ;;
-		CI=true*" 0 failed, "*) ;;
+		*" 0 failed, "*) [ -n "$ci_env" ] || ok=0 ;;
 		*) ok=0 ;;
 		esac
 	fi

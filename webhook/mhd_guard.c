@@ -46,14 +46,16 @@
 
 #include <gnutls/gnutls.h>
 
-/* GnuTLS's own gnutls_record_send() */
+/* GnuTLS's own gnutls_record_send() and the C library's epoll_ctl() */
 static ssize_t (*real_send)(gnutls_session_t, const void *, size_t);
+static int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 
-static void find_real_send(void)
+static void find_real(void)
 {
 	/* POSIX's way to store a function's address that dlsym() found */
 	*(void **)&real_send = dlsym(RTLD_NEXT, "gnutls_record_send");
+	*(void **)&real_epoll_ctl = dlsym(RTLD_NEXT, "epoll_ctl");
 }
 
 /* The length of a response head that `data` holds twice in a row; 0 if not. */
@@ -78,7 +80,7 @@ ssize_t gnutls_record_send(gnutls_session_t session, const void *data,
 	size_t head;
 	ssize_t sent;
 
-	pthread_once(&real_once, find_real_send);
+	pthread_once(&real_once, find_real);
 	if (!real_send)
 		return GNUTLS_E_INTERNAL_ERROR;
 	head = data ? doubled_head(data, data_size) : 0;
@@ -90,20 +92,11 @@ ssize_t gnutls_record_send(gnutls_session_t session, const void *data,
 	return sent == (ssize_t)head ? (ssize_t)data_size : sent;
 }
 
-/* the C library's own epoll_ctl() */
-static int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
-static pthread_once_t real_epoll_once = PTHREAD_ONCE_INIT;
-
-static void find_real_epoll_ctl(void)
-{
-	*(void **)&real_epoll_ctl = dlsym(RTLD_NEXT, "epoll_ctl");
-}
-
 int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event)
 {
 	int rc;
 
-	pthread_once(&real_epoll_once, find_real_epoll_ctl);
+	pthread_once(&real_once, find_real);
 	if (!real_epoll_ctl) {
 		errno = ENOSYS;
 		return -1;
