@@ -12,6 +12,8 @@
 #include "rules.h"
 #include "source.h"
 
+struct json_scan_filter;
+
 /* A file (or standard input) read whole. */
 struct input {
 	char *name;          /* as given, or "<stdin>"; owned */
@@ -113,13 +115,27 @@ struct stream_doc {
 
 /*
  * Parses `text` document by document, runs the rules over each object
- * (rewriting doc->json in place) and calls `fn` with it. Returns 0, or -1
+ * (rewriting doc->json in place) and calls `fn` with it. With
+ * opts->triggers_in, the rules without a trigger in a document's text are
+ * skipped there (cli_filter_new() says when that is sound). Returns 0, or -1
  * on a syntax error or limit (with `err`), or -1 when `fn` does.
  */
 typedef int (*stream_fn)(void *arg, struct stream_doc *sd);
 int stream_each(const char *text, size_t len, const struct config *cfg,
 		const struct rules_options *opts, stream_fn fn, void *arg,
 		struct source_error *err);
+
+/*
+ * The CLI's trigger search, for rules_options.triggers_in
+ * (json_scan_triggers_in) and triggers_arg, or NULL to run every rule on
+ * every document (also when out of memory); json_scan_filter_free()
+ * releases it. stream_each() searches a document's text when it has no
+ * backslash: its keys and strings are then that text, but for the quotes
+ * of single-quoted scalars and line breaks folded into blanks, so a
+ * trigger without a blank, line break or quote that is in one of them is
+ * in the text. NULL when some trigger has one.
+ */
+struct json_scan_filter *cli_filter_new(const struct config *cfg);
 
 /* The source limits a configuration asks for. */
 struct source_limits cli_limits(const struct config *cfg);

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "chart.h"
 #include "cli.h"
+#include "json_scan.h"
 #include "msg.h"
 #include "report.h"
 
@@ -26,6 +27,7 @@ struct lint_finding {
 
 struct lint {
 	struct config *cfg;
+	struct json_scan_filter *filter;   /* cli_filter_new() */
 	enum chart_mode chart;
 	struct lint_finding *items;
 	size_t n, cap;
@@ -128,7 +130,12 @@ static int lint_path(void *arg, const char *path)
 	struct source_error err;
 	/* lint reports; it never rewrites, so the rules say what is wrong
 	 * rather than what they changed */
-	struct rules_options opts = { .offline = 1, .report_only = 1 };
+	struct rules_options opts = {
+		.offline = 1,
+		.report_only = 1,
+		.triggers_in = l->filter ? json_scan_triggers_in : NULL,
+		.triggers_arg = l->filter,
+	};
 	char *root = NULL;
 	enum chart_kind kind = chart_classify(path, l->chart, &root);
 	int rc;
@@ -290,6 +297,7 @@ int cmd_lint(int argc, char **argv)
 	l.cfg = cli_load_config(config_path);
 	if (!l.cfg)
 		return 2;
+	l.filter = cli_filter_new(l.cfg);
 	rc = paths_walk(argv + 1, args.n, lint_path, &l,
 			&walk_errors);
 	if (walk_errors)
@@ -335,6 +343,7 @@ int cmd_lint(int argc, char **argv)
 		free(l.items[i].pointer);
 	}
 	free(l.items);
+	json_scan_filter_free(l.filter);
 	config_free(l.cfg);
 	if (rc || l.bad_input)
 		return 2;

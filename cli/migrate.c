@@ -13,12 +13,14 @@
 #include "chart.h"
 #include "cli.h"
 #include "diff.h"
+#include "json_scan.h"
 #include "msg.h"
 #include "text_patch.h"
 #include "utf16.h"
 
 struct migrate {
 	struct config *cfg;
+	struct json_scan_filter *filter;   /* cli_filter_new() */
 	int in_place, check, diff, json_patch;
 	enum chart_mode chart;
 	int n_inputs;          /* how many files the paths name, for headers */
@@ -236,7 +238,11 @@ static int migrate_path(void *arg, const char *path)
 	struct input in;
 	struct file_run run = { .m = m, .in = &in };
 	struct source_error err;
-	struct rules_options opts = { .offline = 1 };
+	struct rules_options opts = {
+		.offline = 1,
+		.triggers_in = m->filter ? json_scan_triggers_in : NULL,
+		.triggers_arg = m->filter,
+	};
 	char *root = NULL;
 	enum chart_kind kind = chart_classify(path, m->chart, &root);
 	int rc;
@@ -457,12 +463,14 @@ int cmd_migrate(int argc, char **argv)
 	m.cfg = cli_load_config(config_path);
 	if (!m.cfg)
 		return 2;
+	m.filter = cli_filter_new(m.cfg);
 	m.n_inputs = several_inputs(argv + 1, args.n) ? 2 : 1;
 	if (paths_walk(argv + 1, args.n, migrate_path, &m,
 		       &walk_errors) != 0)
 		m.errors++;
 	m.errors += walk_errors;
 	fflush(stdout);
+	json_scan_filter_free(m.filter);
 	config_free(m.cfg);
 	if (m.in_place && !m.check && m.files > 1)
 		msg_note("%d file%s migrated, %d unchanged, %d with errors",

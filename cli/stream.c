@@ -8,6 +8,7 @@
 #include "arena.h"
 #include "cli.h"
 #include "config_file.h"
+#include "json_scan.h"
 #include "msg.h"
 #include "nul.h"
 
@@ -30,6 +31,34 @@ struct config *cli_load_config(const char *path)
 	if (!cfg)
 		msg_error("%s", err);
 	return cfg;
+}
+
+/* 1 when `text` holds a byte YAML may write otherwise than as it is read
+ * without a backslash: a blank or line break (folded, or indentation), or
+ * a single quote (doubled in single-quoted scalars). */
+static int has_folded_byte(const char *text)
+{
+	return strpbrk(text, " \t\r\n'") != NULL;
+}
+
+struct json_scan_filter *cli_filter_new(const struct config *cfg)
+{
+	struct json_scan_filter *filter = NULL;
+	int sound = 1;
+
+	for (int r = 0; sound && r < RULE_COUNT; r++) {
+		struct string_list list = { NULL, 0 };
+
+		if (rules_rule_triggers(cfg, (enum rule_id)r, &list) < 0)
+			return NULL;
+		for (size_t i = 0; i < list.n; i++)
+			if (has_folded_byte(list.items[i]))
+				sound = 0;
+		string_list_clear(&list);
+	}
+	if (sound)
+		filter = json_scan_filter_new(cfg, 1);
+	return filter;
 }
 
 /*
@@ -63,6 +92,7 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 	struct source_doc doc;
 	struct rules_result result;
 	struct rules_error rerr;
+	struct rules_options doc_opts;
 	int rc = 0, got, encoded;
 
 	memset(err, 0, sizeof(*err));
@@ -78,11 +108,23 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 
 		rules_result_init(&result);
 		if (json_is_object(doc.json)) {
+			const char *span = text + doc.start;
+			size_t n = doc.end - doc.start;
+			/* no escape, NUL or U+FDD0: keys and strings are
+			 * the text as written (cli_filter_new() says how) */
+			int as_written = !nul_source_may_hold(span, n);
+
 			sd.ran = 1;
 			/* strings holding NUL: encoded while the rules run */
-			encoded = nul_json_encode(doc.json);
+			encoded = as_written ? 0 : nul_json_encode(doc.json);
+			/* rules without a trigger in the text: not run */
+			doc_opts = *opts;
+			if (opts->triggers_in && as_written)
+				doc_opts.skip_rules |= ~opts->triggers_in(
+					opts->triggers_arg, span, n);
 			if (encoded < 0 ||
-			    rules_apply(cfg, opts, doc.json, &result, &rerr) ||
+			    rules_apply(cfg, &doc_opts, doc.json, &result,
+					&rerr) ||
 			    (encoded && nul_decode(doc.json, &result))) {
 				err->line = doc.line;
 				err->column = 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "admission.h"
+#include "ascii.h"
 #include "json_write.h"
 #include "arena.h"
 #include "buf.h"
@@ -178,19 +179,12 @@ static int utf8_valid(const char *text, size_t len)
 	const unsigned char *p = (const unsigned char *)text, *end = p + len;
 
 	while (p < end) {
-		unsigned c = *p, n, cp;
-		uint64_t word;
+		unsigned c, n, cp;
 
-		/* ASCII, 8 bytes at a time */
-		if (end - p >= 8 && (memcpy(&word, p, 8),
-				     !(word & 0x8080808080808080u))) {
-			p += 8;
-			continue;
-		}
-		if (c < 0x80) {
-			p++;
-			continue;
-		}
+		p += ascii_span((const char *)p, (size_t)(end - p));
+		if (p == end)
+			break;
+		c = *p;
 		if (c >= 0xc2 && c <= 0xdf)
 			n = 1, cp = c & 0x1f;
 		else if (c >= 0xe0 && c <= 0xef)
@@ -841,12 +835,6 @@ static int deny_message(const struct config *cfg,
 	return rc;
 }
 
-/* rules_options.triggers_in: the prefilter's search. */
-static unsigned triggers_in(const void *filter, const char *text, size_t len)
-{
-	return json_scan_filter_rules(filter, text, len);
-}
-
 /* rules_options.read_json: the one-pass reader, jansson's when it gives up. */
 static json_t *read_json(const char *text, size_t len)
 {
@@ -1022,7 +1010,7 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 		.keep_undo = 1,
 		.read_json = read_json,
 		.skip_rules = skip,
-		.triggers_in = src->filter ? triggers_in : NULL,
+		.triggers_in = src->filter ? json_scan_triggers_in : NULL,
 		.triggers_arg = src->filter,
 	};
 	struct rules_result res;

@@ -233,7 +233,8 @@ static int filter_shifts(struct json_scan_filter *filter)
 	return 0;
 }
 
-struct json_scan_filter *json_scan_filter_new(const struct config *cfg)
+struct json_scan_filter *json_scan_filter_new(const struct config *cfg,
+					      int offline)
 {
 	struct json_scan_filter *filter = calloc(1, sizeof(*filter));
 	size_t cap = 0;
@@ -247,7 +248,7 @@ struct json_scan_filter *json_scan_filter_new(const struct config *cfg)
 		/* the webhook never runs an offline-only rule: its triggers
 		 * (apps/v1, say) would only make bodies be read for nothing */
 		if (cfg->mode[r] == RULE_MODE_OFF ||
-		    rule_info_get((enum rule_id)r)->offline_only)
+		    (!offline && rule_info_get((enum rule_id)r)->offline_only))
 			continue;
 		filter->enabled |= 1u << r;
 		rc = rules_rule_triggers(cfg, (enum rule_id)r, &list);
@@ -417,6 +418,12 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 		}
 	}
 	return found;
+}
+
+unsigned json_scan_triggers_in(const void *filter, const char *text,
+			       size_t len)
+{
+	return json_scan_filter_rules(filter, text, len);
 }
 
 /* ------------------------------------------------------------------ */

@@ -24,10 +24,13 @@ struct json_scan_filter;
 
 /*
  * The trigger strings of the rules enabled in `cfg` that the webhook runs
- * (offline-only rules are left out), compiled for scanning. When the rules have no finite set of triggers the filter
- * passes every body on to the full reader. NULL when out of memory.
+ * (offline-only rules are left out), or with `offline` that the CLI runs
+ * (all of them), compiled for scanning. When the rules have no finite set
+ * of triggers the filter passes every body on to the full reader. NULL
+ * when out of memory.
  */
-struct json_scan_filter *json_scan_filter_new(const struct config *cfg);
+struct json_scan_filter *json_scan_filter_new(const struct config *cfg,
+					      int offline);
 void json_scan_filter_free(struct json_scan_filter *filter);
 
 /*
@@ -37,6 +40,11 @@ void json_scan_filter_free(struct json_scan_filter *filter);
  */
 unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 				const char *text, size_t len);
+
+/* json_scan_filter_rules() as rules_options.triggers_in, `filter` its
+ * triggers_arg. */
+unsigned json_scan_triggers_in(const void *filter, const char *text,
+			       size_t len);
 
 /*
  * Reads the AdmissionReview `body`, in which json_scan_filter_rules()

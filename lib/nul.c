@@ -225,6 +225,12 @@ static int recode_json(json_t *value, int encode)
 	}
 }
 
+int nul_source_may_hold(const char *text, size_t len)
+{
+	return memchr(text, '\\', len) || memchr(text, '\0', len) ||
+	       memchr(text, 0xEF, len);
+}
+
 int nul_json_encode(json_t *value)
 {
 	return recode_json(value, 1);

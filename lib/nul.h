@@ -30,6 +30,14 @@
 int nul_text_has(const char *text, size_t len);
 
 /*
+ * 0 when no key or string read from the YAML or JSON text text[0..len)
+ * can hold a NUL or U+FDD0, which come only from an escape (a backslash)
+ * or their own bytes (a NUL, which YAML refuses anyway, or EF B7 90): the
+ * text has none of '\\', NUL and 0xEF. 1 otherwise.
+ */
+int nul_source_may_hold(const char *text, size_t len);
+
+/*
  * A new copy of the JSON text text[0..len) in which the strings stand
  * encoded: each \u0000 escape becomes \ufdd0\ufdd1, each U+FDD0 (raw or
  * escaped) is doubled. Its length in *out_len; NULL when out of memory.

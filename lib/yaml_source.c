@@ -15,6 +15,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "ascii.h"
 #include "source.h"
 
 /* Caps that hold even when the caller sets no limits. */
@@ -246,14 +247,14 @@ static size_t offset_of(struct source_parser *p, yaml_mark_t mark)
 	if (!p->ascii_end) {
 		size_t want = p->base_off + mark.index;
 
+		if (want > p->len)
+			want = p->len;
 		if (p->ascii_to < p->base_off)
 			p->ascii_to = p->base_off;
-		while (p->ascii_to < want && p->ascii_to < p->len) {
-			if (t[p->ascii_to] & 0x80) {
-				p->ascii_end = 1;
-				break;
-			}
-			p->ascii_to++;
+		if (p->ascii_to < want) {
+			p->ascii_to += ascii_span(p->text + p->ascii_to,
+						  want - p->ascii_to);
+			p->ascii_end = p->ascii_to < want;
 		}
 	}
 	/* every byte before ascii_to is a character of its own, so any
@@ -701,6 +702,7 @@ static int attach(struct source_parser *p, struct source_doc *doc,
 {
 	struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
 	struct source_child child = { 0 };
+	size_t size;
 
 	if (!top) {
 		doc->json = json;
@@ -747,19 +749,24 @@ static int attach(struct source_parser *p, struct source_doc *doc,
 				"out of memory");
 		return 0;
 	}
-	if (json_object_get(top->json, top->key) &&
-	    !json_object_get(top->merged_keys, top->key)) {
-		set_error(err, mark, "duplicate key '%s'", top->key);
-		err->line = top->key_line;
-		err->column = top->key_column;
-		json_decref(json);
-		source_node_free(node);
-		return -1;
-	}
-	/* libyaml has checked the UTF-8 already */
-	if (json_object_set_new_nocheck(top->json, top->key, json))
+	/* libyaml has checked the UTF-8 already, and keys hold no NUL; a
+	 * key that was there already (the size stays) is a duplicate, unless
+	 * a merge put it there: the merged keys are some of the mapping's */
+	size = json_object_size(top->json);
+	if (json_object_setn_new_nocheck(top->json, top->key, top->key_len,
+					 json))
 		goto out_nomem_node;
-	json_object_del(top->merged_keys, top->key);
+	if (json_object_size(top->json) == size) {
+		if (!json_object_getn(top->merged_keys, top->key,
+				      top->key_len)) {
+			set_error(err, mark, "duplicate key '%s'", top->key);
+			err->line = top->key_line;
+			err->column = top->key_column;
+			source_node_free(node);
+			return -1;
+		}
+		json_object_deln(top->merged_keys, top->key, top->key_len);
+	}
 	child.key = top->key;
 	child.key_start = top->key_start;
 	child.key_end = top->key_end;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ascii.h"
 #include "buf.h"
 #include "json_write.h"
 #include "log.h"
@@ -142,21 +143,6 @@ int log_line_begin(struct log_line *line, enum log_level level,
 	return 0;
 }
 
-/* 1 when text[0..len) is all ASCII, 8 bytes at a time. */
-static int ascii(const char *text, size_t len)
-{
-	uint64_t high = 0, word;
-	size_t i = 0;
-
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&word, text + i, 8);
-		high |= word;
-	}
-	for (; i < len; i++)
-		high |= (unsigned char)text[i];
-	return !(high & 0x8080808080808080u);
-}
-
 void log_line_string(struct log_line *line, const char *key,
 		     const char *value)
 {
@@ -171,7 +157,7 @@ void log_line_string(struct log_line *line, const char *key,
 		return;
 	}
 	len = strlen(value);
-	if (!ascii(value, len)) {
+	if (ascii_span(value, len) < len) {
 		/* not ASCII: jansson checks the UTF-8, log_string mends it */
 		if (!(clean = log_string(value))) {
 			line->failed = 1;

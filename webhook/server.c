@@ -162,7 +162,7 @@ static struct config_ref *config_ref_new(struct config *cfg_new)
 {
 	struct config_ref *ref = malloc(sizeof(*ref));
 
-	if (!ref || !(ref->filter = json_scan_filter_new(cfg_new))) {
+	if (!ref || !(ref->filter = json_scan_filter_new(cfg_new, 0))) {
 		free(ref);
 		config_free(cfg_new);
 		return NULL;

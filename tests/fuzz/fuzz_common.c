@@ -437,7 +437,7 @@ static void admission_answer_check(const struct config *cfg, json_t *review,
 static void prefilter_check(const struct config *cfg, const char *body,
 			    size_t len, const struct admission_outcome *full)
 {
-	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct json_scan_filter *filter = json_scan_filter_new(cfg, 0);
 	struct admission_outcome fast;
 	const char *diff;
 
@@ -706,11 +706,17 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 	return 0;
 }
 
-/* Migrates `text`; 0, or -1 when the CLI would report an error. */
+/* Migrates `text`, with the CLI's trigger search `filter` (NULL: every
+ * rule on every document); 0, or -1 when the CLI would report an error. */
 static int migrate_run(struct migrate_run *run, const struct config *cfg,
+		       const struct json_scan_filter *filter,
 		       const char *text, size_t len, struct source_error *err)
 {
-	struct rules_options opts = { .offline = 1 };
+	struct rules_options opts = {
+		.offline = 1,
+		.triggers_in = filter ? json_scan_triggers_in : NULL,
+		.triggers_arg = filter,
+	};
 
 	memset(run, 0, sizeof(*run));
 	run->cfg = cfg;
@@ -754,19 +760,32 @@ static void json_text_check(const char *text, size_t len, const char *output,
 void fuzz_check_migrate(const struct config *cfg, const char *text,
 			size_t len)
 {
-	struct migrate_run first, second;
+	struct migrate_run first, second, all;
 	struct source_error err;
+	struct json_scan_filter *filter = cli_filter_new(cfg);
 	char *output;
 	size_t i;
 	json_t *doc;
+	int rc = migrate_run(&first, cfg, filter, text, len, &err);
 
-	if (migrate_run(&first, cfg, text, len, &err) != 0) {
+	/* the trigger search leaves out only rules with nothing to do */
+	if ((migrate_run(&all, cfg, NULL, text, len, &err) != 0) != (rc != 0))
+		fuzz_fail("the trigger search changes whether the text migrates");
+	if (rc == 0 && (all.out.len != first.out.len ||
+			memcmp(all.out.data ? all.out.data : "",
+			       first.out.data ? first.out.data : "",
+			       first.out.len) ||
+			!json_equal(all.docs, first.docs)))
+		fuzz_fail("the trigger search changes the migrated text");
+	migrate_run_free(&all);
+	if (rc != 0) {
 		migrate_run_free(&first);
+		json_scan_filter_free(filter);
 		return;
 	}
 	output = exact_copy(first.out.data ? first.out.data : "",
 			    first.out.len);
-	if (migrate_run(&second, cfg, output, first.out.len, &err) != 0)
+	if (migrate_run(&second, cfg, filter, output, first.out.len, &err) != 0)
 		fuzz_fail("the migrated text %s: %d:%d: %s",
 			  second.errors ? "has errors" : "does not parse",
 			  err.line, err.column, err.message);
@@ -788,6 +807,7 @@ void fuzz_check_migrate(const struct config *cfg, const char *text,
 	json_text_check(text, len, output, first.out.len);
 	migrate_run_free(&second);
 	migrate_run_free(&first);
+	json_scan_filter_free(filter);
 	free(output);
 }
 
@@ -889,29 +909,65 @@ static void report_check(const struct lint_run *run, enum report_format fmt)
 	buf_free(&out);
 }
 
-void fuzz_check_lint(const struct config *cfg, const char *text, size_t len)
+/* Lints `text` into `run`, with the CLI's trigger search `filter` (NULL:
+ * every rule on every document). */
+static void lint_once(const struct config *cfg,
+		      const struct json_scan_filter *filter, const char *text,
+		      size_t len, struct lint_run *run)
 {
-	struct rules_options opts = { .offline = 1, .report_only = 1 };
-	struct lint_run run = { len, NULL, 0, 0 };
+	struct rules_options opts = {
+		.offline = 1,
+		.report_only = 1,
+		.triggers_in = filter ? json_scan_triggers_in : NULL,
+		.triggers_arg = filter,
+	};
 	struct source_error err;
 
-	if (stream_each(text, len, cfg, &opts, lint_doc, &run, &err) != 0) {
+	memset(run, 0, sizeof(*run));
+	run->len = len;
+	if (stream_each(text, len, cfg, &opts, lint_doc, run, &err) != 0) {
 		if (!err.message[0])
 			fuzz_fail("stream_each failed without a message");
 		if (err.line < 0 || err.column < 0 ||
 		    (size_t)err.line > len + 1)
 			fuzz_fail("syntax error at %d:%d in %zu bytes",
 				  err.line, err.column, len);
-		lint_add(&run, err.line, err.column, "syntax", "error",
+		lint_add(run, err.line, err.column, "syntax", "error",
 			 err.message, NULL);
 	}
+}
+
+static void lint_run_free(struct lint_run *run)
+{
+	for (size_t i = 0; i < run->n; i++) {
+		free((char *)run->items[i].message);
+		free((char *)run->items[i].pointer);
+	}
+	free(run->items);
+}
+
+void fuzz_check_lint(const struct config *cfg, const char *text, size_t len)
+{
+	struct json_scan_filter *filter = cli_filter_new(cfg);
+	struct lint_run run, all;
+
+	lint_once(cfg, filter, text, len, &run);
+	/* the trigger search leaves out only rules with nothing to find */
+	lint_once(cfg, NULL, text, len, &all);
+	if (all.n != run.n)
+		fuzz_fail("the trigger search changes the findings: %zu, %zu without",
+			  run.n, all.n);
+	for (size_t i = 0; i < run.n; i++)
+		if (run.items[i].line != all.items[i].line ||
+		    run.items[i].column != all.items[i].column ||
+		    strcmp(run.items[i].rule, all.items[i].rule) ||
+		    strcmp(run.items[i].message, all.items[i].message))
+			fuzz_fail("the trigger search changes finding %zu", i);
 	for (int fmt = REPORT_TEXT; fmt <= REPORT_GITHUB; fmt++)
 		report_check(&run, (enum report_format)fmt);
-	for (size_t i = 0; i < run.n; i++) {
-		free((char *)run.items[i].message);
-		free((char *)run.items[i].pointer);
-	}
-	free(run.items);
+	lint_run_free(&all);
+	lint_run_free(&run);
+	json_scan_filter_free(filter);
 }
 
 /* ------------------------------------------------------------------ */

@@ -212,4 +212,44 @@ jq -e '[.runs[0].results[].locations[0].physicalLocation.artifactLocation.uri] |
 	pass "lint sarif: a backslash and a newline in file names are percent-encoded" ||
 	fail "lint sarif: $(jq -c '[.runs[0].results[].locations[0].physicalLocation.artifactLocation.uri]' "$dir/odd.sarif")"
 
+# --- the trigger search -------------------------------------------------
+# A document's rules are skipped when none of their triggers is in its text
+# (stream_each): behind an escape, or folded from two lines, a trigger is
+# not in the text as written, and its rules must run anyway.
+cat >"$dir/hidden.yaml" <<'EOF'
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: plain}
+data: {a: b}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: escaped}
+spec:
+  containers:
+  - name: c
+    image: busybox
+    resources:
+      limits: {"alpha.kubernetes.io\u002fnvidia-gpu": 1}
+EOF
+"$G" migrate "$dir/hidden.yaml" >"$dir/hidden.out" 2>"$dir/err"
+grep -q 'nvidia.com/gpu' "$dir/hidden.out" && ! grep -q 'alpha.kubernetes.io' "$dir/hidden.out" &&
+	pass "migrate: a legacy resource named with an escape is renamed" ||
+	{ fail "migrate: a legacy resource named with an escape"; cat "$dir/hidden.out" "$dir/err"; }
+cat >"$dir/folded.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: folded}
+spec:
+  containers:
+  - name: c
+    image: my
+      cuda:1
+EOF
+printf 'visibility:\n  images: ["my cuda*"]\n' >"$dir/blank.yaml"
+"$G" lint -c "$dir/blank.yaml" "$dir/folded.yaml" >"$dir/folded.out" 2>"$dir/err"; rc=$?
+[ $rc = 1 ] && grep -q 'folded.yaml:7:.*gpu-visibility' "$dir/folded.out" &&
+	pass "lint: an image pattern with a blank finds an image folded from two lines" ||
+	{ fail "lint: an image folded from two lines ($rc)"; cat "$dir/folded.out" "$dir/err"; }
+
 finish cli

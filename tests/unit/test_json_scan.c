@@ -125,7 +125,7 @@ static char *review_with(const char *member)
 TEST(json_scan_prefilter_sees_escaped_triggers)
 {
 	struct config *cfg = config_new_default();
-	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct json_scan_filter *filter = json_scan_filter_new(cfg, 0);
 	static const struct {
 		const char *member;
 		enum rule_id rule;
@@ -185,12 +185,12 @@ TEST(json_scan_filter_follows_modes)
 	static const char text[] = "\"alpha.kubernetes.io/nvidia-gpu\"";
 	unsigned rules;
 
-	filter = json_scan_filter_new(cfg);
+	filter = json_scan_filter_new(cfg, 0);
 	rules = filter ? json_scan_filter_rules(filter, text, strlen(text)) : 0;
 	CHECK(rules >> RULE_LEGACY_GPU_RESOURCE & 1);
 	json_scan_filter_free(filter);
 	cfg->mode[RULE_LEGACY_GPU_RESOURCE] = RULE_MODE_OFF;
-	filter = json_scan_filter_new(cfg);
+	filter = json_scan_filter_new(cfg, 0);
 	rules = filter ? json_scan_filter_rules(filter, text, strlen(text)) : 1;
 	CHECK(!(rules >> RULE_LEGACY_GPU_RESOURCE & 1));
 	json_scan_filter_free(filter);
@@ -203,7 +203,7 @@ TEST(json_scan_filter_follows_modes)
 TEST(json_scan_filter_leaves_out_offline_rules)
 {
 	struct config *cfg = config_new_default();
-	struct json_scan_filter *filter = cfg ? json_scan_filter_new(cfg) : NULL;
+	struct json_scan_filter *filter = cfg ? json_scan_filter_new(cfg, 0) : NULL;
 	static const char text[] =
 		"{\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\"}]}";
 	struct string_list own = { NULL, 0 };
@@ -256,7 +256,7 @@ static unsigned naive_rules(const struct config *cfg, const char *text,
 TEST(json_scan_filter_matches_naive_search)
 {
 	struct config *cfg = config_new_default();
-	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct json_scan_filter *filter = json_scan_filter_new(cfg, 0);
 	struct string_list all = { NULL, 0 };
 	static const char alphabet[] = "abcdeio-_/.:\"{}gpunvcr";
 	char text[300];
@@ -301,7 +301,7 @@ TEST(json_scan_filter_matches_naive_search)
 TEST(json_scan_light_read)
 {
 	struct config *cfg = config_new_default();
-	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct json_scan_filter *filter = json_scan_filter_new(cfg, 0);
 	const struct rules_read *reads = rules_reads(1u << RULE_GPU_VISIBILITY);
 	static const char pod[] =
 		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","

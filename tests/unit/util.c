@@ -124,7 +124,7 @@ static void check_gating_as(const struct config *cfg,
 			    const struct rules_result *res, int added,
 			    int *failures)
 {
-	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct json_scan_filter *filter = json_scan_filter_new(cfg, 0);
 	struct rules_options gated = *opts;
 	struct rules_error err = { { 0 }, { 0 } };
 	size_t len = strlen(json_text);
@@ -381,7 +381,7 @@ char *test_review_text(const char *version, const char *operation,
 json_t *test_review(const struct config *cfg, const char *text,
 		    struct admission_outcome *out, int *failures)
 {
-	struct json_scan_filter *filter = json_scan_filter_new(cfg);
+	struct json_scan_filter *filter = json_scan_filter_new(cfg, 0);
 	struct admission_outcome fast;
 	const char *diff;
 

@@ -1,0 +1,28 @@
+/*
+ * ascii.h - how much of a text is ASCII, 8 bytes at a time.
+ */
+#ifndef GPUMEND_ASCII_H
+#define GPUMEND_ASCII_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The number of bytes of text[0..len) before the first one >= 0x80. */
+static inline size_t ascii_span(const char *text, size_t len)
+{
+	size_t i = 0;
+	uint64_t word;
+
+	while (len - i >= 8) {
+		memcpy(&word, text + i, 8);
+		if (word & 0x8080808080808080u)
+			break;
+		i += 8;
+	}
+	while (i < len && !((unsigned char)text[i] & 0x80))
+		i++;
+	return i;
+}
+
+#endif
