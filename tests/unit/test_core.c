@@ -8,11 +8,35 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "ascii.h"
 #include "buf.h"
 #include "harness.h"
 #include "nul.h"
 #include "rules_private.h"
 #include "source.h"
+
+/* ascii_span: the first byte >= 0x80, at every place of texts of 0 to 40
+ * bytes, whatever follows it; all of a text without one. */
+TEST(core_ascii_span)
+{
+	char text[48];
+
+	for (size_t len = 0; len <= 40; len++) {
+		memset(text, 'a', sizeof(text));
+		CHECK(ascii_span(text, len) == len);
+		for (size_t at = 0; at < len; at++) {
+			memset(text, 0x7f, sizeof(text));
+			text[at] = (char)0x80;
+			if (at + 1 < len)
+				text[len - 1] = (char)0xff;
+			CHECK(ascii_span(text, len) == at);
+		}
+	}
+	/* a byte past the length is not read as the text's */
+	memset(text, 'a', sizeof(text));
+	text[16] = (char)0xc3;
+	CHECK(ascii_span(text, 16) == 16);
+}
 
 TEST(core_pointer_escaping)
 {
