@@ -33,12 +33,15 @@ struct config *cli_load_config(const char *path)
 	return cfg;
 }
 
-/* 1 when `text` holds a byte YAML may write otherwise than as it is read
- * without a backslash: a blank or line break (folded, or indentation), or
- * a single quote (doubled in single-quoted scalars). */
+/* 1 when `text` holds what YAML may write otherwise than as it is read
+ * without a backslash: a blank or line break (folded, or indentation; NEL,
+ * U+2028 and U+2029 are line breaks too), or a single quote (doubled in
+ * single-quoted scalars). */
 static int has_folded_byte(const char *text)
 {
-	return strpbrk(text, " \t\r\n'") != NULL;
+	return strpbrk(text, " \t\r\n'") != NULL ||
+	       strstr(text, "\xc2\x85") || strstr(text, "\xe2\x80\xa8") ||
+	       strstr(text, "\xe2\x80\xa9");
 }
 
 struct json_scan_filter *cli_filter_new(const struct config *cfg)

@@ -251,5 +251,13 @@ printf 'visibility:\n  images: ["my cuda*"]\n' >"$dir/blank.yaml"
 [ $rc = 1 ] && grep -q 'folded.yaml:7:.*gpu-visibility' "$dir/folded.out" &&
 	pass "lint: an image pattern with a blank finds an image folded from two lines" ||
 	{ fail "lint: an image folded from two lines ($rc)"; cat "$dir/folded.out" "$dir/err"; }
+# U+2028 is a line break in YAML: kept in a folded value, the blanks after
+# it dropped, so the value is not the text as written
+printf 'sharing:\n  schedulerNames: ["gpu\\Lshare"]\n' >"$dir/ls.yaml"
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: ls}\nspec:\n  schedulerName: gpu\342\200\250    share\n  containers:\n  - {name: c, image: busybox}\n' >"$dir/ls-pod.yaml"
+"$G" lint -c "$dir/ls.yaml" "$dir/ls-pod.yaml" >"$dir/ls.out" 2>"$dir/err"; rc=$?
+[ $rc = 1 ] && grep -q 'ls-pod.yaml:5:.*gpu-sharing' "$dir/ls.out" &&
+	pass "lint: a scheduler name holding U+2028 is found folded over two lines" ||
+	{ fail "lint: a scheduler name holding U+2028 ($rc)"; cat "$dir/ls.out" "$dir/err"; }
 
 finish cli
