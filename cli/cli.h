@@ -127,7 +127,7 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 
 /*
  * The CLI's trigger search, for rules_options.triggers_in
- * (json_scan_triggers_in) and triggers_arg, or NULL to run every rule on
+ * and triggers_arg (json_scan_filter_gate()), or NULL to run every rule on
  * every document (also when out of memory); json_scan_filter_free()
  * releases it. stream_each() searches a document's text when it has no
  * backslash: its keys and strings are then that text, but for the quotes

@@ -130,15 +130,12 @@ static int lint_path(void *arg, const char *path)
 	struct source_error err;
 	/* lint reports; it never rewrites, so the rules say what is wrong
 	 * rather than what they changed */
-	struct rules_options opts = {
-		.offline = 1,
-		.report_only = 1,
-		.triggers_in = l->filter ? json_scan_triggers_in : NULL,
-		.triggers_arg = l->filter,
-	};
+	struct rules_options opts = { .offline = 1, .report_only = 1 };
 	char *root = NULL;
 	enum chart_kind kind = chart_classify(path, l->chart, &root);
 	int rc;
+
+	json_scan_filter_gate(l->filter, &opts);
 
 	if (kind == CHART_OTHER) {
 		msg_note("'%s' is not a YAML template; not linted", path);

@@ -238,14 +238,12 @@ static int migrate_path(void *arg, const char *path)
 	struct input in;
 	struct file_run run = { .m = m, .in = &in };
 	struct source_error err;
-	struct rules_options opts = {
-		.offline = 1,
-		.triggers_in = m->filter ? json_scan_triggers_in : NULL,
-		.triggers_arg = m->filter,
-	};
+	struct rules_options opts = { .offline = 1 };
 	char *root = NULL;
 	enum chart_kind kind = chart_classify(path, m->chart, &root);
 	int rc;
+
+	json_scan_filter_gate(m->filter, &opts);
 
 	if (kind == CHART_OTHER) {
 		msg_note("'%s' is not a YAML template; not migrated", path);

@@ -1010,8 +1010,6 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 		.keep_undo = 1,
 		.read_json = read_json,
 		.skip_rules = skip,
-		.triggers_in = src->filter ? json_scan_triggers_in : NULL,
-		.triggers_arg = src->filter,
 	};
 	struct rules_result res;
 	struct rules_error err;
@@ -1019,6 +1017,7 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 	unsigned mutated = 0;
 	int rc = -1;
 
+	json_scan_filter_gate(src->filter, &opts);
 	memset(&err, 0, sizeof(err));
 	rules_result_init(&res);
 	if (rules_apply(cfg, &opts, object, &res, &err) != 0) {

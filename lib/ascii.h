@@ -1,5 +1,5 @@
 /*
- * ascii.h - how much of a text is ASCII, 8 bytes at a time.
+ * ascii.h - how much of a text is ASCII, 16 or 8 bytes at a time.
  */
 #ifndef GPUMEND_ASCII_H
 #define GPUMEND_ASCII_H

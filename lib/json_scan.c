@@ -420,10 +420,18 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 	return found;
 }
 
-unsigned json_scan_triggers_in(const void *filter, const char *text,
-			       size_t len)
+static unsigned triggers_in(const void *filter, const char *text, size_t len)
 {
 	return json_scan_filter_rules(filter, text, len);
+}
+
+void json_scan_filter_gate(const struct json_scan_filter *filter,
+			   struct rules_options *opts)
+{
+	if (filter) {
+		opts->triggers_in = triggers_in;
+		opts->triggers_arg = filter;
+	}
 }
 
 /* ------------------------------------------------------------------ */

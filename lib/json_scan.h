@@ -41,10 +41,13 @@ void json_scan_filter_free(struct json_scan_filter *filter);
 unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 				const char *text, size_t len);
 
-/* json_scan_filter_rules() as rules_options.triggers_in, `filter` its
- * triggers_arg. */
-unsigned json_scan_triggers_in(const void *filter, const char *text,
-			       size_t len);
+/*
+ * Makes `opts` search with `filter` (rules_options.triggers_in and
+ * triggers_arg: json_scan_filter_rules()); leaves them unset when `filter`
+ * is NULL.
+ */
+void json_scan_filter_gate(const struct json_scan_filter *filter,
+			   struct rules_options *opts);
 
 /*
  * Reads the AdmissionReview `body`, in which json_scan_filter_rules()

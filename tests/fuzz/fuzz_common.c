@@ -712,12 +712,9 @@ static int migrate_run(struct migrate_run *run, const struct config *cfg,
 		       const struct json_scan_filter *filter,
 		       const char *text, size_t len, struct source_error *err)
 {
-	struct rules_options opts = {
-		.offline = 1,
-		.triggers_in = filter ? json_scan_triggers_in : NULL,
-		.triggers_arg = filter,
-	};
+	struct rules_options opts = { .offline = 1 };
 
+	json_scan_filter_gate(filter, &opts);
 	memset(run, 0, sizeof(*run));
 	run->cfg = cfg;
 	run->text = text;
@@ -915,14 +912,10 @@ static void lint_once(const struct config *cfg,
 		      const struct json_scan_filter *filter, const char *text,
 		      size_t len, struct lint_run *run)
 {
-	struct rules_options opts = {
-		.offline = 1,
-		.report_only = 1,
-		.triggers_in = filter ? json_scan_triggers_in : NULL,
-		.triggers_arg = filter,
-	};
+	struct rules_options opts = { .offline = 1, .report_only = 1 };
 	struct source_error err;
 
+	json_scan_filter_gate(filter, &opts);
 	memset(run, 0, sizeof(*run));
 	run->len = len;
 	if (stream_each(text, len, cfg, &opts, lint_doc, run, &err) != 0) {
