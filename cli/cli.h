@@ -114,7 +114,8 @@ struct stream_doc {
 };
 
 /*
- * Parses `text` document by document, runs the rules over each object
+ * Parses `text` (UTF-8: files.c turns UTF-16 into it) document by
+ * document, runs the rules over each object
  * (rewriting doc->json in place) and calls `fn` with it. With
  * opts->triggers_in, the rules without a trigger in a document's text are
  * skipped there (cli_filter_new() says when that is sound). Returns 0, or -1

@@ -86,6 +86,55 @@ static int nul_decode(json_t *json, struct rules_result *result)
 	return nul_json_decode(json);
 }
 
+/* What the search found in the text source_parser_set_need() showed: a
+ * part that holds a document, from its start */
+struct doc_search {
+	const struct rules_options *opts;
+	const char *text;
+	size_t from, to;    /* the part searched; to == 0 when none */
+	int escapes;        /* nul_source_may_hold() there */
+	unsigned found;     /* the rules with a trigger there (no escapes) */
+};
+
+/* 1 when some rule may act on the object of the document in `text`: it
+ * may hold an escape, or a trigger (cli_filter_new() says why the text as
+ * written tells) */
+static int doc_needed(void *arg, const char *text, size_t len)
+{
+	struct doc_search *s = arg;
+
+	s->from = (size_t)(text - s->text);
+	s->to = s->from + len;
+	s->escapes = nul_source_may_hold(text, len);
+	s->found = s->escapes ? 0 : s->opts->triggers_in(s->opts->triggers_arg,
+							 text, len);
+	return s->escapes || (s->found & ~RULES_SPARSE_SAFE);
+}
+
+/*
+ * Runs the rules a sparse document's text has triggers of (RULES_SPARSE_SAFE
+ * ones) on it: 0 when they find nothing (nor would they in the whole one),
+ * 1 when they do or fail (the document is to be read in full).
+ */
+static int sparse_finds(const struct config *cfg,
+			const struct rules_options *opts, unsigned found,
+			json_t *json)
+{
+	struct rules_options sparse_opts = *opts;
+	struct rules_result result;
+	struct rules_error rerr;
+	int finds;
+
+	if (!found || !json_is_object(json))
+		return 0;
+	sparse_opts.skip_rules |= ~found;
+	rules_result_init(&result);
+	finds = rules_apply(cfg, &sparse_opts, json, &result, &rerr) ||
+		result.n_ops || result.n_findings;
+	rules_result_clear(&result);
+	return finds;
+}
+
 int stream_each(const char *text, size_t len, const struct config *cfg,
 		const struct rules_options *opts, stream_fn fn, void *arg,
 		struct source_error *err)
@@ -96,6 +145,7 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 	struct rules_result result;
 	struct rules_error rerr;
 	struct rules_options doc_opts;
+	struct doc_search search = { opts, text, 0, 0, 0, 0 };
 	int rc = 0, got, encoded;
 
 	memset(err, 0, sizeof(*err));
@@ -103,19 +153,36 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 		snprintf(err->message, sizeof(err->message), "out of memory");
 		return -1;
 	}
-	/* most documents have nothing to change: their source tree is only
-	 * built when the rules found something */
-	source_parser_set_tree(parser, 0);
+	/* most documents have nothing to change. With the trigger search,
+	 * those without a trigger are read sparse and without a source tree,
+	 * the others with their tree at once (most of them have something to
+	 * change); without it, the tree is built only when the rules found
+	 * something (source_doc_tree() below) */
+	source_parser_set_tree(parser, opts->triggers_in != NULL);
+	if (opts->triggers_in)
+		source_parser_set_need(parser, doc_needed, &search);
 	while ((got = source_next_doc(parser, &doc, err)) > 0) {
 		struct stream_doc sd = { &doc, &result, 0 };
 
 		rules_result_init(&result);
-		if (json_is_object(doc.json)) {
+		/* sparse: the need() search saw the document */
+		if (doc.sparse &&
+		    sparse_finds(cfg, opts, search.found, doc.json) &&
+		    source_doc_full(text, len, &doc, &limits, err)) {
+			rc = -1;
+		} else if (doc.sparse) {
+			/* no rule runs: nothing to change or report */
+			sd.ran = json_is_object(doc.json);
+		} else if (json_is_object(doc.json)) {
 			const char *span = text + doc.start;
 			size_t n = doc.end - doc.start;
+			/* the search of a part that holds it may serve */
+			int searched = search.to && search.from == doc.start &&
+				       search.to >= doc.end;
 			/* no escape, NUL or U+FDD0: keys and strings are
 			 * the text as written (cli_filter_new() says how) */
-			int as_written = !nul_source_may_hold(span, n);
+			int as_written = searched ? !search.escapes :
+					 !nul_source_may_hold(span, n);
 
 			sd.ran = 1;
 			/* strings holding NUL: encoded while the rules run */
@@ -123,8 +190,9 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 			/* rules without a trigger in the text: not run */
 			doc_opts = *opts;
 			if (opts->triggers_in && as_written)
-				doc_opts.skip_rules |= ~opts->triggers_in(
-					opts->triggers_arg, span, n);
+				doc_opts.skip_rules |= ~(searched ? search.found :
+					opts->triggers_in(opts->triggers_arg,
+							  span, n));
 			if (encoded < 0 ||
 			    rules_apply(cfg, &doc_opts, doc.json, &result,
 					&rerr) ||
@@ -142,7 +210,7 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 			}
 		}
 		if (rc == 0 && (result.n_ops || result.n_findings) &&
-		    source_doc_tree(text, len, &doc, &limits, err))
+		    !doc.root && source_doc_tree(text, len, &doc, &limits, err))
 			rc = -1;
 		if (rc == 0)
 			rc = fn(arg, &sd);
@@ -153,6 +221,7 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 			json_arena_reset();
 		}
 		source_doc_clear(&doc);
+		search.to = 0;
 		if (rc)
 			break;
 	}

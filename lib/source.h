@@ -55,6 +55,10 @@ struct source_doc {
 	size_t start, end;         /* span of the document (markers included) */
 	int index;                 /* 0-based position in the stream */
 	int line;                  /* 1-based line of the document start */
+	int sparse;                /* json holds the keys and the shape only:
+				      every scalar value is null but those
+				      of apiVersion and kind (they say what
+				      an object is) */
 };
 
 struct source_error {
@@ -82,9 +86,31 @@ void source_parser_free(struct source_parser *parser);
 /*
  * With 0, the parser builds only the json of each document (doc->root stays
  * NULL), which is much cheaper; source_doc_tree() adds the tree to the
- * documents that need it. The default is 1.
+ * documents that need it. The default is 1 (a document read sparse, see
+ * source_parser_set_need(), gets none).
  */
 void source_parser_set_tree(struct source_parser *parser, int want_tree);
+
+/*
+ * Lets `need` say, at each document's start, whether its value is wanted:
+ * it gets a part of the text that holds the document (to the next document
+ * marker) and returns 0 when nothing there needs the value. Such a document
+ * is read sparse (doc->sparse): every check is made as ever (syntax, keys,
+ * merges, aliases, limits), but scalar values are not made, which is much
+ * cheaper. A document that ran on past that part is asked about again with
+ * its whole text, and read again in full when `need` wants it then. NULL
+ * (the default) reads every document in full.
+ */
+
+/* Reads a sparse `doc` again in full (doc->json replaced). 0, or -1 with
+ * `err`. */
+int source_doc_full(const char *text, size_t len, struct source_doc *doc,
+		    const struct source_limits *limits,
+		    struct source_error *err);
+void source_parser_set_need(struct source_parser *parser,
+			    int (*need)(void *arg, const char *text,
+					size_t len),
+			    void *arg);
 
 /*
  * Reads the span of `doc` (from a tree-less pass over `text`) again and

@@ -56,6 +56,11 @@ struct source_parser {
 	int ascii_end;              /* ascii_to stops at a byte >= 0x80 */
 	int line_base;              /* added to libyaml's line numbers */
 	int want_tree;              /* build the source tree, not only json */
+	int tree;                   /* of this document (not a sparse one) */
+	int (*need)(void *, const char *, size_t); /* source_parser_set_need */
+	void *need_arg;
+	int sparse;                 /* this document is read sparse */
+	size_t sparse_to;           /* need() was asked about text up to here */
 
 	/* per document */
 	struct frame *stack;
@@ -146,8 +151,15 @@ static void pairs_patch(const struct source_parser *p, unsigned char *buffer,
  */
 static size_t pairs_fix(unsigned char *v, size_t len)
 {
-	size_t i = 0, o = 0;
+	const unsigned char *slash = memchr(v, '\\', len);
+	const unsigned char *ee = memchr(v, 0xEE, slash ? (size_t)(slash - v)
+							: len);
+	size_t i, o;
 
+	/* most values hold neither: nothing to undo */
+	if (!slash && !ee)
+		return len;
+	i = o = (size_t)((ee ? ee : slash) - v);
 	while (i < len) {
 		if (i + 6 <= len && v[i] == 0xEE && v[i + 1] >= 0xA0 &&
 		    v[i + 1] <= 0xAF && v[i + 3] == 0xEF && v[i + 4] >= 0x80 &&
@@ -834,7 +846,7 @@ static int handle_key(struct source_parser *p, yaml_event_t *ev,
 	if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length))
 		return set_error(err, ev->start_mark,
 				 "a mapping key contains a NUL character");
-	if (p->want_tree) {
+	if (p->tree) {
 		start = offset_of(p, ev->start_mark);
 		end = scalar_end(p, start, offset_of(p, ev->end_mark),
 				 ev->data.scalar.style);
@@ -880,12 +892,12 @@ static int push_frame(struct source_parser *p, yaml_event_t *ev,
 	f = &p->stack[p->depth];
 	memset(f, 0, sizeof(*f));
 	f->json = mapping ? json_object() : json_array();
-	f->node = p->want_tree ?
+	f->node = p->tree ?
 		node_new(mapping ? SOURCE_MAPPING : SOURCE_SEQUENCE) : NULL;
 	if (anchor)
 		f->anchor = strdup((const char *)anchor);
 	p->depth++;
-	if (!f->json || (p->want_tree && !f->node) || (anchor && !f->anchor))
+	if (!f->json || (p->tree && !f->node) || (anchor && !f->anchor))
 		return set_error(err, ev->start_mark, "out of memory");
 	if (!f->node)
 		return 0;
@@ -926,6 +938,17 @@ static int pop_frame(struct source_parser *p, struct source_doc *doc,
 	return attach(p, doc, json, node, ev->start_mark, err);
 }
 
+/* 1 when the scalar to come is the value of an apiVersion or kind, which a
+ * sparse document keeps. */
+static int kept_in_sparse(const struct source_parser *p)
+{
+	const struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
+
+	return top && top->key &&
+	       ((top->key_len == 4 && memcmp(top->key, "kind", 4) == 0) ||
+		(top->key_len == 10 && memcmp(top->key, "apiVersion", 10) == 0));
+}
+
 static int handle_node(struct source_parser *p, struct source_doc *doc,
 		       yaml_event_t *ev, struct source_error *err)
 {
@@ -950,8 +973,8 @@ static int handle_node(struct source_parser *p, struct source_doc *doc,
 					 "aliases expand to more than %zu nodes",
 					 p->limits.max_alias_nodes);
 		json = json_deep_copy(a->json);
-		node = p->want_tree ? alias_node_new(a->node) : NULL;
-		if (!json || (p->want_tree && !node)) {
+		node = p->tree ? alias_node_new(a->node) : NULL;
+		if (!json || (p->tree && !node)) {
 			json_decref(json);
 			source_node_free(node);
 			return set_error(err, ev->start_mark, "out of memory");
@@ -966,9 +989,9 @@ static int handle_node(struct source_parser *p, struct source_doc *doc,
 	}
 
 	/* scalar */
-	json = scalar_json(ev);
-	node = p->want_tree ? node_new(SOURCE_SCALAR) : NULL;
-	if (!json || (p->want_tree && !node)) {
+	json = p->sparse && !kept_in_sparse(p) ? json_null() : scalar_json(ev);
+	node = p->tree ? node_new(SOURCE_SCALAR) : NULL;
+	if (!json || (p->tree && !node)) {
 		json_decref(json);
 		source_node_free(node);
 		return set_error(err, ev->start_mark, "out of memory");
@@ -988,6 +1011,57 @@ static int handle_node(struct source_parser *p, struct source_doc *doc,
 		return set_error(err, ev->start_mark, "out of memory");
 	}
 	return attach(p, doc, json, node, ev->start_mark, err);
+}
+
+static int doc_reread(const char *text, size_t len, struct source_doc *doc,
+		      const struct source_limits *limits, int tree,
+		      struct source_error *err);
+
+/* How far need() is shown past a document's start for the next marker. */
+#define SPARSE_SCAN ((size_t)64 << 10)
+
+/* 1 when a document marker (--- or ...) starts at `q`. */
+static int marker_at(const char *q, const char *end)
+{
+	return end - q >= 3 &&
+	       (memcmp(q, "---", 3) == 0 || memcmp(q, "...", 3) == 0) &&
+	       (end - q == 3 || q[3] == ' ' || q[3] == '\t' ||
+		q[3] == '\r' || q[3] == '\n');
+}
+
+/*
+ * At a document's start: reads it sparse when need() finds nothing in the
+ * text from `start` to the end of the next line that opens with a document
+ * marker, or to the text's end, whichever comes first. That is where the
+ * document ends unless it runs on past a marker line (DOCUMENT_END asks
+ * again then); with no such line in SPARSE_SCAN bytes, it is read in full.
+ */
+static void sparse_decide(struct source_parser *p, size_t start)
+{
+	const char *t = p->text, *end = t + p->len;
+	const char *limit = p->len - start > SPARSE_SCAN ?
+			    t + start + SPARSE_SCAN : end;
+	const char *q = memchr(t + start, '\n', (size_t)(limit - t) - start);
+	size_t to = 0;
+
+	p->sparse = 0;
+	if (!p->need)
+		return;
+	while (q && ++q < limit) {
+		if (marker_at(q, end)) {
+			const char *nl = memchr(q, '\n', (size_t)(end - q));
+
+			to = nl ? (size_t)(nl - t) + 1 : p->len;
+			break;
+		}
+		q = memchr(q, '\n', (size_t)(limit - q));
+	}
+	if (!to && limit == end)
+		to = p->len;
+	if (to && !p->need(p->need_arg, t + start, to - start)) {
+		p->sparse = 1;
+		p->sparse_to = to;
+	}
 }
 
 int source_next_doc(struct source_parser *p, struct source_doc *doc,
@@ -1054,6 +1128,8 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			p->doc_start_index = ev.start_mark.index;
 			doc->line = (int)ev.start_mark.line + 1 + p->line_base;
 			doc->index = p->index++;
+			sparse_decide(p, doc->start);
+			p->tree = p->want_tree && !p->sparse;
 			break;
 		case YAML_DOCUMENT_END_EVENT:
 			doc->end = offset_of(p, ev.end_mark);
@@ -1061,6 +1137,18 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 				doc->end = doc->start;
 			doc_state_clear(p);
 			yaml_event_delete(&ev);
+			/* longer than the text need() saw: asked again */
+			doc->sparse = p->sparse;
+			p->sparse = 0;
+			if (doc->sparse && doc->end > p->sparse_to &&
+			    p->need(p->need_arg, p->text + doc->start,
+				    doc->end - doc->start) &&
+			    doc_reread(p->text, p->len, doc, &p->limits,
+				       0, err)) {
+				source_doc_clear(doc);
+				p->finished = 1;
+				return -1;
+			}
 			return 1;
 		case YAML_MAPPING_END_EVENT:
 		case YAML_SEQUENCE_END_EVENT:
@@ -1100,9 +1188,21 @@ void source_parser_set_tree(struct source_parser *p, int want_tree)
 	p->want_tree = want_tree;
 }
 
-int source_doc_tree(const char *text, size_t len, struct source_doc *doc,
-		    const struct source_limits *limits,
-		    struct source_error *err)
+void source_parser_set_need(struct source_parser *p,
+			    int (*need)(void *, const char *, size_t),
+			    void *arg)
+{
+	p->need = need;
+	p->need_arg = arg;
+}
+
+/*
+ * Reads the span of `doc` again, in full: takes its source tree (`tree`)
+ * or its value (else). 0, or -1 with `err`.
+ */
+static int doc_reread(const char *text, size_t len, struct source_doc *doc,
+		      const struct source_limits *limits, int tree,
+		      struct source_error *err)
 {
 	struct source_parser *p;
 	struct source_doc again;
@@ -1127,11 +1227,19 @@ int source_doc_tree(const char *text, size_t len, struct source_doc *doc,
 	p->read_pos = p->doc_start = p->base_off;
 	p->read_end = doc->end;
 	yaml_parser_set_input(&p->yaml, read_handler, p);
+	p->want_tree = tree;
 	rc = source_next_doc(p, &again, err);
 	if (rc > 0) {
-		source_node_free(doc->root);
-		doc->root = again.root;
-		again.root = NULL;
+		if (tree) {
+			source_node_free(doc->root);
+			doc->root = again.root;
+			again.root = NULL;
+		} else {
+			json_decref(doc->json);
+			doc->json = again.json;
+			again.json = NULL;
+			doc->sparse = 0;
+		}
 		source_doc_clear(&again);
 		rc = 0;
 	} else if (rc == 0) {
@@ -1141,6 +1249,20 @@ int source_doc_tree(const char *text, size_t len, struct source_doc *doc,
 	}
 	source_parser_free(p);
 	return rc;
+}
+
+int source_doc_tree(const char *text, size_t len, struct source_doc *doc,
+		    const struct source_limits *limits,
+		    struct source_error *err)
+{
+	return doc_reread(text, len, doc, limits, 1, err);
+}
+
+int source_doc_full(const char *text, size_t len, struct source_doc *doc,
+		    const struct source_limits *limits,
+		    struct source_error *err)
+{
+	return doc_reread(text, len, doc, limits, 0, err);
 }
 
 json_t *source_parse_one(const char *text, size_t len,

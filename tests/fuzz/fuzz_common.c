@@ -17,6 +17,7 @@
 #include "report.h"
 #include "../patch_faults.h"
 #include "text_patch.h"
+#include "utf16.h"
 
 /* ------------------------------------------------------------------ */
 /* Configurations                                                      */
@@ -667,6 +668,7 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 	struct source_doc *doc = sd->doc;
 	const struct rules_result *res = sd->result;
 	struct source_limits limits = cli_limits(run->cfg);
+	struct source_error err;
 	char why[256];
 	int reemitted = 0;
 	json_t *copy;
@@ -682,6 +684,12 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 		if (f->severity == SEVERITY_ERROR)
 			run->errors++;
 	}
+	/* a sparse document (no rule's trigger in it) is read in full here:
+	 * its value is what the migrated text must read back */
+	if (doc->sparse && source_doc_full(run->text, run->len, doc, &limits,
+					   &err))
+		fuzz_fail("a sparse document does not read in full: %d:%d: %s",
+			  err.line, err.column, err.message);
 	copy = doc->json ? json_deep_copy(doc->json) : json_null();
 	if (!copy || json_array_append_new(run->docs, copy))
 		fuzz_fail("out of memory");
@@ -754,8 +762,44 @@ static void json_text_check(const char *text, size_t len, const char *output,
 	json_decref(out);
 }
 
+/*
+ * The text the CLI gives stream_each(): a UTF-16 file with its byte order
+ * mark turned into UTF-8, as files.c reads it (`utf8` holds it). NULL when
+ * it does not decode (the CLI reports the file and leaves it).
+ */
+static const char *cli_text(const char *text, size_t *len, struct buf *utf8)
+{
+	enum utf16_order order = utf16_detect(text, *len);
+	size_t bad_at;
+
+	buf_init(utf8, 0);
+	if (order == UTF16_NONE)
+		return text;
+	if (utf16_to_utf8(text, *len, order, utf8, &bad_at) != 0) {
+		if (bad_at == (size_t)-1)
+			fuzz_fail("out of memory");
+		return NULL;
+	}
+	*len = utf8->len;
+	return utf8->data ? utf8->data : "";
+}
+
+static void check_migrate(const struct config *cfg, const char *text,
+			  size_t len);
+
 void fuzz_check_migrate(const struct config *cfg, const char *text,
 			size_t len)
+{
+	struct buf utf8;
+	const char *t = cli_text(text, &len, &utf8);
+
+	if (t)
+		check_migrate(cfg, t, len);
+	buf_free(&utf8);
+}
+
+static void check_migrate(const struct config *cfg, const char *text,
+			  size_t len)
 {
 	struct migrate_run first, second, all;
 	struct source_error err;
@@ -939,7 +983,21 @@ static void lint_run_free(struct lint_run *run)
 	free(run->items);
 }
 
+static void check_lint(const struct config *cfg, const char *text,
+		       size_t len);
+
 void fuzz_check_lint(const struct config *cfg, const char *text, size_t len)
+{
+	struct buf utf8;
+	const char *t = cli_text(text, &len, &utf8);
+
+	if (t)
+		check_lint(cfg, t, len);
+	buf_free(&utf8);
+}
+
+static void check_lint(const struct config *cfg, const char *text,
+		       size_t len)
 {
 	struct json_scan_filter *filter = cli_filter_new(cfg);
 	struct lint_run run, all;

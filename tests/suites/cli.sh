@@ -260,4 +260,74 @@ printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: ls}\nspec:\n  schedulerName:
 	pass "lint: a scheduler name holding U+2028 is found folded over two lines" ||
 	{ fail "lint: a scheduler name holding U+2028 ($rc)"; cat "$dir/ls.out" "$dir/err"; }
 
+# --- sparse documents ----------------------------------------------------
+# A document with no trigger of a rule but deprecated-workload-api's is read
+# without its values (source_parser_set_need); every check still holds,
+# and it is read in full when the rule finds something.
+cat >"$dir/sparse.yaml" <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: with-selector}
+spec:
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: a}}
+    spec:
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: null-selector}
+spec:
+  selector: ~
+  template:
+    metadata: {labels: {app: b}}
+    spec:
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: StatefulSet
+  metadata: {name: in-list}
+  spec:
+    template:
+      metadata: {labels: {app: c}}
+      spec:
+        containers: [{name: c, image: busybox}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: anchors}
+data: &d {a: b}
+more:
+  <<: *d
+  c: d
+EOF
+"$G" migrate "$dir/sparse.yaml" >"$dir/sparse.out" 2>"$dir/err"; rc=$?
+[ $rc = 0 ] && [ "$(grep -c 'matchLabels' "$dir/sparse.out")" = 3 ] &&
+	grep -q 'matchLabels: {app: a}' "$dir/sparse.out" &&
+	grep -q 'app: b' "$dir/sparse.out" && grep -q 'app: c' "$dir/sparse.out" &&
+	grep -q '<<: \*d' "$dir/sparse.out" &&
+	pass "migrate: apps/v1 workloads read sparse get the selector they lack, and only those" ||
+	{ fail "migrate: apps/v1 workloads read sparse ($rc)"; cat "$dir/sparse.out" "$dir/err"; }
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: dup}\ndata:\n  a: b\n  a: c\n' >"$dir/dup.yaml"
+"$G" migrate "$dir/dup.yaml" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc != 0 ] && grep -q "dup.yaml:6:3: .*duplicate key 'a'" "$dir/err" &&
+	pass "migrate: a duplicate key in a document without triggers is an error at its place" ||
+	{ fail "migrate: a duplicate key in a document read sparse ($rc)"; cat "$dir/err"; }
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata:\n  <<: text\n' >"$dir/merge.yaml"
+"$G" migrate "$dir/merge.yaml" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc != 0 ] && grep -q "merge.yaml:5:.*a merge key" "$dir/err" &&
+	pass "migrate: a merge of a scalar in a document without triggers is an error" ||
+	{ fail "migrate: a merge of a scalar read sparse ($rc)"; cat "$dir/err"; }
+# a directive comes before its document's --- line: the document runs on
+# past the part first searched, and is searched again whole
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\n---\n%%YAML 1.1\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: busybox\n    resources:\n      limits: {alpha.kubernetes.io/nvidia-gpu: 1}\n' >"$dir/directive.yaml"
+"$G" migrate "$dir/directive.yaml" >"$dir/directive.out" 2>"$dir/err"; rc=$?
+[ $rc = 0 ] && grep -q 'limits: {nvidia.com/gpu: 1}' "$dir/directive.out" &&
+	pass "migrate: a legacy resource after a directive and its --- line is renamed" ||
+	{ fail "migrate: a legacy resource after a directive ($rc)"; cat "$dir/directive.out" "$dir/err"; }
+
 finish cli
