@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "chart.h"
 #include "cli.h"
+#include "json_scan.h"
 #include "text_patch.h"
 
 /* ------------------------------------------------------------------ */
@@ -584,7 +585,10 @@ static int values_run(struct chart_job *job, const char *text, size_t len,
 {
 	struct source_limits limits = cli_limits(job->cfg);
 	struct source_parser *parser = source_parser_new(text, len, &limits);
-	struct rules_options opts = { .offline = 1, .report_only = job->lint };
+	struct rules_options opts = {
+		.offline = 1, .report_only = job->lint,
+		.read_json = json_scan_read_value,
+	};
 	struct refs refs = { 0 };
 	struct source_doc doc;
 	size_t pos = 0;

@@ -130,7 +130,10 @@ static int lint_path(void *arg, const char *path)
 	struct source_error err;
 	/* lint reports; it never rewrites, so the rules say what is wrong
 	 * rather than what they changed */
-	struct rules_options opts = { .offline = 1, .report_only = 1 };
+	struct rules_options opts = {
+		.offline = 1, .report_only = 1,
+		.read_json = json_scan_read_value,
+	};
 	char *root = NULL;
 	enum chart_kind kind = chart_classify(path, l->chart, &root);
 	int rc;

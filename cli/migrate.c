@@ -238,7 +238,9 @@ static int migrate_path(void *arg, const char *path)
 	struct input in;
 	struct file_run run = { .m = m, .in = &in };
 	struct source_error err;
-	struct rules_options opts = { .offline = 1 };
+	struct rules_options opts = {
+		.offline = 1, .read_json = json_scan_read_value,
+	};
 	char *root = NULL;
 	enum chart_kind kind = chart_classify(path, m->chart, &root);
 	int rc;

@@ -41,6 +41,7 @@
 #include "arena.h"
 #include "chart.h"
 #include "cli.h"
+#include "json_scan.h"
 #include "template_mask.h"
 #include "text_patch.h"
 
@@ -1676,7 +1677,10 @@ static int run_rules(const struct config *cfg, int report_only, json_t *json,
 		     struct rules_result *res, struct source_error *err,
 		     int line)
 {
-	struct rules_options opts = { .offline = 1, .report_only = report_only };
+	struct rules_options opts = {
+		.offline = 1, .report_only = report_only,
+		.read_json = json_scan_read_value,
+	};
 	struct rules_error rerr;
 
 	rules_result_init(res);

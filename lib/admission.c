@@ -835,14 +835,6 @@ static int deny_message(const struct config *cfg,
 	return rc;
 }
 
-/* rules_options.read_json: the one-pass reader, jansson's when it gives up. */
-static json_t *read_json(const char *text, size_t len)
-{
-	int depth;
-
-	return json_scan_read(text, len, NULL, &depth, NULL);
-}
-
 /* What a review does with the request's object. */
 enum review_mode {
 	REVIEW_CREATE,   /* migrate; a rule in deny mode denies */
@@ -1008,7 +1000,7 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 		.offline = 0,
 		.namespace_name = ns,
 		.keep_undo = 1,
-		.read_json = read_json,
+		.read_json = json_scan_read_value,
 		.skip_rules = skip,
 	};
 	struct rules_result res;

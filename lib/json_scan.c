@@ -420,6 +420,13 @@ unsigned json_scan_filter_rules(const struct json_scan_filter *filter,
 	return found;
 }
 
+json_t *json_scan_read_value(const char *text, size_t len)
+{
+	int depth;
+
+	return json_scan_read(text, len, NULL, &depth, NULL);
+}
+
 static unsigned triggers_in(const void *filter, const char *text, size_t len)
 {
 	return json_scan_filter_rules(filter, text, len);

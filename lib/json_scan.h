@@ -83,6 +83,10 @@ json_t *json_scan_read(const char *body, size_t len,
 		       const struct json_scan_filter *filter, int *depth,
 		       unsigned *rules);
 
+/* rules_options.read_json: json_scan_read() without a filter (NULL where
+ * it gives up: jansson reads it then). */
+json_t *json_scan_read_value(const char *text, size_t len);
+
 /*
  * A light read of the AdmissionReview `body`, for rules that read only
  * what `reads` names (rules_reads()): the members of the skeleton that

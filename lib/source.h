@@ -55,10 +55,8 @@ struct source_doc {
 	size_t start, end;         /* span of the document (markers included) */
 	int index;                 /* 0-based position in the stream */
 	int line;                  /* 1-based line of the document start */
-	int sparse;                /* json holds the keys and the shape only:
-				      every scalar value is null but those
-				      of apiVersion and kind (they say what
-				      an object is) */
+	int sparse;                /* json holds only what says what its
+				      objects are (source_parser_set_need) */
 };
 
 struct source_error {
@@ -96,8 +94,12 @@ void source_parser_set_tree(struct source_parser *parser, int want_tree);
  * it gets a part of the text that holds the document (to the next document
  * marker) and returns 0 when nothing there needs the value. Such a document
  * is read sparse (doc->sparse): every check is made as ever (syntax, keys,
- * merges, aliases, limits), but scalar values are not made, which is much
- * cheaper. A document that ran on past that part is asked about again with
+ * limits), but its json keeps only the root mapping's apiVersion, kind,
+ * spec (with its selector, as an empty mapping or sequence, or null) and
+ * items (with each mapping's apiVersion, kind, spec and items again, each
+ * other element as null), which is much cheaper. A document with an
+ * anchor, alias or merge key is read in full from its start when one
+ * comes. A document that ran on past that part is asked about again with
  * its whole text, and read again in full when `need` wants it then. NULL
  * (the default) reads every document in full.
  */

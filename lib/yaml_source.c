@@ -39,6 +39,19 @@ struct frame {
 	int merge_pending;          /* the pending key is << */
 	json_t *merged_keys;        /* keys that came from a merge */
 	char *anchor;               /* anchor of this collection, owned */
+	int mapping;                /* a mapping, else a sequence */
+	/* sparse documents: what the frame keeps (enum keep), where its keys
+	 * start in the parser's key records, and their hash table once the
+	 * mapping is large */
+	int keep;
+	size_t kbase, kbytes_base;
+	size_t *ktab, ktab_cap;
+};
+
+/* A key of a mapping of a sparse document: its text in kbytes. */
+struct krec {
+	size_t off, len;
+	unsigned hash;
 };
 
 struct source_parser {
@@ -61,6 +74,12 @@ struct source_parser {
 	void *need_arg;
 	int sparse;                 /* this document is read sparse */
 	size_t sparse_to;           /* need() was asked about text up to here */
+	int skipping;               /* read in full by another parser: its
+				       events are only gone through */
+	struct krec *krecs;         /* the keys of the open sparse mappings */
+	size_t n_krecs, cap_krecs;
+	char *kbytes;
+	size_t n_kbytes, cap_kbytes;
 
 	/* per document */
 	struct frame *stack;
@@ -72,6 +91,7 @@ struct source_parser {
 	size_t doc_start_index;     /* libyaml's character index of it */
 	size_t read_pos, read_end;  /* what libyaml has been given of text */
 	int over_cap;               /* a document outgrew max_document_bytes */
+	size_t read_from;           /* where libyaml's input starts in text */
 };
 
 /* ------------------------------------------------------------------ */
@@ -568,6 +588,7 @@ static void frame_clear(struct frame *f)
 	free(f->key);
 	json_decref(f->merged_keys);
 	free(f->anchor);
+	free(f->ktab);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -576,6 +597,7 @@ static void doc_state_clear(struct source_parser *p)
 	for (size_t i = 0; i < p->depth; i++)
 		frame_clear(&p->stack[i]);
 	p->depth = 0;
+	p->n_krecs = p->n_kbytes = 0;
 	for (size_t i = 0; i < p->n_anchors; i++) {
 		free(p->anchors[i].name);
 		json_decref(p->anchors[i].json);
@@ -591,6 +613,8 @@ void source_parser_free(struct source_parser *p)
 	doc_state_clear(p);
 	free(p->stack);
 	free(p->anchors);
+	free(p->krecs);
+	free(p->kbytes);
 	yaml_parser_delete(&p->yaml);
 	free(p);
 }
@@ -704,6 +728,223 @@ static int merge_into(struct frame *f, json_t *from)
 	return 0;
 }
 
+/* (set_error()'s lines are libyaml's; source_next_doc() adds line_base) */
+static int duplicate_key(const struct source_parser *p,
+			 const struct frame *top, yaml_mark_t mark,
+			 struct source_error *err)
+{
+	set_error(err, mark, "duplicate key '%s'", top->key);
+	err->line = top->key_line - p->line_base;
+	err->column = top->key_column;
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sparse documents                                                    */
+
+/*
+ * A sparse document's json keeps what says what its objects are and what
+ * RULES_SPARSE_SAFE reads: of the root mapping (and of each mapping of its
+ * items sequence) apiVersion and kind with their values, spec and items;
+ * of spec, selector. A kept collection that keeps nothing below it
+ * (KEEP_MARK) is an empty one of its kind; other scalars kept are null.
+ */
+enum keep { KEEP_NONE, KEEP_MARK, KEEP_OBJECT, KEEP_SPEC, KEEP_ITEMS };
+
+static int key_is(const struct frame *f, const char *name, size_t n)
+{
+	return f->key_len == n && memcmp(f->key, name, n) == 0;
+}
+
+/* What a sparse document keeps of the collection to come (a mapping or
+ * not) at the place the frame on top has open. */
+static enum keep sparse_keep(const struct source_parser *p, int mapping)
+{
+	const struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
+
+	if (!top)
+		return mapping ? KEEP_OBJECT : KEEP_MARK;
+	switch (top->keep) {
+	case KEEP_OBJECT:
+		if (key_is(top, "spec", 4))
+			return mapping ? KEEP_SPEC : KEEP_MARK;
+		if (key_is(top, "items", 5))
+			return mapping ? KEEP_MARK : KEEP_ITEMS;
+		return KEEP_NONE;
+	case KEEP_SPEC:
+		return key_is(top, "selector", 8) ? KEEP_MARK : KEEP_NONE;
+	case KEEP_ITEMS:
+		return mapping ? KEEP_OBJECT : KEEP_MARK;
+	default:
+		return KEEP_NONE;
+	}
+}
+
+/* A sparse document's scalar to come: not kept (0), kept as null (1), kept
+ * with its value (2). */
+static int sparse_scalar(const struct source_parser *p)
+{
+	const struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
+
+	if (!top || top->keep == KEEP_ITEMS)
+		return 1;
+	if (top->keep == KEEP_OBJECT)
+		return key_is(top, "apiVersion", 10) || key_is(top, "kind", 4) ?
+		       2 : key_is(top, "spec", 4) || key_is(top, "items", 5);
+	return top->keep == KEEP_SPEC && key_is(top, "selector", 8);
+}
+
+static unsigned key_hash(const char *key, size_t len)
+{
+	unsigned h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)key[i]) * 16777619u;
+	return h;
+}
+
+/* Beyond this many keys, a sparse mapping looks its keys up in a table. */
+#define KTAB_FROM 16
+
+static int krec_same(const struct source_parser *p, size_t i,
+		     const char *key, size_t len, unsigned h)
+{
+	const struct krec *r = &p->krecs[i];
+
+	return r->hash == h && r->len == len &&
+	       memcmp(p->kbytes + r->off, key, len) == 0;
+}
+
+/* Puts record `i` in f's table (cap: a power of two, 0 an empty slot). */
+static void ktab_put(struct frame *f, const struct source_parser *p,
+		     size_t i)
+{
+	size_t slot = p->krecs[i].hash & (f->ktab_cap - 1);
+
+	while (f->ktab[slot])
+		slot = (slot + 1) & (f->ktab_cap - 1);
+	f->ktab[slot] = i + 1;
+}
+
+/*
+ * Records the pending key of the sparse mapping `f`: 0, 1 when the mapping
+ * has it already (a duplicate), -1 when out of memory.
+ */
+static int sparse_key_add(struct source_parser *p, struct frame *f)
+{
+	const char *key = f->key;
+	size_t len = f->key_len, n = p->n_krecs - f->kbase;
+	unsigned h = key_hash(key, len);
+	struct krec *r;
+
+	if (f->ktab) {
+		for (size_t slot = h & (f->ktab_cap - 1); f->ktab[slot];
+		     slot = (slot + 1) & (f->ktab_cap - 1))
+			if (krec_same(p, f->ktab[slot] - 1, key, len, h))
+				return 1;
+	} else {
+		for (size_t i = f->kbase; i < p->n_krecs; i++)
+			if (krec_same(p, i, key, len, h))
+				return 1;
+	}
+	if (p->n_krecs == p->cap_krecs) {
+		size_t cap = p->cap_krecs ? p->cap_krecs * 2 : 64;
+		struct krec *grown = realloc(p->krecs, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		p->krecs = grown;
+		p->cap_krecs = cap;
+	}
+	if (p->cap_kbytes - p->n_kbytes < len) {
+		size_t cap = p->cap_kbytes ? p->cap_kbytes : 1024;
+		char *grown;
+
+		while (cap - p->n_kbytes < len)
+			cap *= 2;
+		if (!(grown = realloc(p->kbytes, cap)))
+			return -1;
+		p->kbytes = grown;
+		p->cap_kbytes = cap;
+	}
+	r = &p->krecs[p->n_krecs];
+	r->off = p->n_kbytes;
+	r->len = len;
+	r->hash = h;
+	memcpy(p->kbytes + p->n_kbytes, key, len);
+	p->n_kbytes += len;
+	p->n_krecs++;
+	n++;
+	if (n > KTAB_FROM && n * 2 > f->ktab_cap) {
+		/* (re)built at twice the keys, at least */
+		size_t cap = f->ktab_cap ? f->ktab_cap * 2 : 64;
+		size_t *tab = calloc(cap, sizeof(*tab));
+
+		if (!tab)
+			return -1;
+		free(f->ktab);
+		f->ktab = tab;
+		f->ktab_cap = cap;
+		for (size_t i = f->kbase; i < p->n_krecs; i++)
+			ktab_put(f, p, i);
+	} else if (f->ktab) {
+		ktab_put(f, p, p->n_krecs - 1);
+	}
+	return 0;
+}
+
+/* attach() in a sparse document: `json` (NULL when not kept) goes where
+ * the frame on top keeps it; a mapping's keys are checked as ever. */
+static int attach_sparse(struct source_parser *p, struct frame *top,
+			 json_t *json, yaml_mark_t mark,
+			 struct source_error *err)
+{
+	int rc;
+
+	if (!top->mapping) {
+		if (top->keep != KEEP_ITEMS || !json)
+			json_decref(json);
+		else if (json_array_append_new(top->json, json))
+			return set_error(err, mark, "out of memory");
+		return 0;
+	}
+	rc = sparse_key_add(p, top);
+	if (rc != 0 || !json || !top->json || top->keep == KEEP_MARK)
+		json_decref(json);
+	else if (json_object_setn_new_nocheck(top->json, top->key,
+					      top->key_len, json))
+		rc = -1;
+	if (rc > 0)
+		return duplicate_key(p, top, mark, err);
+	free(top->key);
+	top->key = NULL;
+	return rc ? set_error(err, mark, "out of memory") : 0;
+}
+
+static int expecting_key(struct source_parser *p);
+
+/* 1 when a sparse document cannot go on sparse at event `ev`: an anchor,
+ * an alias or a merge key (a merge's keys come from values). */
+static int sparse_stops(struct source_parser *p, const yaml_event_t *ev)
+{
+	switch (ev->type) {
+	case YAML_ALIAS_EVENT:
+		return 1;
+	case YAML_MAPPING_START_EVENT:
+		return ev->data.mapping_start.anchor != NULL;
+	case YAML_SEQUENCE_START_EVENT:
+		return ev->data.sequence_start.anchor != NULL;
+	case YAML_SCALAR_EVENT:
+		return ev->data.scalar.anchor != NULL ||
+		       (expecting_key(p) &&
+			ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+			ev->data.scalar.length == 2 &&
+			memcmp(ev->data.scalar.value, "<<", 2) == 0);
+	default:
+		return 0;
+	}
+}
+
 /*
  * Attaches a finished value to the frame on top (or makes it the document
  * root). Steals `json` and `node`.
@@ -721,7 +962,9 @@ static int attach(struct source_parser *p, struct source_doc *doc,
 		doc->root = node;
 		return 0;
 	}
-	if (json_is_array(top->json)) {
+	if (p->sparse)
+		return attach_sparse(p, top, json, mark, err);
+	if (!top->mapping) {
 		child.node = node;
 		if (json_array_append_new(top->json, json))
 			goto out_nomem;
@@ -771,11 +1014,8 @@ static int attach(struct source_parser *p, struct source_doc *doc,
 	if (json_object_size(top->json) == size) {
 		if (!json_object_getn(top->merged_keys, top->key,
 				      top->key_len)) {
-			set_error(err, mark, "duplicate key '%s'", top->key);
-			err->line = top->key_line;
-			err->column = top->key_column;
 			source_node_free(node);
-			return -1;
+			return duplicate_key(p, top, mark, err);
 		}
 		json_object_deln(top->merged_keys, top->key, top->key_len);
 	}
@@ -806,7 +1046,7 @@ static int expecting_key(struct source_parser *p)
 {
 	struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
 
-	return top && json_is_object(top->json) && !top->key &&
+	return top && top->mapping && !top->key &&
 	       !top->merge_pending;
 }
 
@@ -853,10 +1093,11 @@ static int handle_key(struct source_parser *p, yaml_event_t *ev,
 	} else {
 		start = end = 0;
 	}
-	top->key = strndup((const char *)ev->data.scalar.value,
-			   ev->data.scalar.length);
-	if (!top->key)
-		return set_error(err, ev->start_mark, "out of memory");
+	/* the key is taken from the event (libyaml's malloc'd value, no NUL
+	 * in it): pairs_fix() may have shortened it, so it is ended again */
+	top->key = (char *)ev->data.scalar.value;
+	ev->data.scalar.value = NULL;
+	top->key[ev->data.scalar.length] = '\0';
 	top->key_len = ev->data.scalar.length;
 	top->key_start = start;
 	top->key_end = end;
@@ -875,6 +1116,7 @@ static int push_frame(struct source_parser *p, yaml_event_t *ev,
 	const unsigned char *anchor = mapping ? ev->data.mapping_start.anchor
 					      : ev->data.sequence_start.anchor;
 	struct frame *f;
+	enum keep keep;
 
 	if ((int)p->depth >= p->limits.max_depth)
 		return set_error(err, ev->start_mark,
@@ -889,15 +1131,22 @@ static int push_frame(struct source_parser *p, yaml_event_t *ev,
 		p->stack = grown;
 		p->cap_stack = cap;
 	}
+	keep = p->sparse ? sparse_keep(p, mapping) : KEEP_OBJECT;
 	f = &p->stack[p->depth];
 	memset(f, 0, sizeof(*f));
-	f->json = mapping ? json_object() : json_array();
+	f->mapping = mapping;
+	f->keep = keep;
+	f->kbase = p->n_krecs;
+	f->kbytes_base = p->n_kbytes;
+	if (keep != KEEP_NONE)
+		f->json = mapping ? json_object() : json_array();
 	f->node = p->tree ?
 		node_new(mapping ? SOURCE_MAPPING : SOURCE_SEQUENCE) : NULL;
 	if (anchor)
 		f->anchor = strdup((const char *)anchor);
 	p->depth++;
-	if (!f->json || (p->tree && !f->node) || (anchor && !f->anchor))
+	if ((keep != KEEP_NONE && !f->json) || (p->tree && !f->node) ||
+	    (anchor && !f->anchor))
 		return set_error(err, ev->start_mark, "out of memory");
 	if (!f->node)
 		return 0;
@@ -933,20 +1182,12 @@ static int pop_frame(struct source_parser *p, struct source_doc *doc,
 	free(anchor);
 	free(f->key);
 	json_decref(f->merged_keys);
+	free(f->ktab);
+	p->n_krecs = f->kbase;
+	p->n_kbytes = f->kbytes_base;
 	memset(f, 0, sizeof(*f));
 	p->depth--;
 	return attach(p, doc, json, node, ev->start_mark, err);
-}
-
-/* 1 when the scalar to come is the value of an apiVersion or kind, which a
- * sparse document keeps. */
-static int kept_in_sparse(const struct source_parser *p)
-{
-	const struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
-
-	return top && top->key &&
-	       ((top->key_len == 4 && memcmp(top->key, "kind", 4) == 0) ||
-		(top->key_len == 10 && memcmp(top->key, "apiVersion", 10) == 0));
 }
 
 static int handle_node(struct source_parser *p, struct source_doc *doc,
@@ -989,7 +1230,15 @@ static int handle_node(struct source_parser *p, struct source_doc *doc,
 	}
 
 	/* scalar */
-	json = p->sparse && !kept_in_sparse(p) ? json_null() : scalar_json(ev);
+	if (p->sparse) {
+		int kept = sparse_scalar(p);
+
+		json = kept == 2 ? scalar_json(ev) : kept ? json_null() : NULL;
+		if (kept == 2 && !json)
+			return set_error(err, ev->start_mark, "out of memory");
+		return attach(p, doc, json, NULL, ev->start_mark, err);
+	}
+	json = scalar_json(ev);
 	node = p->tree ? node_new(SOURCE_SCALAR) : NULL;
 	if (!json || (p->tree && !node)) {
 		json_decref(json);
@@ -1014,8 +1263,23 @@ static int handle_node(struct source_parser *p, struct source_doc *doc,
 }
 
 static int doc_reread(const char *text, size_t len, struct source_doc *doc,
-		      const struct source_limits *limits, int tree,
-		      struct source_error *err);
+		      size_t end, const struct source_limits *limits,
+		      int tree, struct source_error *err);
+
+/*
+ * A sparse document that cannot go on sparse (sparse_stops()) is read in
+ * full from its start by another parser, whose first error, if any, is the
+ * document's first one; this parser only goes through its events to its
+ * end then. 0, or -1 with `err`.
+ */
+static int sparse_leave(struct source_parser *p, struct source_doc *doc,
+			struct source_error *err)
+{
+	doc_state_clear(p);
+	p->sparse = 0;
+	p->skipping = 1;
+	return doc_reread(p->text, p->len, doc, p->len, &p->limits, 0, err);
+}
 
 /* How far need() is shown past a document's start for the next marker. */
 #define SPARSE_SCAN ((size_t)64 << 10)
@@ -1098,7 +1362,8 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 				snprintf(err->message, sizeof(err->message),
 					 "%s at byte %zu",
 					 p->yaml.problem ? p->yaml.problem :
-					 "invalid input", p->yaml.problem_offset);
+					 "invalid input",
+					 p->read_from + p->yaml.problem_offset);
 			}
 			goto out_fail;
 		}
@@ -1140,11 +1405,12 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			/* longer than the text need() saw: asked again */
 			doc->sparse = p->sparse;
 			p->sparse = 0;
+			p->skipping = 0;
 			if (doc->sparse && doc->end > p->sparse_to &&
 			    p->need(p->need_arg, p->text + doc->start,
 				    doc->end - doc->start) &&
-			    doc_reread(p->text, p->len, doc, &p->limits,
-				       0, err)) {
+			    doc_reread(p->text, p->len, doc, doc->end,
+				       &p->limits, 0, err)) {
 				source_doc_clear(doc);
 				p->finished = 1;
 				return -1;
@@ -1152,11 +1418,16 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			return 1;
 		case YAML_MAPPING_END_EVENT:
 		case YAML_SEQUENCE_END_EVENT:
-			if (pop_frame(p, doc, &ev, err))
+			if (!p->skipping && pop_frame(p, doc, &ev, err))
 				goto out_fail;
 			break;
 		default:
-			if (expecting_key(p)) {
+			if (p->skipping)
+				break;
+			if (p->sparse && sparse_stops(p, &ev)) {
+				if (sparse_leave(p, doc, err))
+					goto out_fail;
+			} else if (expecting_key(p)) {
 				if (handle_key(p, &ev, err))
 					goto out_fail;
 			} else if (handle_node(p, doc, &ev, err)) {
@@ -1176,8 +1447,12 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 		yaml_event_delete(&ev);
 	}
 out_fail:
+	/* a document read again: its lines in the whole text */
+	if (err->line > 0)
+		err->line += p->line_base;
 	yaml_event_delete(&ev);
 	doc_state_clear(p);
+	p->sparse = p->skipping = 0;
 	source_doc_clear(doc);
 	p->finished = 1;
 	return rc;
@@ -1201,8 +1476,8 @@ void source_parser_set_need(struct source_parser *p,
  * or its value (else). 0, or -1 with `err`.
  */
 static int doc_reread(const char *text, size_t len, struct source_doc *doc,
-		      const struct source_limits *limits, int tree,
-		      struct source_error *err)
+		      size_t end, const struct source_limits *limits,
+		      int tree, struct source_error *err)
 {
 	struct source_parser *p;
 	struct source_doc again;
@@ -1224,8 +1499,8 @@ static int doc_reread(const char *text, size_t len, struct source_doc *doc,
 	p->line_base = doc->line - 1;
 	yaml_parser_delete(&p->yaml);
 	yaml_parser_initialize(&p->yaml);
-	p->read_pos = p->doc_start = p->base_off;
-	p->read_end = doc->end;
+	p->read_pos = p->doc_start = p->read_from = p->base_off;
+	p->read_end = end;
 	yaml_parser_set_input(&p->yaml, read_handler, p);
 	p->want_tree = tree;
 	rc = source_next_doc(p, &again, err);
@@ -1255,14 +1530,14 @@ int source_doc_tree(const char *text, size_t len, struct source_doc *doc,
 		    const struct source_limits *limits,
 		    struct source_error *err)
 {
-	return doc_reread(text, len, doc, limits, 1, err);
+	return doc_reread(text, len, doc, doc->end, limits, 1, err);
 }
 
 int source_doc_full(const char *text, size_t len, struct source_doc *doc,
 		    const struct source_limits *limits,
 		    struct source_error *err)
 {
-	return doc_reread(text, len, doc, limits, 0, err);
+	return doc_reread(text, len, doc, doc->end, limits, 0, err);
 }
 
 json_t *source_parse_one(const char *text, size_t len,

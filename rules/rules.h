@@ -296,16 +296,18 @@ void rules_result_clear(struct rules_result *result);
  * did not apply), with `err` set and `object` in an unspecified state.
  */
 /*
- * The rules that may run on a sparse document (source.h: its scalar values
- * are null, but those of apiVersion and kind) and find nothing there only
- * where they find nothing in the whole document either. CLI streams read a
- * document sparse when its text holds no trigger of another rule, run these
- * on it, and read it in full only when they find something.
+ * The rules that may run on a sparse document (source.h: apiVersion, kind,
+ * spec.selector and items of its objects, no other value) and find nothing
+ * there only where they find nothing in the whole document either. CLI
+ * streams read a document sparse when its text holds no trigger of another
+ * rule, run these on it, and read it in full only when they find
+ * something.
  *
  * deprecated-workload-api: with the kind and version kept, it stops at the
  * same place without them (no move); an apps/v1 workload it leaves alone
- * has a spec mapping with a selector that is no null, and a sparse read
- * keeps mappings and sequences as they are, so the whole one has them too.
+ * has a spec mapping with a selector that is a mapping or a sequence (a
+ * sparse selector scalar is null: the rule finds something then), and
+ * those are the same in the whole document.
  */
 #define RULES_SPARSE_SAFE (1u << RULE_DEPRECATED_WORKLOAD_API)
 

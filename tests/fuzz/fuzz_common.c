@@ -720,7 +720,9 @@ static int migrate_run(struct migrate_run *run, const struct config *cfg,
 		       const struct json_scan_filter *filter,
 		       const char *text, size_t len, struct source_error *err)
 {
-	struct rules_options opts = { .offline = 1 };
+	struct rules_options opts = {
+		.offline = 1, .read_json = json_scan_read_value,
+	};
 
 	json_scan_filter_gate(filter, &opts);
 	memset(run, 0, sizeof(*run));
@@ -956,7 +958,10 @@ static void lint_once(const struct config *cfg,
 		      const struct json_scan_filter *filter, const char *text,
 		      size_t len, struct lint_run *run)
 {
-	struct rules_options opts = { .offline = 1, .report_only = 1 };
+	struct rules_options opts = {
+		.offline = 1, .report_only = 1,
+		.read_json = json_scan_read_value,
+	};
 	struct source_error err;
 
 	json_scan_filter_gate(filter, &opts);
@@ -1086,7 +1091,9 @@ static void review_check(const struct config *cfg, const char *object_text)
 void fuzz_check_rules(const struct config *cfg)
 {
 	for (size_t k = 0; k < sizeof(rule_objects) / sizeof(rule_objects[0]); k++) {
-		struct rules_options opts = { .offline = 1 };
+		struct rules_options opts = {
+			.offline = 1, .read_json = json_scan_read_value,
+		};
 		struct rules_result result;
 		struct rules_error err;
 		json_error_t jerr;
