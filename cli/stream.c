@@ -96,10 +96,18 @@ struct doc_search {
 	unsigned found;     /* the rules with a trigger there (no escapes) */
 };
 
-/* 1 when some rule may act on the object of the document in `text`: it
- * may hold an escape, or a trigger (cli_filter_new() says why the text as
- * written tells) */
-static int doc_needed(void *arg, const char *text, size_t len)
+/*
+ * source_parser_set_need(): a document is read sparse when its text as
+ * written (no escape: cli_filter_new() says why that tells) holds no
+ * trigger, or triggers only of rules that say what they read of an object
+ * (rules_reads()), but for gpu-visibility: it reads most of a modern GPU
+ * manifest (its containers' images, env and resources), which then costs
+ * more sparse than whole. Else it is read in full, with its tree at once
+ * unless its only other trigger is gpu-visibility's: that is the GPU
+ * resource name of every modern manifest, and it seldom finds something.
+ */
+static int doc_needed(void *arg, const char *text, size_t len,
+		      const struct rules_read **keep)
 {
 	struct doc_search *s = arg;
 
@@ -108,13 +116,20 @@ static int doc_needed(void *arg, const char *text, size_t len)
 	s->escapes = nul_source_may_hold(text, len);
 	s->found = s->escapes ? 0 : s->opts->triggers_in(s->opts->triggers_arg,
 							 text, len);
-	return s->escapes || (s->found & ~RULES_SPARSE_SAFE);
+	if (s->escapes)
+		return 2;
+	*keep = !s->found ? rules_reads_nothing :
+		s->found & (1u << RULE_GPU_VISIBILITY) ? NULL :
+		rules_reads(s->found);
+	if (*keep)
+		return 0;
+	return s->found & ~(1u << RULE_GPU_VISIBILITY) ? 2 : 1;
 }
 
 /*
- * Runs the rules a sparse document's text has triggers of (RULES_SPARSE_SAFE
- * ones) on it: 0 when they find nothing (nor would they in the whole one),
- * 1 when they do or fail (the document is to be read in full).
+ * Runs the rules found in a sparse document's text on what it kept of it:
+ * 0 when they find nothing there (nor would they in the whole document,
+ * rules_reads() says), 1 when they do or fail (it is to be read in full).
  */
 static int sparse_finds(const struct config *cfg,
 			const struct rules_options *opts, unsigned found,

@@ -59,6 +59,7 @@ struct json_scan_filter {
 	 */
 	unsigned char pairs[4][2];
 	unsigned n_pairs;
+	size_t paired_from;             /* triggers[] past the sorted ones */
 	int has_short;                  /* triggers of 1 to 3 bytes */
 	uint64_t bigrams[65536 / 64];   /* first two bytes of those of 2-3 */
 	unsigned char firsts[256];      /* first byte of one-byte triggers */
@@ -225,6 +226,10 @@ static int filter_shifts(struct json_scan_filter *filter)
 	}
 	qsort(filter->triggers, filter->n_triggers, sizeof(*filter->triggers),
 	      trigger_cmp);
+	/* the paired ones (and those of 1 to 3 bytes) come last */
+	while (filter->paired_from < filter->n_triggers &&
+	       filter->triggers[filter->paired_from].tail < 1u << 16)
+		filter->paired_from++;
 	if (!(filter->first = malloc(65536 * sizeof(*filter->first))))
 		return -1;
 	for (size_t k = filter->n_triggers; k-- > 0;)
@@ -329,7 +334,7 @@ static unsigned paired_at(const struct json_scan_filter *filter,
 {
 	unsigned found = 0;
 
-	for (size_t k = 0; k < filter->n_triggers; k++) {
+	for (size_t k = filter->paired_from; k < filter->n_triggers; k++) {
 		const struct trigger *t = &filter->triggers[k];
 
 		if (t->paired && t->len <= len - i &&

@@ -55,8 +55,8 @@ struct source_doc {
 	size_t start, end;         /* span of the document (markers included) */
 	int index;                 /* 0-based position in the stream */
 	int line;                  /* 1-based line of the document start */
-	int sparse;                /* json holds only what says what its
-				      objects are (source_parser_set_need) */
+	int sparse;                /* json holds only some members
+				      (source_parser_set_need()) */
 };
 
 struct source_error {
@@ -90,29 +90,34 @@ void source_parser_free(struct source_parser *parser);
 void source_parser_set_tree(struct source_parser *parser, int want_tree);
 
 /*
- * Lets `need` say, at each document's start, whether its value is wanted:
- * it gets a part of the text that holds the document (to the next document
- * marker) and returns 0 when nothing there needs the value. Such a document
- * is read sparse (doc->sparse): every check is made as ever (syntax, keys,
- * limits), but its json keeps only the root mapping's apiVersion, kind,
- * spec (with its selector, as an empty mapping or sequence, or null) and
- * items (with each mapping's apiVersion, kind, spec and items again, each
- * other element as null), which is much cheaper. A document with an
- * anchor, alias or merge key is read in full from its start when one
- * comes. A document that ran on past that part is asked about again with
- * its whole text, and read again in full when `need` wants it then. NULL
- * (the default) reads every document in full.
+ * Lets `need` say, at each document's start, how it is to be read: it gets
+ * a part of the text that holds the document (to the end of the next line
+ * that starts with a document marker, or of the text) and returns
+ *   0 to read it sparse (doc->sparse), keeping what *keep names (a
+ *     rules_reads() list, whose members it keeps as that says: from the
+ *     root mapping down, the members it names, whole or with only the
+ *     members it names of their mappings and of the mappings of their
+ *     sequences); every check is made as ever (syntax, keys, limits), and
+ *     what is not kept is not made, which is much cheaper;
+ *   1 to read it in full;
+ *   2 to read it in full with its source tree at once (when the parser
+ *     builds trees, source_parser_set_tree()).
+ * A sparse document with an anchor, alias or merge key, or (when *keep
+ * names containers) a containers member it leaves out, is read in full
+ * from its start when one comes. A document that ran on past that part is
+ * asked about again with its whole text, and read in full unless `need`
+ * keeps the same then. NULL (the default) reads every document in full.
  */
+typedef int (*source_need_fn)(void *arg, const char *text, size_t len,
+			      const struct rules_read **keep);
+void source_parser_set_need(struct source_parser *parser, source_need_fn need,
+			    void *arg);
 
 /* Reads a sparse `doc` again in full (doc->json replaced). 0, or -1 with
  * `err`. */
 int source_doc_full(const char *text, size_t len, struct source_doc *doc,
 		    const struct source_limits *limits,
 		    struct source_error *err);
-void source_parser_set_need(struct source_parser *parser,
-			    int (*need)(void *arg, const char *text,
-					size_t len),
-			    void *arg);
 
 /*
  * Reads the span of `doc` (from a tree-less pass over `text`) again and

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,7 @@ struct frame {
 	 * start in the parser's key records, and their hash table once the
 	 * mapping is large */
 	int keep;
+	int key_borrowed;           /* key points into the parser's kbytes */
 	size_t kbase, kbytes_base;
 	size_t *ktab, ktab_cap;
 };
@@ -70,9 +72,13 @@ struct source_parser {
 	int line_base;              /* added to libyaml's line numbers */
 	int want_tree;              /* build the source tree, not only json */
 	int tree;                   /* of this document (not a sparse one) */
-	int (*need)(void *, const char *, size_t); /* source_parser_set_need */
+	source_need_fn need;        /* source_parser_set_need() */
 	void *need_arg;
+	const struct rules_read *keep; /* of this sparse document */
+	uint32_t keep_lens;         /* bit n: it names a key n bytes long */
+	int keep_watch;             /* it names containers (sparse_stops()) */
 	int sparse;                 /* this document is read sparse */
+	int need_tree;              /* need() wants its tree */
 	size_t sparse_to;           /* need() was asked about text up to here */
 	int skipping;               /* read in full by another parser: its
 				       events are only gone through */
@@ -465,17 +471,21 @@ json_t *yaml_resolve_plain(const char *text, size_t len)
 	int negative = 0, base = 10;
 	char c0 = len ? text[0] : '\0';
 
-	/* most scalars are names: nothing else starts so, or is that long */
-	if (len > 5 && !(c0 >= '0' && c0 <= '9') && c0 != '-' && c0 != '+' &&
-	    c0 != '.')
+	/* most scalars are names: a number starts with a digit, a sign or a
+	 * dot, and the words (5 bytes at most) with one of ~nNyYtTfFoO */
+	if (!(c0 >= '0' && c0 <= '9') && c0 != '-' && c0 != '+' &&
+	    c0 != '.') {
+		if (len > 5 || (len && !strchr("~nNyYtTfFoO", c0)))
+			return json_stringn_nocheck(text, len);
+		if (word_in(text, len, nulls))
+			return json_null();
+		if (word_in(text, len, trues))
+			return json_true();
+		if (word_in(text, len, falses))
+			return json_false();
 		return json_stringn_nocheck(text, len);
-	if (word_in(text, len, nulls))
-		return json_null();
-	if (word_in(text, len, trues))
-		return json_true();
-	if (word_in(text, len, falses))
-		return json_false();
-	if (len == 0 || len >= sizeof(clean) || memchr(text, '\0', len))
+	}
+	if (len >= sizeof(clean) || memchr(text, '\0', len))
 		return json_stringn_nocheck(text, len);
 
 	/* numbers: underscores are dropped first, as YAML 1.1 allows */
@@ -585,7 +595,8 @@ static void frame_clear(struct frame *f)
 {
 	json_decref(f->json);
 	source_node_free(f->node);
-	free(f->key);
+	if (!f->key_borrowed)
+		free(f->key);
 	json_decref(f->merged_keys);
 	free(f->anchor);
 	free(f->ktab);
@@ -743,55 +754,39 @@ static int duplicate_key(const struct source_parser *p,
 /* Sparse documents                                                    */
 
 /*
- * A sparse document's json keeps what says what its objects are and what
- * RULES_SPARSE_SAFE reads: of the root mapping (and of each mapping of its
- * items sequence) apiVersion and kind with their values, spec and items;
- * of spec, selector. A kept collection that keeps nothing below it
- * (KEEP_MARK) is an empty one of its kind; other scalars kept are null.
+ * A sparse document's json keeps what the list need() gave names
+ * (rules_reads()): from the root mapping down, the members it names, whole
+ * or (else) with only the members it names of their mappings and of the
+ * mappings of their sequences; every element of a kept sequence is kept.
  */
-enum keep { KEEP_NONE, KEEP_MARK, KEEP_OBJECT, KEEP_SPEC, KEEP_ITEMS };
+enum keep { KEEP_NONE, KEEP_SOME, KEEP_WHOLE };
 
-static int key_is(const struct frame *f, const char *name, size_t n)
+/* The entry of the keep list for the pending key of `f`, or NULL. */
+static const struct rules_read *listed(const struct source_parser *p,
+				       const struct frame *f)
 {
-	return f->key_len == n && memcmp(f->key, name, n) == 0;
+	/* most keys are of a length no entry has */
+	if (f->key_len >= 32 || !(p->keep_lens >> f->key_len & 1))
+		return NULL;
+	for (const struct rules_read *r = p->keep; r->key; r++)
+		if (r->len == f->key_len && memcmp(r->key, f->key, r->len) == 0)
+			return r;
+	return NULL;
 }
 
-/* What a sparse document keeps of the collection to come (a mapping or
- * not) at the place the frame on top has open. */
-static enum keep sparse_keep(const struct source_parser *p, int mapping)
+/* What a sparse document keeps of the value to come, at the place the
+ * frame on top has open. */
+static enum keep sparse_keep(const struct source_parser *p)
 {
 	const struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
+	const struct rules_read *r;
 
 	if (!top)
-		return mapping ? KEEP_OBJECT : KEEP_MARK;
-	switch (top->keep) {
-	case KEEP_OBJECT:
-		if (key_is(top, "spec", 4))
-			return mapping ? KEEP_SPEC : KEEP_MARK;
-		if (key_is(top, "items", 5))
-			return mapping ? KEEP_MARK : KEEP_ITEMS;
-		return KEEP_NONE;
-	case KEEP_SPEC:
-		return key_is(top, "selector", 8) ? KEEP_MARK : KEEP_NONE;
-	case KEEP_ITEMS:
-		return mapping ? KEEP_OBJECT : KEEP_MARK;
-	default:
-		return KEEP_NONE;
-	}
-}
-
-/* A sparse document's scalar to come: not kept (0), kept as null (1), kept
- * with its value (2). */
-static int sparse_scalar(const struct source_parser *p)
-{
-	const struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
-
-	if (!top || top->keep == KEEP_ITEMS)
-		return 1;
-	if (top->keep == KEEP_OBJECT)
-		return key_is(top, "apiVersion", 10) || key_is(top, "kind", 4) ?
-		       2 : key_is(top, "spec", 4) || key_is(top, "items", 5);
-	return top->keep == KEEP_SPEC && key_is(top, "selector", 8);
+		return KEEP_SOME;
+	if (top->keep != KEEP_SOME || !top->mapping)
+		return (enum keep)top->keep;
+	r = listed(p, top);
+	return !r ? KEEP_NONE : r->whole ? KEEP_WHOLE : KEEP_SOME;
 }
 
 static unsigned key_hash(const char *key, size_t len)
@@ -827,7 +822,31 @@ static void ktab_put(struct frame *f, const struct source_parser *p,
 }
 
 /*
- * Records the pending key of the sparse mapping `f`: 0, 1 when the mapping
+ * Makes room for `n` more bytes in kbytes; the keys that point into it
+ * follow it when it moves. 0, or -1 when out of memory.
+ */
+static int kbytes_reserve(struct source_parser *p, size_t n)
+{
+	size_t cap = p->cap_kbytes ? p->cap_kbytes : 1024;
+	char *grown;
+
+	if (p->cap_kbytes - p->n_kbytes >= n)
+		return 0;
+	while (cap - p->n_kbytes < n)
+		cap *= 2;
+	if (!(grown = realloc(p->kbytes, cap)))
+		return -1;
+	for (size_t i = 0; i < p->depth; i++)
+		if (p->stack[i].key_borrowed)
+			p->stack[i].key = grown + (p->stack[i].key - p->kbytes);
+	p->kbytes = grown;
+	p->cap_kbytes = cap;
+	return 0;
+}
+
+/*
+ * Records the pending key of the sparse mapping `f` (its bytes are in
+ * kbytes already, handle_key() put them there): 0, 1 when the mapping
  * has it already (a duplicate), -1 when out of memory.
  */
 static int sparse_key_add(struct source_parser *p, struct frame *f)
@@ -856,23 +875,10 @@ static int sparse_key_add(struct source_parser *p, struct frame *f)
 		p->krecs = grown;
 		p->cap_krecs = cap;
 	}
-	if (p->cap_kbytes - p->n_kbytes < len) {
-		size_t cap = p->cap_kbytes ? p->cap_kbytes : 1024;
-		char *grown;
-
-		while (cap - p->n_kbytes < len)
-			cap *= 2;
-		if (!(grown = realloc(p->kbytes, cap)))
-			return -1;
-		p->kbytes = grown;
-		p->cap_kbytes = cap;
-	}
 	r = &p->krecs[p->n_krecs];
-	r->off = p->n_kbytes;
+	r->off = (size_t)(key - p->kbytes);
 	r->len = len;
 	r->hash = h;
-	memcpy(p->kbytes + p->n_kbytes, key, len);
-	p->n_kbytes += len;
 	p->n_krecs++;
 	n++;
 	if (n > KTAB_FROM && n * 2 > f->ktab_cap) {
@@ -902,29 +908,30 @@ static int attach_sparse(struct source_parser *p, struct frame *top,
 	int rc;
 
 	if (!top->mapping) {
-		if (top->keep != KEEP_ITEMS || !json)
-			json_decref(json);
-		else if (json_array_append_new(top->json, json))
+		/* the elements of a kept sequence are kept */
+		if (json && json_array_append_new(top->json, json))
 			return set_error(err, mark, "out of memory");
 		return 0;
 	}
 	rc = sparse_key_add(p, top);
-	if (rc != 0 || !json || !top->json || top->keep == KEEP_MARK)
+	if (rc != 0 || !json)
 		json_decref(json);
 	else if (json_object_setn_new_nocheck(top->json, top->key,
 					      top->key_len, json))
 		rc = -1;
 	if (rc > 0)
 		return duplicate_key(p, top, mark, err);
-	free(top->key);
 	top->key = NULL;
+	top->key_borrowed = 0;
 	return rc ? set_error(err, mark, "out of memory") : 0;
 }
 
 static int expecting_key(struct source_parser *p);
 
 /* 1 when a sparse document cannot go on sparse at event `ev`: an anchor,
- * an alias or a merge key (a merge's keys come from values). */
+ * an alias or a merge key (a merge's keys come from values), or a
+ * containers member left out (rules_reads(): the rules may find a pod spec
+ * anywhere one is). */
 static int sparse_stops(struct source_parser *p, const yaml_event_t *ev)
 {
 	switch (ev->type) {
@@ -935,11 +942,17 @@ static int sparse_stops(struct source_parser *p, const yaml_event_t *ev)
 	case YAML_SEQUENCE_START_EVENT:
 		return ev->data.sequence_start.anchor != NULL;
 	case YAML_SCALAR_EVENT:
-		return ev->data.scalar.anchor != NULL ||
-		       (expecting_key(p) &&
-			ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+		if (ev->data.scalar.anchor)
+			return 1;
+		if (!expecting_key(p))
+			return 0;
+		return (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
 			ev->data.scalar.length == 2 &&
-			memcmp(ev->data.scalar.value, "<<", 2) == 0);
+			memcmp(ev->data.scalar.value, "<<", 2) == 0) ||
+		       (p->keep_watch &&
+			p->stack[p->depth - 1].keep == KEEP_NONE &&
+			ev->data.scalar.length == 10 &&
+			memcmp(ev->data.scalar.value, "containers", 10) == 0);
 	default:
 		return 0;
 	}
@@ -1093,10 +1106,21 @@ static int handle_key(struct source_parser *p, yaml_event_t *ev,
 	} else {
 		start = end = 0;
 	}
-	/* the key is taken from the event (libyaml's malloc'd value, no NUL
-	 * in it): pairs_fix() may have shortened it, so it is ended again */
-	top->key = (char *)ev->data.scalar.value;
-	ev->data.scalar.value = NULL;
+	if (p->sparse) {
+		/* the mapping's key records keep it: it goes there at once */
+		if (kbytes_reserve(p, ev->data.scalar.length + 1))
+			return set_error(err, ev->start_mark, "out of memory");
+		top->key = p->kbytes + p->n_kbytes;
+		top->key_borrowed = 1;
+		memcpy(top->key, ev->data.scalar.value, ev->data.scalar.length);
+		p->n_kbytes += ev->data.scalar.length + 1;
+	} else {
+		/* taken from the event (libyaml's malloc'd value, no NUL in
+		 * it) */
+		top->key = (char *)ev->data.scalar.value;
+		ev->data.scalar.value = NULL;
+	}
+	/* pairs_fix() may have shortened it: it is ended again */
 	top->key[ev->data.scalar.length] = '\0';
 	top->key_len = ev->data.scalar.length;
 	top->key_start = start;
@@ -1131,7 +1155,7 @@ static int push_frame(struct source_parser *p, yaml_event_t *ev,
 		p->stack = grown;
 		p->cap_stack = cap;
 	}
-	keep = p->sparse ? sparse_keep(p, mapping) : KEEP_OBJECT;
+	keep = p->sparse ? sparse_keep(p) : KEEP_WHOLE;
 	f = &p->stack[p->depth];
 	memset(f, 0, sizeof(*f));
 	f->mapping = mapping;
@@ -1180,7 +1204,8 @@ static int pop_frame(struct source_parser *p, struct source_doc *doc,
 		return set_error(err, ev->start_mark, "out of memory");
 	}
 	free(anchor);
-	free(f->key);
+	if (!f->key_borrowed)
+		free(f->key);
 	json_decref(f->merged_keys);
 	free(f->ktab);
 	p->n_krecs = f->kbase;
@@ -1231,10 +1256,10 @@ static int handle_node(struct source_parser *p, struct source_doc *doc,
 
 	/* scalar */
 	if (p->sparse) {
-		int kept = sparse_scalar(p);
+		int kept = sparse_keep(p) != KEEP_NONE;
 
-		json = kept == 2 ? scalar_json(ev) : kept ? json_null() : NULL;
-		if (kept == 2 && !json)
+		json = kept ? scalar_json(ev) : NULL;
+		if (kept && !json)
 			return set_error(err, ev->start_mark, "out of memory");
 		return attach(p, doc, json, NULL, ev->start_mark, err);
 	}
@@ -1265,6 +1290,18 @@ static int handle_node(struct source_parser *p, struct source_doc *doc,
 static int doc_reread(const char *text, size_t len, struct source_doc *doc,
 		      size_t end, const struct source_limits *limits,
 		      int tree, struct source_error *err);
+
+/* need() about the whole of a sparse document that ran on past the text
+ * it was asked about: 1 when it is to be read in full (it wants that, or
+ * to keep other members than it was read with). */
+static int sparse_again(struct source_parser *p, struct source_doc *doc)
+{
+	const struct rules_read *was = p->keep;
+
+	return p->need(p->need_arg, p->text + doc->start,
+		       doc->end - doc->start, &p->keep) != 0 ||
+	       p->keep != was;
+}
 
 /*
  * A sparse document that cannot go on sparse (sparse_stops()) is read in
@@ -1300,6 +1337,19 @@ static int marker_at(const char *q, const char *end)
  * document ends unless it runs on past a marker line (DOCUMENT_END asks
  * again then); with no such line in SPARSE_SCAN bytes, it is read in full.
  */
+/* Sets keep_lens and keep_watch of the keep list. */
+static void keep_index(struct source_parser *p)
+{
+	p->keep_lens = 0;
+	p->keep_watch = 0;
+	for (const struct rules_read *r = p->keep; r->key; r++) {
+		if (r->len < 32)
+			p->keep_lens |= (uint32_t)1 << r->len;
+		if (r->len == 10 && memcmp(r->key, "containers", 10) == 0)
+			p->keep_watch = 1;
+	}
+}
+
 static void sparse_decide(struct source_parser *p, size_t start)
 {
 	const char *t = p->text, *end = t + p->len;
@@ -1309,6 +1359,7 @@ static void sparse_decide(struct source_parser *p, size_t start)
 	size_t to = 0;
 
 	p->sparse = 0;
+	p->need_tree = 1;
 	if (!p->need)
 		return;
 	while (q && ++q < limit) {
@@ -1322,9 +1373,15 @@ static void sparse_decide(struct source_parser *p, size_t start)
 	}
 	if (!to && limit == end)
 		to = p->len;
-	if (to && !p->need(p->need_arg, t + start, to - start)) {
-		p->sparse = 1;
+	if (to) {
+		int need = p->need(p->need_arg, t + start, to - start,
+				   &p->keep);
+
+		p->sparse = !need;
 		p->sparse_to = to;
+		p->need_tree = need > 1;
+		if (p->sparse)
+			keep_index(p);
 	}
 }
 
@@ -1394,7 +1451,7 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			doc->line = (int)ev.start_mark.line + 1 + p->line_base;
 			doc->index = p->index++;
 			sparse_decide(p, doc->start);
-			p->tree = p->want_tree && !p->sparse;
+			p->tree = p->want_tree && !p->sparse && p->need_tree;
 			break;
 		case YAML_DOCUMENT_END_EVENT:
 			doc->end = offset_of(p, ev.end_mark);
@@ -1402,13 +1459,13 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 				doc->end = doc->start;
 			doc_state_clear(p);
 			yaml_event_delete(&ev);
-			/* longer than the text need() saw: asked again */
+			/* longer than the text need() saw: asked again, and
+			 * read in full unless it keeps the same */
 			doc->sparse = p->sparse;
 			p->sparse = 0;
 			p->skipping = 0;
 			if (doc->sparse && doc->end > p->sparse_to &&
-			    p->need(p->need_arg, p->text + doc->start,
-				    doc->end - doc->start) &&
+			    sparse_again(p, doc) &&
 			    doc_reread(p->text, p->len, doc, doc->end,
 				       &p->limits, 0, err)) {
 				source_doc_clear(doc);
@@ -1463,8 +1520,7 @@ void source_parser_set_tree(struct source_parser *p, int want_tree)
 	p->want_tree = want_tree;
 }
 
-void source_parser_set_need(struct source_parser *p,
-			    int (*need)(void *, const char *, size_t),
+void source_parser_set_need(struct source_parser *p, source_need_fn need,
 			    void *arg)
 {
 	p->need = need;

@@ -295,22 +295,6 @@ void rules_result_clear(struct rules_result *result);
  * Returns 0, or -1 on an internal failure (out of memory, an operation that
  * did not apply), with `err` set and `object` in an unspecified state.
  */
-/*
- * The rules that may run on a sparse document (source.h: apiVersion, kind,
- * spec.selector and items of its objects, no other value) and find nothing
- * there only where they find nothing in the whole document either. CLI
- * streams read a document sparse when its text holds no trigger of another
- * rule, run these on it, and read it in full only when they find
- * something.
- *
- * deprecated-workload-api: with the kind and version kept, it stops at the
- * same place without them (no move); an apps/v1 workload it leaves alone
- * has a spec mapping with a selector that is a mapping or a sequence (a
- * sparse selector scalar is null: the rule finds something then), and
- * those are the same in the whole document.
- */
-#define RULES_SPARSE_SAFE (1u << RULE_DEPRECATED_WORKLOAD_API)
-
 int rules_apply(const struct config *cfg, const struct rules_options *opts,
 		json_t *object, struct rules_result *result,
 		struct rules_error *err);
@@ -389,6 +373,10 @@ struct rules_read {
  * NULL when some rule of `rules` does not say: it needs the whole object.
  */
 const struct rules_read *rules_reads(unsigned rules);
+
+/* A list rules_reads() can give that names nothing (the root mapping and
+ * none of its members), for documents no rule acts on. */
+extern const struct rules_read rules_reads_nothing[];
 
 /* Frees the strings of `list` and its array, leaving it empty. */
 void string_list_clear(struct string_list *list);

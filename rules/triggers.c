@@ -626,9 +626,31 @@ static const struct rules_read reads_gpu_visibility[] = {
 	{ NULL, 0, 0 }
 };
 
+/*
+ * deprecated-workload-api looks for no pod spec: of the engine's reads it
+ * needs apiVersion, kind, the namespace and annotations of metadata and
+ * the items of a List; and of an apps/v1 workload whether spec holds a
+ * selector that is no null (the whole selector kept, for that). Where it
+ * does find something, the template labels it then reads are missing, so
+ * it finds something too.
+ */
+static const struct rules_read reads_deprecated_workload_api[] = {
+	{ "apiVersion", 10, 1 }, { "kind", 4, 1 }, { "metadata", 8, 0 },
+	{ "namespace", 9, 1 }, { "annotations", 11, 1 }, { "items", 5, 0 },
+	{ "spec", 4, 0 }, { "selector", 8, 1 },
+	{ NULL, 0, 0 }
+};
+
+const struct rules_read rules_reads_nothing[] = { { NULL, 0, 0 } };
+
 const struct rules_read *rules_reads(unsigned rules)
 {
-	if (rules == 1u << RULE_GPU_VISIBILITY)
+	switch (rules) {
+	case 1u << RULE_GPU_VISIBILITY:
 		return reads_gpu_visibility;
-	return NULL;
+	case 1u << RULE_DEPRECATED_WORKLOAD_API:
+		return reads_deprecated_workload_api;
+	default:
+		return NULL;
+	}
 }

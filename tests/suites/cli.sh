@@ -353,4 +353,15 @@ printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v
 [ $rc != 0 ] && grep -q "at byte 21518" "$dir/err" &&
 	pass "migrate: a byte that is no UTF-8 after an alias is reported at its offset in the file" ||
 	{ fail "migrate: an invalid byte in a document read again ($rc)"; cat "$dir/err"; }
+# a mapping of more than 16 keys finds its duplicates in a table
+{
+	printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n'
+	i=0
+	while [ $i -lt 40 ]; do printf '  k%d: v\n' $i; i=$((i + 1)); done
+	printf '  k17: again\n'
+} >"$dir/big-dup.yaml"
+"$G" migrate "$dir/big-dup.yaml" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc != 0 ] && grep -q "big-dup.yaml:45:3: .*duplicate key 'k17'" "$dir/err" &&
+	pass "migrate: the duplicate of the 18th of 40 keys, in a document without triggers, is an error at its place" ||
+	{ fail "migrate: a duplicate key in a large mapping read sparse ($rc)"; cat "$dir/err"; }
 finish cli

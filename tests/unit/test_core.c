@@ -248,6 +248,99 @@ TEST(core_source_errors)
 	json_decref(doc);
 }
 
+/* source_parser_set_need(): every document sparse, keeping what
+ * sparse_list names (a pod's kind, and its containers' images) */
+static const struct rules_read sparse_list[] = {
+	{ "kind", 4, 1 }, { "spec", 4, 0 }, { "containers", 10, 0 },
+	{ "image", 5, 1 }, { NULL, 0, 0 }
+};
+
+static int sparse_need(void *arg, const char *text, size_t len,
+		       const struct rules_read **keep)
+{
+	(void)text;
+	(void)len;
+	*keep = sparse_list;
+	return *(int *)arg;
+}
+
+/* The first document of `text` read with `need` answering `answer`; its
+ * json as compact text in `out` (or the error's line and message). */
+static int read_first(const char *text, int answer, char *out, size_t cap,
+		      int *sparse)
+{
+	struct source_parser *p = source_parser_new(text, strlen(text), NULL);
+	struct source_error err;
+	struct source_doc doc;
+	int rc;
+
+	source_parser_set_tree(p, 0);
+	source_parser_set_need(p, sparse_need, &answer);
+	rc = source_next_doc(p, &doc, &err);
+	if (rc > 0) {
+		char *t = json_dumps(doc.json, JSON_COMPACT | JSON_SORT_KEYS |
+						 JSON_ENCODE_ANY);
+
+		snprintf(out, cap, "%s", t ? t : "?");
+		free(t);
+		*sparse = doc.sparse;
+		source_doc_clear(&doc);
+	} else {
+		snprintf(out, cap, "%d: %s", err.line, err.message);
+	}
+	source_parser_free(p);
+	return rc;
+}
+
+TEST(core_source_sparse)
+{
+	char out[512];
+	int sparse = -1;
+
+	/* only the members the list names, from the root down */
+	CHECK(read_first("kind: Pod\nspec:\n  containers:\n"
+			 "  - {name: c, image: x, env: [{name: a}]}\n"
+			 "metadata: {labels: {a: b}}\n", 0, out, sizeof(out),
+			 &sparse) == 1);
+	CHECK_STR(out, "{\"kind\":\"Pod\",\"spec\":{\"containers\":[{\"image\":\"x\"}]}}");
+	CHECK(sparse == 1);
+	/* read in full when need() wants it */
+	CHECK(read_first("kind: Pod\nx: 1\n", 1, out, sizeof(out),
+			 &sparse) == 1);
+	CHECK_STR(out, "{\"kind\":\"Pod\",\"x\":1}");
+	CHECK(sparse == 0);
+	/* a containers member left out: the document is read in full */
+	CHECK(read_first("kind: Pod\nother:\n  containers: [{image: z}]\n",
+			 0, out, sizeof(out), &sparse) == 1);
+	CHECK_STR(out, "{\"kind\":\"Pod\",\"other\":{\"containers\":[{\"image\":\"z\"}]}}");
+	CHECK(sparse == 0);
+	/* an alias: the same */
+	CHECK(read_first("kind: &k Pod\nx: *k\n", 0, out, sizeof(out),
+			 &sparse) == 1);
+	CHECK_STR(out, "{\"kind\":\"Pod\",\"x\":\"Pod\"}");
+	CHECK(sparse == 0);
+	/* what is left out is checked all the same: a duplicate key in a
+	 * mapping nothing is kept of, in the parser's own records (past 16
+	 * keys, a table) */
+	CHECK(read_first("kind: Pod\nlabels: {a: 1, b: 2, a: 3}\n", 0, out,
+			 sizeof(out), &sparse) < 0);
+	CHECK_STR(out, "2: duplicate key 'a'");
+	{
+		char big[1024];
+		size_t n = (size_t)snprintf(big, sizeof(big), "kind: Pod\nl:\n");
+
+		for (int i = 0; i < 40; i++)
+			n += (size_t)snprintf(big + n, sizeof(big) - n,
+					      "  k%d: v\n", i);
+		snprintf(big + n, sizeof(big) - n, "  k33: again\n");
+		CHECK(read_first(big, 0, out, sizeof(out), &sparse) < 0);
+		CHECK_STR(out, "43: duplicate key 'k33'");
+		big[n] = '\0';
+		CHECK(read_first(big, 0, out, sizeof(out), &sparse) == 1);
+		CHECK_STR(out, "{\"kind\":\"Pod\"}");
+	}
+}
+
 static char *render(json_t *v, int style, enum emit_context ctx)
 {
 	struct buf b;
