@@ -102,9 +102,11 @@ void source_parser_set_tree(struct source_parser *parser, int want_tree);
  *   1 to read it in full;
  *   2 to read it in full with its source tree at once (when the parser
  *     builds trees, source_parser_set_tree()).
- * A sparse document with an anchor, alias or merge key, or (when *keep
- * names containers) a containers member it leaves out, is read in full
- * from its start when one comes. A document that ran on past that part is
+ * A document whose part holds a & or * (an anchor or alias may be there)
+ * or << (a merge key) is read in full without asking `need`. A sparse
+ * document with an anchor, alias or merge key after that part, or (when
+ * *keep names containers) a containers member it leaves out, is read in
+ * full from its start when one comes. A document that ran on past that part is
  * asked about again with its whole text, and read in full unless `need`
  * keeps the same then. NULL (the default) reads every document in full.
  */

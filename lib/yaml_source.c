@@ -275,6 +275,17 @@ static size_t break_len(const struct source_parser *p, size_t off)
 	return 0;
 }
 
+/* 1 when a line break (as libyaml reads them) ends just before text[at]. */
+static int line_starts_at(const char *text, size_t at)
+{
+	const unsigned char *t = (const unsigned char *)text;
+
+	return t[at - 1] == '\n' || t[at - 1] == '\r' ||
+	       (at >= 2 && t[at - 2] == 0xC2 && t[at - 1] == 0x85) ||
+	       (at >= 3 && t[at - 3] == 0xE2 && t[at - 2] == 0x80 &&
+		(t[at - 1] == 0xA8 || t[at - 1] == 0xA9));
+}
+
 /* Byte offset of a libyaml mark, whose column counts characters. */
 static size_t offset_of(struct source_parser *p, yaml_mark_t mark)
 {
@@ -1337,6 +1348,16 @@ static int marker_at(const char *q, const char *end)
  * document ends unless it runs on past a marker line (DOCUMENT_END asks
  * again then); with no such line in SPARSE_SCAN bytes, it is read in full.
  */
+/* 1 when text[0..len) holds "<<". */
+static int has_merge(const char *text, size_t len)
+{
+	for (const char *q = text;
+	     (q = memchr(q, '<', len - (size_t)(q - text))) != NULL; q++)
+		if (q + 1 < text + len && q[1] == '<')
+			return 1;
+	return 0;
+}
+
 /* Sets keep_lens and keep_watch of the keep list. */
 static void keep_index(struct source_parser *p)
 {
@@ -1373,6 +1394,12 @@ static void sparse_decide(struct source_parser *p, size_t start)
 	}
 	if (!to && limit == end)
 		to = p->len;
+	/* an anchor, alias or merge key (& * <<) may be there: in full
+	 * (sparse_leave() reads the document twice otherwise) */
+	if (to && (memchr(t + start, '&', to - start) ||
+		   memchr(t + start, '*', to - start) ||
+		   has_merge(t + start, to - start)))
+		to = 0;
 	if (to) {
 		int need = p->need(p->need_arg, t + start, to - start,
 				   &p->keep);
@@ -1541,8 +1568,9 @@ static int doc_reread(const char *text, size_t len, struct source_doc *doc,
 	int rc;
 
 	/* from the start of the document's first line, so that columns and
-	 * the position cursor agree with the first pass */
-	while (from > 0 && text[from - 1] != '\n' && text[from - 1] != '\r')
+	 * the position cursor agree with the first pass (NEL, U+2028 and
+	 * U+2029 end lines too) */
+	while (from > 0 && !line_starts_at(text, from))
 		from--;
 	p = source_parser_new(text, len, limits);
 	if (!p) {

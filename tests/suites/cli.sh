@@ -364,4 +364,16 @@ printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v
 [ $rc != 0 ] && grep -q "big-dup.yaml:45:3: .*duplicate key 'k17'" "$dir/err" &&
 	pass "migrate: the duplicate of the 18th of 40 keys, in a document without triggers, is an error at its place" ||
 	{ fail "migrate: a duplicate key in a large mapping read sparse ($rc)"; cat "$dir/err"; }
+# NEL, U+2028 and U+2029 end lines too: a document after one is read again
+# from its own first line
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\302\205---\napiVersion: extensions/v1beta1\nkind: Deployment\nspec:\n  selector: {}\n' >"$dir/nel.yaml"
+"$G" lint "$dir/nel.yaml" >"$dir/nel.out" 2>"$dir/err"; rc=$?
+[ $rc = 1 ] && grep -q "nel.yaml:6:1: warning: 'extensions/v1beta1' Deployment" "$dir/nel.out" &&
+	pass "lint: a document after a NEL line break is read again from its own start" ||
+	{ fail "lint: a document after a NEL line break ($rc)"; cat "$dir/nel.out" "$dir/err"; }
+printf 'a: 1\342\200\250---\nx: 1\nx: 2\n' >"$dir/ls-dup.yaml"
+"$G" lint "$dir/ls-dup.yaml" >"$dir/ls-dup.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "ls-dup.yaml:4:1: .*duplicate key 'x'" "$dir/ls-dup.out" &&
+	pass "lint: a duplicate key after a U+2028 line break is an error at its place" ||
+	{ fail "lint: a duplicate key after a U+2028 line break ($rc)"; cat "$dir/ls-dup.out"; }
 finish cli

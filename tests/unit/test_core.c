@@ -314,11 +314,20 @@ TEST(core_source_sparse)
 			 0, out, sizeof(out), &sparse) == 1);
 	CHECK_STR(out, "{\"kind\":\"Pod\",\"other\":{\"containers\":[{\"image\":\"z\"}]}}");
 	CHECK(sparse == 0);
-	/* an alias: the same */
+	/* an anchor or alias: read in full at once, when its text shows one,
+	 * or (a directive before the --- line hid it) from its start when it
+	 * comes, with the errors of that second reading in their places */
 	CHECK(read_first("kind: &k Pod\nx: *k\n", 0, out, sizeof(out),
 			 &sparse) == 1);
 	CHECK_STR(out, "{\"kind\":\"Pod\",\"x\":\"Pod\"}");
 	CHECK(sparse == 0);
+	CHECK(read_first("%YAML 1.1\n---\nkind: &k Pod\nx: *k\n", 0, out,
+			 sizeof(out), &sparse) == 1);
+	CHECK_STR(out, "{\"kind\":\"Pod\",\"x\":\"Pod\"}");
+	CHECK(sparse == 0);
+	CHECK(read_first("%YAML 1.1\n---\nkind: &k Pod\nx: *j\n", 0, out,
+			 sizeof(out), &sparse) < 0);
+	CHECK_STR(out, "4: unknown alias 'j'");
 	/* what is left out is checked all the same: a duplicate key in a
 	 * mapping nothing is kept of, in the parser's own records (past 16
 	 * keys, a table) */
