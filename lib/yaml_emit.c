@@ -73,12 +73,41 @@ static int plain_safe(const char *s, size_t n, enum emit_context context)
 	return is_string;
 }
 
+/* The length of the NEL, U+2028 or U+2029 at u (what YAML reads as a line
+ * break, also inside quotes, where JSON keeps it as it is), or 0. */
+static size_t break_char(const unsigned char *u, size_t n)
+{
+	if (n >= 2 && u[0] == 0xC2 && u[1] == 0x85)
+		return 2;
+	if (n >= 3 && u[0] == 0xE2 && u[1] == 0x80 &&
+	    (u[2] == 0xA8 || u[2] == 0xA9))
+		return 3;
+	return 0;
+}
+
+/* JSON's string text, but for NEL, U+2028 and U+2029 written as \u
+ * escapes (JSON and YAML both read them so). */
 static int emit_double_quoted(struct buf *out, const char *s, size_t n)
 {
 	json_t *str = json_stringn(s, n);
 	char *text = str ? json_text_new(str, JSON_ENCODE_ANY) : NULL;
-	int rc = text ? buf_puts(out, text) : -1;
+	size_t len = text ? strlen(text) : 0, from = 0;
+	int rc = text ? 0 : -1;
 
+	for (size_t i = 0; !rc && i < len; i++) {
+		const unsigned char *u = (const unsigned char *)text + i;
+		size_t k = break_char(u, len - i);
+
+		if (!k)
+			continue;
+		rc = buf_append(out, text + from, i - from) ||
+		     buf_puts(out, k == 2 ? "\\u0085" :
+				   u[2] == 0xA8 ? "\\u2028" : "\\u2029");
+		i += k - 1;
+		from = i + 1;
+	}
+	if (!rc)
+		rc = buf_append(out, text + from, len - from);
 	free(text);
 	json_decref(str);
 	return rc;
@@ -105,7 +134,8 @@ static int emit_string(struct buf *out, const char *s, size_t n, int style,
 	if (context == EMIT_JSON)
 		return emit_double_quoted(out, s, n);
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f ||
+		    break_char((const unsigned char *)s + i, n - i))
 			single_ok = 0;
 	if (style == YAML_DOUBLE_QUOTED_SCALAR_STYLE || !single_ok)
 		return emit_double_quoted(out, s, n);

@@ -396,6 +396,33 @@ TEST(core_emit_quoting)
 		CHECK_STR(got, "\"x\"");
 		free(got);
 	}
+	/* NEL, U+2028 and U+2029 break lines in YAML, inside quotes too:
+	 * escaped, whatever style was asked, and read back as they were */
+	{
+		const char *breaks[] = { "a \xc2\x85", "\xe2\x80\xa8" "b",
+					 "c\xe2\x80\xa9" "d" };
+		const char *want[] = { "\"a \\u0085\"", "\"\\u2028b\"",
+				       "\"c\\u2029d\"" };
+		int styles[] = { YAML_ANY_SCALAR_STYLE,
+				 YAML_SINGLE_QUOTED_SCALAR_STYLE,
+				 YAML_DOUBLE_QUOTED_SCALAR_STYLE };
+
+		for (size_t i = 0; i < 3; i++)
+			for (size_t k = 0; k < 3; k++) {
+				struct source_error err;
+				char *got = render(json_string(breaks[i]),
+						   styles[k], EMIT_BLOCK);
+				json_t *back = got ?
+					source_parse_one(got, strlen(got), NULL,
+							 NULL, &err) : NULL;
+
+				CHECK_STR(got, want[i]);
+				CHECK(back && !strcmp(json_string_value(back),
+						      breaks[i]));
+				json_decref(back);
+				free(got);
+			}
+	}
 }
 
 TEST(core_emit_block)
