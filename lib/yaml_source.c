@@ -78,7 +78,6 @@ struct source_parser {
 	uint32_t keep_lens;         /* bit n: it names a key n bytes long */
 	int keep_watch;             /* it names containers (sparse_stops()) */
 	int sparse;                 /* this document is read sparse */
-	int need_tree;              /* need() wants its tree */
 	size_t sparse_to;           /* need() was asked about text up to here */
 	int skipping;               /* read in full by another parser: its
 				       events are only gone through */
@@ -1341,13 +1340,6 @@ static int marker_at(const char *q, const char *end)
 		q[3] == '\r' || q[3] == '\n');
 }
 
-/*
- * At a document's start: reads it sparse when need() finds nothing in the
- * text from `start` to the end of the next line that opens with a document
- * marker, or to the text's end, whichever comes first. That is where the
- * document ends unless it runs on past a marker line (DOCUMENT_END asks
- * again then); with no such line in SPARSE_SCAN bytes, it is read in full.
- */
 /* 1 when text[0..len) holds "<<". */
 static int has_merge(const char *text, size_t len)
 {
@@ -1371,6 +1363,14 @@ static void keep_index(struct source_parser *p)
 	}
 }
 
+/*
+ * At a document's start: asks need() about the text from `start` to the
+ * end of the next line that opens with a document marker, or to the
+ * text's end, whichever comes first, whether the document is read sparse
+ * and whether it gets its tree at once. That is where the
+ * document ends unless it runs on past a marker line (DOCUMENT_END asks
+ * again then); with no such line in SPARSE_SCAN bytes, it is read in full.
+ */
 static void sparse_decide(struct source_parser *p, size_t start)
 {
 	const char *t = p->text, *end = t + p->len;
@@ -1380,7 +1380,7 @@ static void sparse_decide(struct source_parser *p, size_t start)
 	size_t to = 0;
 
 	p->sparse = 0;
-	p->need_tree = 1;
+	p->tree = p->want_tree;
 	if (!p->need)
 		return;
 	while (q && ++q < limit) {
@@ -1406,7 +1406,8 @@ static void sparse_decide(struct source_parser *p, size_t start)
 
 		p->sparse = !need;
 		p->sparse_to = to;
-		p->need_tree = need > 1;
+		/* a tree at once only when need() asks for it */
+		p->tree = p->want_tree && need > 1;
 		if (p->sparse)
 			keep_index(p);
 	}
@@ -1478,7 +1479,6 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			doc->line = (int)ev.start_mark.line + 1 + p->line_base;
 			doc->index = p->index++;
 			sparse_decide(p, doc->start);
-			p->tree = p->want_tree && !p->sparse && p->need_tree;
 			break;
 		case YAML_DOCUMENT_END_EVENT:
 			doc->end = offset_of(p, ev.end_mark);
