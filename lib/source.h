@@ -148,6 +148,14 @@ json_t *source_parse_one(const char *text, size_t len,
 			 const struct source_limits *limits,
 			 struct source_node **root, struct source_error *err);
 
+/*
+ * 1 when `text` holds exactly one document and it reads as `expected` (as
+ * source_parse_one() would read it: every check made, keys distinct);
+ * 0 otherwise. Compared as it is read, without building the value.
+ */
+int source_reads_as(const char *text, size_t len,
+		    const struct source_limits *limits, json_t *expected);
+
 void source_node_free(struct source_node *node);
 
 /*

@@ -16,6 +16,11 @@
 #include <string.h>
 #include <yaml.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define SCAN_SSE2 1
+#endif
+
 #include "ascii.h"
 #include "source.h"
 
@@ -48,6 +53,10 @@ struct frame {
 	int key_borrowed;           /* key points into the parser's kbytes */
 	size_t kbase, kbytes_base;
 	size_t *ktab, ktab_cap;
+	/* source_reads_as(): the value this collection must be, and how many
+	 * members it has had */
+	json_t *expect;
+	size_t seen;
 };
 
 /* A key of a mapping of a sparse document: its text in kbytes. */
@@ -69,6 +78,7 @@ struct source_parser {
 	size_t base_off;            /* offset of line 0, column 0 (after a BOM) */
 	size_t ascii_to;            /* [base_off, ascii_to) holds no byte >= 0x80 */
 	int ascii_end;              /* ascii_to stops at a byte >= 0x80 */
+	int pairs_patched;          /* pairs_patch() changed a pair */
 	int line_base;              /* added to libyaml's line numbers */
 	int want_tree;              /* build the source tree, not only json */
 	int tree;                   /* of this document (not a sparse one) */
@@ -79,6 +89,8 @@ struct source_parser {
 	int keep_watch;             /* it names containers (sparse_stops()) */
 	int sparse;                 /* this document is read sparse */
 	size_t sparse_to;           /* need() was asked about text up to here */
+	json_t *verify;             /* source_reads_as(): what it must read as */
+	int verify_unsure;          /* it met what only a full read tells */
 	int skipping;               /* read in full by another parser: its
 				       events are only gone through */
 	struct krec *krecs;         /* the keys of the open sparse mappings */
@@ -136,7 +148,7 @@ static int pair_at(const unsigned char *t)
 
 /* Changes, in buffer[0..n) holding text[from..from+n), the digits of the
  * surrogate pairs of escapes there (see above). */
-static void pairs_patch(const struct source_parser *p, unsigned char *buffer,
+static void pairs_patch(struct source_parser *p, unsigned char *buffer,
 			size_t from, size_t n)
 {
 	const unsigned char *t = (const unsigned char *)p->text;
@@ -157,6 +169,7 @@ static void pairs_patch(const struct source_parser *p, unsigned char *buffer,
 			before++;
 		if (before % 2)
 			continue;
+		p->pairs_patched = 1;
 		if (at + 2 >= from && at + 2 < from + n)
 			buffer[at + 2 - from] = t[at + 2] == 'd' ? 'e' : 'E';
 		if (at + 8 >= from && at + 8 < from + n)
@@ -171,22 +184,22 @@ static void pairs_patch(const struct source_parser *p, unsigned char *buffer,
 
 /*
  * Undoes pairs_patch() in a scalar's value, in place: the two characters
- * of a double-quoted pair become the one they stand for, and the text of
- * an escape is written back. Returns the new length.
+ * of a double-quoted pair become the one they stand for (`quoted`), and
+ * the text of an escape elsewhere is written back (`quoted` 0; only once
+ * the parser has patched a pair, so most values are not looked at).
+ * Returns the new length.
  */
-static size_t pairs_fix(unsigned char *v, size_t len)
+static size_t pairs_fix(unsigned char *v, size_t len, int quoted)
 {
-	const unsigned char *slash = memchr(v, '\\', len);
-	const unsigned char *ee = memchr(v, 0xEE, slash ? (size_t)(slash - v)
-							: len);
+	const unsigned char *at = memchr(v, quoted ? 0xEE : '\\', len);
 	size_t i, o;
 
-	/* most values hold neither: nothing to undo */
-	if (!slash && !ee)
+	/* most values hold none: nothing to undo */
+	if (!at)
 		return len;
-	i = o = (size_t)((ee ? ee : slash) - v);
+	i = o = (size_t)(at - v);
 	while (i < len) {
-		if (i + 6 <= len && v[i] == 0xEE && v[i + 1] >= 0xA0 &&
+		if (quoted && i + 6 <= len && v[i] == 0xEE && v[i + 1] >= 0xA0 &&
 		    v[i + 1] <= 0xAF && v[i + 3] == 0xEF && v[i + 4] >= 0x80 &&
 		    v[i + 4] <= 0x9F) {
 			/* U+E800 + h, U+F000 + (k << 8) + y: the pair
@@ -205,7 +218,7 @@ static size_t pairs_fix(unsigned char *v, size_t len)
 			i += 6;
 			continue;
 		}
-		if (i + 12 <= len && v[i] == '\\' && v[i + 1] == 'u' &&
+		if (!quoted && i + 12 <= len && v[i] == '\\' && v[i + 1] == 'u' &&
 		    (v[i + 2] == 'e' || v[i + 2] == 'E') && v[i + 3] &&
 		    strchr("89abAB", v[i + 3]) && hex_digit(v[i + 4]) &&
 		    hex_digit(v[i + 5]) && v[i + 6] == '\\' &&
@@ -785,8 +798,8 @@ static const struct rules_read *listed(const struct source_parser *p,
 }
 
 /* What a sparse document keeps of the value to come, at the place the
- * frame on top has open. */
-static enum keep sparse_keep(const struct source_parser *p)
+ * frame on top has open (inline: most places keep what their frame does). */
+static inline enum keep sparse_keep(const struct source_parser *p)
 {
 	const struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
 	const struct rules_read *r;
@@ -812,12 +825,11 @@ static unsigned key_hash(const char *key, size_t len)
 #define KTAB_FROM 16
 
 static int krec_same(const struct source_parser *p, size_t i,
-		     const char *key, size_t len, unsigned h)
+		     const char *key, size_t len)
 {
 	const struct krec *r = &p->krecs[i];
 
-	return r->hash == h && r->len == len &&
-	       memcmp(p->kbytes + r->off, key, len) == 0;
+	return r->len == len && memcmp(p->kbytes + r->off, key, len) == 0;
 }
 
 /* Puts record `i` in f's table (cap: a power of two, 0 an empty slot). */
@@ -863,17 +875,19 @@ static int sparse_key_add(struct source_parser *p, struct frame *f)
 {
 	const char *key = f->key;
 	size_t len = f->key_len, n = p->n_krecs - f->kbase;
-	unsigned h = key_hash(key, len);
+	/* the hash is for the table: the few keys before it go without */
+	unsigned h = f->ktab || n >= KTAB_FROM ? key_hash(key, len) : 0;
 	struct krec *r;
 
 	if (f->ktab) {
 		for (size_t slot = h & (f->ktab_cap - 1); f->ktab[slot];
 		     slot = (slot + 1) & (f->ktab_cap - 1))
-			if (krec_same(p, f->ktab[slot] - 1, key, len, h))
+			if (p->krecs[f->ktab[slot] - 1].hash == h &&
+			    krec_same(p, f->ktab[slot] - 1, key, len))
 				return 1;
 	} else {
 		for (size_t i = f->kbase; i < p->n_krecs; i++)
-			if (krec_same(p, i, key, len, h))
+			if (krec_same(p, i, key, len))
 				return 1;
 	}
 	if (p->n_krecs == p->cap_krecs) {
@@ -898,6 +912,10 @@ static int sparse_key_add(struct source_parser *p, struct frame *f)
 
 		if (!tab)
 			return -1;
+		/* the keys before the first table have no hash yet */
+		for (size_t i = f->kbase; !f->ktab && i < p->n_krecs; i++)
+			p->krecs[i].hash = key_hash(p->kbytes + p->krecs[i].off,
+						    p->krecs[i].len);
 		free(f->ktab);
 		f->ktab = tab;
 		f->ktab_cap = cap;
@@ -917,6 +935,7 @@ static int attach_sparse(struct source_parser *p, struct frame *top,
 {
 	int rc;
 
+	top->seen++;
 	if (!top->mapping) {
 		/* the elements of a kept sequence are kept */
 		if (json && json_array_append_new(top->json, json))
@@ -1106,7 +1125,10 @@ static int handle_key(struct source_parser *p, yaml_event_t *ev,
 				 ev->type == YAML_ALIAS_EVENT ?
 				 "an alias as a mapping key is not supported" :
 				 "a mapping or sequence as a mapping key is not supported");
-	if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length))
+	/* only a double-quoted escape writes one: the reader refuses the
+	 * character itself */
+	if (ev->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE &&
+	    memchr(ev->data.scalar.value, '\0', ev->data.scalar.length))
 		return set_error(err, ev->start_mark,
 				 "a mapping key contains a NUL character");
 	if (p->tree) {
@@ -1139,8 +1161,30 @@ static int handle_key(struct source_parser *p, yaml_event_t *ev,
 	top->key_column = (int)ev->start_mark.column + 1;
 	top->key_style = ev->data.scalar.style;
 	top->merge_pending = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-			     strcmp(top->key, "<<") == 0;
+			     top->key_len == 2 && top->key[0] == '<' &&
+			     top->key[1] == '<';
 	return 0;
+}
+
+/*
+ * source_reads_as(): what the value to come must be (NULL when nothing is
+ * there), at the place the frame on top has open.
+ */
+static json_t *verify_expect(const struct source_parser *p)
+{
+	const struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
+
+	if (!top)
+		return p->verify;
+	return top->mapping ? json_object_getn(top->expect, top->key,
+					       top->key_len)
+			    : json_array_get(top->expect, top->seen);
+}
+
+/* Ends a source_reads_as() reading: the text reads as something else. */
+static int verify_differs(yaml_mark_t mark, struct source_error *err)
+{
+	return set_error(err, mark, "reads as another value");
 }
 
 static int push_frame(struct source_parser *p, yaml_event_t *ev,
@@ -1165,9 +1209,20 @@ static int push_frame(struct source_parser *p, yaml_event_t *ev,
 		p->stack = grown;
 		p->cap_stack = cap;
 	}
-	keep = p->sparse ? sparse_keep(p) : KEEP_WHOLE;
-	f = &p->stack[p->depth];
-	memset(f, 0, sizeof(*f));
+	if (p->verify) {
+		json_t *expect = verify_expect(p);
+
+		if (mapping ? !json_is_object(expect) : !json_is_array(expect))
+			return verify_differs(ev->start_mark, err);
+		keep = KEEP_NONE;
+		f = &p->stack[p->depth];
+		memset(f, 0, sizeof(*f));
+		f->expect = expect;
+	} else {
+		keep = p->sparse ? sparse_keep(p) : KEEP_WHOLE;
+		f = &p->stack[p->depth];
+		memset(f, 0, sizeof(*f));
+	}
 	f->mapping = mapping;
 	f->keep = keep;
 	f->kbase = p->n_krecs;
@@ -1201,6 +1256,11 @@ static int pop_frame(struct source_parser *p, struct source_doc *doc,
 	json_t *json = f->json;
 	char *anchor = f->anchor;
 
+	/* every member was found, and there are no others (its keys are
+	 * distinct: the key records tell duplicates) */
+	if (p->verify && f->seen != (f->mapping ? json_object_size(f->expect)
+					       : json_array_size(f->expect)))
+		return verify_differs(ev->start_mark, err);
 	if (!node)
 		;
 	else if (node->flow)
@@ -1220,7 +1280,7 @@ static int pop_frame(struct source_parser *p, struct source_doc *doc,
 	free(f->ktab);
 	p->n_krecs = f->kbase;
 	p->n_kbytes = f->kbytes_base;
-	memset(f, 0, sizeof(*f));
+	/* (frames above the depth are not looked at: push_frame() clears) */
 	p->depth--;
 	return attach(p, doc, json, node, ev->start_mark, err);
 }
@@ -1265,6 +1325,18 @@ static int handle_node(struct source_parser *p, struct source_doc *doc,
 	}
 
 	/* scalar */
+	if (p->verify) {
+		json_t *expect = verify_expect(p);
+		int same;
+
+		if (!(json = scalar_json(ev)))
+			return set_error(err, ev->start_mark, "out of memory");
+		same = expect && json_equal(json, expect);
+		json_decref(json);
+		if (!same)
+			return verify_differs(ev->start_mark, err);
+		return attach(p, doc, NULL, NULL, ev->start_mark, err);
+	}
 	if (p->sparse) {
 		int kept = sparse_keep(p) != KEEP_NONE;
 
@@ -1340,6 +1412,39 @@ static int marker_at(const char *q, const char *end)
 		q[3] == '\r' || q[3] == '\n');
 }
 
+/*
+ * The first line in (from, limit) that opens with a document marker: the
+ * start of a line after a '\n' at `from` or later. NULL when none.
+ */
+static const char *marker_line(const char *from, const char *limit,
+			       const char *end)
+{
+	const char *q = from;
+
+#if SCAN_SSE2
+	/* a line break followed by '-' or '.': 16 places at once */
+	const __m128i nl = _mm_set1_epi8('\n'), dash = _mm_set1_epi8('-'),
+		      dot = _mm_set1_epi8('.');
+
+	for (; limit - q >= 17; q += 16) {
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(q + 1));
+		unsigned hits = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+			_mm_cmpeq_epi8(_mm_loadu_si128(
+				(const __m128i *)(const void *)q), nl),
+			_mm_or_si128(_mm_cmpeq_epi8(b, dash),
+				     _mm_cmpeq_epi8(b, dot))));
+
+		for (; hits; hits &= hits - 1)
+			if (marker_at(q + __builtin_ctz(hits) + 1, end))
+				return q + __builtin_ctz(hits) + 1;
+	}
+#endif
+	for (; limit - q >= 2; q++)
+		if (*q == '\n' && marker_at(q + 1, end))
+			return q + 1;
+	return NULL;
+}
+
 /* 1 when text[0..len) holds "<<". */
 static int has_merge(const char *text, size_t len)
 {
@@ -1376,21 +1481,26 @@ static void sparse_decide(struct source_parser *p, size_t start)
 	const char *t = p->text, *end = t + p->len;
 	const char *limit = p->len - start > SPARSE_SCAN ?
 			    t + start + SPARSE_SCAN : end;
-	const char *q = memchr(t + start, '\n', (size_t)(limit - t) - start);
+	const char *q;
 	size_t to = 0;
 
 	p->sparse = 0;
 	p->tree = p->want_tree;
+	if (p->verify) {
+		/* compared as it is read: a sparse reading that keeps nothing
+		 * but the key records */
+		p->sparse = 1;
+		p->sparse_to = p->len;
+		p->tree = 0;
+		p->keep_watch = 0;
+		return;
+	}
 	if (!p->need)
 		return;
-	while (q && ++q < limit) {
-		if (marker_at(q, end)) {
-			const char *nl = memchr(q, '\n', (size_t)(end - q));
+	if ((q = marker_line(t + start, limit, end)) != NULL) {
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
 
-			to = nl ? (size_t)(nl - t) + 1 : p->len;
-			break;
-		}
-		q = memchr(q, '\n', (size_t)(limit - q));
+		to = nl ? (size_t)(nl - t) + 1 : p->len;
 	}
 	if (!to && limit == end)
 		to = p->len;
@@ -1452,9 +1562,13 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			}
 			goto out_fail;
 		}
-		if (ev.type == YAML_SCALAR_EVENT)
-			ev.data.scalar.length = pairs_fix(ev.data.scalar.value,
-							  ev.data.scalar.length);
+		if (ev.type == YAML_SCALAR_EVENT &&
+		    (ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE ||
+		     p->pairs_patched))
+			ev.data.scalar.length = pairs_fix(
+				ev.data.scalar.value, ev.data.scalar.length,
+				ev.data.scalar.style ==
+					YAML_DOUBLE_QUOTED_SCALAR_STYLE);
 		switch (ev.type) {
 		case YAML_STREAM_START_EVENT:
 		case YAML_NO_EVENT:
@@ -1509,6 +1623,14 @@ int source_next_doc(struct source_parser *p, struct source_doc *doc,
 			if (p->skipping)
 				break;
 			if (p->sparse && sparse_stops(p, &ev)) {
+				if (p->verify) {
+					/* anchors, aliases, merges: read in
+					 * full instead */
+					p->verify_unsure = 1;
+					set_error(err, ev.start_mark,
+						  "read in full");
+					goto out_fail;
+				}
 				if (sparse_leave(p, doc, err))
 					goto out_fail;
 			} else if (expecting_key(p)) {
@@ -1669,6 +1791,39 @@ json_t *source_parse_one(const char *text, size_t len,
 out:
 	source_parser_free(p);
 	return json;
+}
+
+int source_reads_as(const char *text, size_t len,
+		    const struct source_limits *limits, json_t *expected)
+{
+	struct source_parser *p = source_parser_new(text, len, limits);
+	struct source_doc doc, extra;
+	struct source_error err;
+	json_t *got;
+	int rc, same = 0;
+
+	if (!p)
+		return 0;
+	p->want_tree = 0;
+	p->verify = expected;
+	rc = source_next_doc(p, &doc, &err);
+	if (rc > 0) {
+		source_doc_clear(&doc);
+		/* one document, no more */
+		rc = source_next_doc(p, &extra, &err);
+		if (rc > 0)
+			source_doc_clear(&extra);
+		same = rc == 0;
+	} else if (rc == 0) {
+		same = json_is_null(expected);
+	}
+	if (p->verify_unsure) {
+		got = source_parse_one(text, len, limits, NULL, &err);
+		same = got && json_equal(got, expected);
+		json_decref(got);
+	}
+	source_parser_free(p);
+	return same;
 }
 
 /* ------------------------------------------------------------------ */

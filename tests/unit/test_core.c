@@ -350,6 +350,54 @@ TEST(core_source_sparse)
 	}
 }
 
+/* source_reads_as() against source_parse_one(): `text` read as the json
+ * of `as` (NULL: as itself) */
+static int reads_as(const char *text, const char *as)
+{
+	struct source_error err;
+	json_t *want = source_parse_one(as ? as : text,
+					strlen(as ? as : text), NULL, NULL,
+					&err);
+	int same = want && source_reads_as(text, strlen(text), NULL, want);
+
+	json_decref(want);
+	return same;
+}
+
+TEST(core_source_reads_as)
+{
+	/* what reads the same: any order of keys, tags, styles, anchors */
+	CHECK(reads_as("a: 1\nb: [x, {c: true}]\n", NULL));
+	CHECK(reads_as("b: [x, {c: true}]\na: 1\n", "a: 1\nb: [x, {c: true}]"));
+	CHECK(reads_as("a: !!str 1\nb: 'x'\nc: |\n  t\n", "{a: '1', b: x, c: \"t\\n\"}"));
+	CHECK(reads_as("a: &x {b: 1}\nc: *x\nd:\n  <<: *x\n", "{a: {b: 1}, c: {b: 1}, d: {b: 1}}"));
+	CHECK(reads_as("", "null"));
+	CHECK(reads_as("---\n", "~"));
+	CHECK(reads_as("[]", NULL));
+	CHECK(reads_as("{}", NULL));
+	/* what does not: a value, a type, a key more or less, a longer or
+	 * shorter list, a nested difference, a second document */
+	CHECK(!reads_as("a: 2\n", "a: 1"));
+	CHECK(!reads_as("a: '1'\n", "a: 1"));
+	CHECK(!reads_as("a: 1\nb: 2\n", "a: 1"));
+	CHECK(!reads_as("a: 1\n", "{a: 1, b: 2}"));
+	CHECK(!reads_as("a: [1, 2]\n", "a: [1]"));
+	CHECK(!reads_as("a: [1]\n", "a: [1, 2]"));
+	CHECK(!reads_as("a: {b: [x, {c: 1}]}\n", "a: {b: [x, {c: 2}]}"));
+	CHECK(!reads_as("a: {b: 1}\n", "a: [b]"));
+	CHECK(!reads_as("a: [b]\n", "a: {b: 1}"));
+	CHECK(!reads_as("a: 1\n---\na: 1\n", "a: 1"));
+	CHECK(!reads_as("", "a: 1"));
+	CHECK(!reads_as("a: 1\n", "null"));
+	/* a duplicate key, though each value is what is wanted */
+	CHECK(!reads_as("a: 1\nb: 1\na: 1\n", "{a: 1, b: 1}"));
+	CHECK(!reads_as("a: 1\na: 1\n", "{a: 1, b: 1}"));
+	/* text that does not parse */
+	CHECK(!reads_as("a: [1\n", "a: [1]"));
+	/* anchors that differ, read in full */
+	CHECK(!reads_as("a: &x {b: 1}\nc: *x\n", "{a: {b: 1}, c: {b: 2}}"));
+}
+
 static char *render(json_t *v, int style, enum emit_context ctx)
 {
 	struct buf b;
@@ -662,6 +710,15 @@ TEST(core_surrogate_pairs)
 		{ "a: |\n  echo \"\\ud83d\\ude00\"\n", "echo \"\\ud83d\\ude00\"\n" },
 		/* the characters the digits are changed to, written as such */
 		{ "{\"a\": \"\\ue800 \\uf000\"}", "\xee\xa0\x80 \xef\x80\x80" },
+		/* ... and the text of their escapes, outside double quotes */
+		{ "a: x\\ue800\\uf000\n", "x\\ue800\\uf000" },
+		{ "a: \xee\xa0\x80\xef\x80\x80\n", "\xee\xa0\x80\xef\x80\x80" },
+		/* an escaped backslash's text in double quotes, by a pair */
+		{ "{\"b\": \"\\ud83d\\ude00\", \"a\": \"\\\\ue800\\\\uf000\"}",
+		  "\\ue800\\uf000" },
+		/* a plain scalar's escape text, after a pair was read */
+		{ "{\"b\": \"\\ud83d\\ude00\", \"a\": x\\ud83d\\ude00}",
+		  "x\\ud83d\\ude00" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
