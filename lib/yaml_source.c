@@ -482,6 +482,19 @@ static int word_in(const char *s, size_t n, const char *const *words)
 	return 0;
 }
 
+/*
+ * 1 when the plain scalar text[0..len) is a string for sure, as most are
+ * (names): a number starts with a digit, a sign or a dot, and the words
+ * (5 bytes at most) with one of ~nNyYtTfFoO.
+ */
+static int plain_is_name(const char *text, size_t len)
+{
+	char c0 = len ? text[0] : '\0';
+
+	return !(c0 >= '0' && c0 <= '9') && c0 != '-' && c0 != '+' &&
+	       c0 != '.' && (len > 5 || (len && !strchr("~nNyYtTfFoO", c0)));
+}
+
 json_t *yaml_resolve_plain(const char *text, size_t len)
 {
 	static const char *const nulls[] = { "", "~", "null", "Null", "NULL", NULL };
@@ -494,12 +507,10 @@ json_t *yaml_resolve_plain(const char *text, size_t len)
 	int negative = 0, base = 10;
 	char c0 = len ? text[0] : '\0';
 
-	/* most scalars are names: a number starts with a digit, a sign or a
-	 * dot, and the words (5 bytes at most) with one of ~nNyYtTfFoO */
+	if (plain_is_name(text, len))
+		return json_stringn_nocheck(text, len);
 	if (!(c0 >= '0' && c0 <= '9') && c0 != '-' && c0 != '+' &&
 	    c0 != '.') {
-		if (len > 5 || (len && !strchr("~nNyYtTfFoO", c0)))
-			return json_stringn_nocheck(text, len);
 		if (word_in(text, len, nulls))
 			return json_null();
 		if (word_in(text, len, trues))
@@ -1327,12 +1338,24 @@ static int handle_node(struct source_parser *p, struct source_doc *doc,
 	/* scalar */
 	if (p->verify) {
 		json_t *expect = verify_expect(p);
+		const char *value = (const char *)ev->data.scalar.value;
+		size_t len = ev->data.scalar.length;
 		int same;
 
-		if (!(json = scalar_json(ev)))
-			return set_error(err, ev->start_mark, "out of memory");
-		same = expect && json_equal(json, expect);
-		json_decref(json);
+		/* a string for sure (scalar_json()): compared as it is */
+		if (!ev->data.scalar.tag &&
+		    (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+		     plain_is_name(value, len))) {
+			same = json_is_string(expect) &&
+			       json_string_length(expect) == len &&
+			       memcmp(json_string_value(expect), value, len) == 0;
+		} else {
+			if (!(json = scalar_json(ev)))
+				return set_error(err, ev->start_mark,
+						 "out of memory");
+			same = expect && json_equal(json, expect);
+			json_decref(json);
+		}
 		if (!same)
 			return verify_differs(ev->start_mark, err);
 		return attach(p, doc, NULL, NULL, ev->start_mark, err);

@@ -371,6 +371,7 @@ TEST(core_source_reads_as)
 	CHECK(reads_as("b: [x, {c: true}]\na: 1\n", "a: 1\nb: [x, {c: true}]"));
 	CHECK(reads_as("a: !!str 1\nb: 'x'\nc: |\n  t\n", "{a: '1', b: x, c: \"t\\n\"}"));
 	CHECK(reads_as("a: &x {b: 1}\nc: *x\nd:\n  <<: *x\n", "{a: {b: 1}, c: {b: 1}, d: {b: 1}}"));
+	CHECK(reads_as("a: \"x\"\nb: yes\nc: !!int '7'\nd: .5\n", "{a: x, b: true, c: 7, d: 0.5}"));
 	CHECK(reads_as("", "null"));
 	CHECK(reads_as("---\n", "~"));
 	CHECK(reads_as("[]", NULL));
@@ -379,6 +380,9 @@ TEST(core_source_reads_as)
 	 * shorter list, a nested difference, a second document */
 	CHECK(!reads_as("a: 2\n", "a: 1"));
 	CHECK(!reads_as("a: '1'\n", "a: 1"));
+	CHECK(!reads_as("a: xy\n", "a: x"));
+	CHECK(!reads_as("a: x\n", "a: [x]"));
+	CHECK(!reads_as("a: 'no'\n", "a: false"));
 	CHECK(!reads_as("a: 1\nb: 2\n", "a: 1"));
 	CHECK(!reads_as("a: 1\n", "{a: 1, b: 2}"));
 	CHECK(!reads_as("a: [1, 2]\n", "a: [1]"));
