@@ -1085,13 +1085,6 @@ static int reemit(struct patcher *pt, struct buf *out, json_t *migrated)
 	return rc;
 }
 
-/* 1 when `text` parses to exactly `expected`. */
-static int reads_back(const char *text, size_t len, json_t *expected,
-		      const struct source_limits *limits)
-{
-	return source_reads_as(text, len, limits, expected);
-}
-
 /* Applies the operations to the tree and makes the edits; 0 or -1 (why in
  * pt->why). */
 static int make_edits(struct patcher *pt, const struct rules_result *result,
@@ -1130,7 +1123,8 @@ int text_patch_document(struct buf *out, const char *text, size_t len,
 	*reemitted = 0;
 	if (make_edits(&pt, result, migrated) == 0 &&
 	    apply_edits(&pt, out) == 0 && !pt.failed &&
-	    reads_back(out->data + mark, out->len - mark, migrated, limits))
+	    source_reads_as(out->data + mark, out->len - mark, limits,
+			    migrated))
 		goto out_free;
 	if (!pt.failed)
 		fail(&pt, "the edited text did not read back as the result");
@@ -1142,7 +1136,8 @@ int text_patch_document(struct buf *out, const char *text, size_t len,
 	snprintf(why, why_len, "%s", pt.why);
 	pt.failed = 0;
 	if (reemit(&pt, out, migrated) || pt.failed ||
-	    !reads_back(out->data + mark, out->len - mark, migrated, limits)) {
+	    !source_reads_as(out->data + mark, out->len - mark, limits,
+			     migrated)) {
 		/* never write what does not read back */
 		snprintf(why, why_len, "%s; the document cannot be written",
 			 pt.why[0] ? pt.why : "rendering failed");
@@ -1173,7 +1168,7 @@ int text_patch_edits(const char *text, size_t len, struct source_doc *doc,
 			fail(&pt, "out of memory");
 		goto out_free;
 	}
-	if (!reads_back(out.data, out.len, migrated, limits)) {
+	if (!source_reads_as(out.data, out.len, limits, migrated)) {
 		fail(&pt, "the edited text did not read back as the result");
 		goto out_free;
 	}

@@ -1,5 +1,6 @@
 /*
- * ascii.h - how much of a text is ASCII, 16 or 8 bytes at a time.
+ * ascii.h - how much of a text is ASCII, 16 or 8 bytes at a time; the
+ * line breaks YAML reads.
  */
 #ifndef GPUMEND_ASCII_H
 #define GPUMEND_ASCII_H
@@ -30,6 +31,26 @@ static inline size_t ascii_span(const char *text, size_t len)
 	while (i < len && !((unsigned char)text[i] & 0x80))
 		i++;
 	return i;
+}
+
+/*
+ * The length of the line break YAML reads at u[0..n): LF, CR LF, CR, and
+ * NEL, U+2028 and U+2029 in UTF-8; 0 when there is none.
+ */
+static inline size_t yaml_break_len(const unsigned char *u, size_t n)
+{
+	if (!n)
+		return 0;
+	if (u[0] == '\n')
+		return 1;
+	if (u[0] == '\r')
+		return n >= 2 && u[1] == '\n' ? 2 : 1;
+	if (n >= 2 && u[0] == 0xC2 && u[1] == 0x85)
+		return 2;
+	if (n >= 3 && u[0] == 0xE2 && u[1] == 0x80 &&
+	    (u[2] == 0xA8 || u[2] == 0xA9))
+		return 3;
+	return 0;
 }
 
 #endif

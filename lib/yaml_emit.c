@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "ascii.h"
 #include "source.h"
 
 /* Characters that may not start a plain scalar. */
@@ -77,12 +78,7 @@ static int plain_safe(const char *s, size_t n, enum emit_context context)
  * break, also inside quotes, where JSON keeps it as it is), or 0. */
 static size_t break_char(const unsigned char *u, size_t n)
 {
-	if (n >= 2 && u[0] == 0xC2 && u[1] == 0x85)
-		return 2;
-	if (n >= 3 && u[0] == 0xE2 && u[1] == 0x80 &&
-	    (u[2] == 0xA8 || u[2] == 0xA9))
-		return 3;
-	return 0;
+	return n && u[0] >= 0x80 ? yaml_break_len(u, n) : 0;
 }
 
 /* JSON's string text, but for NEL, U+2028 and U+2029 written as \u

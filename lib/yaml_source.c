@@ -271,20 +271,9 @@ static int read_handler(void *data, unsigned char *buffer, size_t size,
 /* Length of the line break at `off`, 0 when there is none (as libyaml). */
 static size_t break_len(const struct source_parser *p, size_t off)
 {
-	const unsigned char *t = (const unsigned char *)p->text;
-
-	if (off >= p->len)
-		return 0;
-	if (t[off] == '\n')
-		return 1;
-	if (t[off] == '\r')
-		return off + 1 < p->len && t[off + 1] == '\n' ? 2 : 1;
-	if (t[off] == 0xC2 && off + 1 < p->len && t[off + 1] == 0x85)
-		return 2;
-	if (t[off] == 0xE2 && off + 2 < p->len && t[off + 1] == 0x80 &&
-	    (t[off + 2] == 0xA8 || t[off + 2] == 0xA9))
-		return 3;
-	return 0;
+	return off < p->len ? yaml_break_len((const unsigned char *)p->text +
+					     off, p->len - off)
+			    : 0;
 }
 
 /* 1 when a line break (as libyaml reads them) ends just before text[at]. */
@@ -292,10 +281,10 @@ static int line_starts_at(const char *text, size_t at)
 {
 	const unsigned char *t = (const unsigned char *)text;
 
-	return t[at - 1] == '\n' || t[at - 1] == '\r' ||
-	       (at >= 2 && t[at - 2] == 0xC2 && t[at - 1] == 0x85) ||
-	       (at >= 3 && t[at - 3] == 0xE2 && t[at - 2] == 0x80 &&
-		(t[at - 1] == 0xA8 || t[at - 1] == 0xA9));
+	for (size_t k = 1; k <= 3 && k <= at; k++)
+		if (yaml_break_len(t + at - k, k) == k)
+			return 1;
+	return 0;
 }
 
 /* Byte offset of a libyaml mark, whose column counts characters. */
@@ -568,12 +557,24 @@ json_t *yaml_resolve_plain(const char *text, size_t len)
 	return json_stringn_nocheck(text, len);
 }
 
+/* 1 when the scalar reads as the string it holds (no tag; quoted, block,
+ * or a plain name). */
+static int scalar_is_text(const yaml_event_t *ev)
+{
+	return !ev->data.scalar.tag &&
+	       (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+		plain_is_name((const char *)ev->data.scalar.value,
+			      ev->data.scalar.length));
+}
+
 static json_t *scalar_json(const yaml_event_t *ev)
 {
 	const char *value = (const char *)ev->data.scalar.value;
 	size_t len = ev->data.scalar.length;
 	const char *tag = (const char *)ev->data.scalar.tag;
 
+	if (scalar_is_text(ev))
+		return json_stringn_nocheck(value, len);
 	if (tag) {
 		if (strcmp(tag, YAML_STR_TAG) == 0)
 			return json_stringn_nocheck(value, len);
@@ -1206,6 +1207,7 @@ static int push_frame(struct source_parser *p, yaml_event_t *ev,
 					      : ev->data.sequence_start.anchor;
 	struct frame *f;
 	enum keep keep;
+	json_t *expect = NULL;
 
 	if ((int)p->depth >= p->limits.max_depth)
 		return set_error(err, ev->start_mark,
@@ -1221,19 +1223,16 @@ static int push_frame(struct source_parser *p, yaml_event_t *ev,
 		p->cap_stack = cap;
 	}
 	if (p->verify) {
-		json_t *expect = verify_expect(p);
-
+		expect = verify_expect(p);
 		if (mapping ? !json_is_object(expect) : !json_is_array(expect))
 			return verify_differs(ev->start_mark, err);
 		keep = KEEP_NONE;
-		f = &p->stack[p->depth];
-		memset(f, 0, sizeof(*f));
-		f->expect = expect;
 	} else {
 		keep = p->sparse ? sparse_keep(p) : KEEP_WHOLE;
-		f = &p->stack[p->depth];
-		memset(f, 0, sizeof(*f));
 	}
+	f = &p->stack[p->depth];
+	memset(f, 0, sizeof(*f));
+	f->expect = expect;
 	f->mapping = mapping;
 	f->keep = keep;
 	f->kbase = p->n_krecs;
@@ -1342,10 +1341,8 @@ static int handle_node(struct source_parser *p, struct source_doc *doc,
 		size_t len = ev->data.scalar.length;
 		int same;
 
-		/* a string for sure (scalar_json()): compared as it is */
-		if (!ev->data.scalar.tag &&
-		    (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-		     plain_is_name(value, len))) {
+		/* a string for sure: compared as it is */
+		if (scalar_is_text(ev)) {
 			same = json_is_string(expect) &&
 			       json_string_length(expect) == len &&
 			       memcmp(json_string_value(expect), value, len) == 0;

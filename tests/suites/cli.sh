@@ -342,11 +342,15 @@ printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v
 [ $rc != 0 ] && grep -q "alias-dup.yaml:10:3: .*duplicate key 'x'" "$dir/err" &&
 	pass "migrate: a duplicate key after an alias, in a document without triggers, is an error at its place" ||
 	{ fail "migrate: a duplicate key in a document read again ($rc)"; cat "$dir/err"; }
+# N members k0..k(N-1) of a mapping at indent 2, each with VALUE
+keys() {
+	i=0
+	while [ $i -lt "$1" ]; do printf '  k%d: %s\n' $i "$2"; i=$((i + 1)); done
+}
 # (beyond what libyaml decodes ahead of the alias: past 16 KB)
 {
 	printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: b}\ndata:\n  x: *m\n'
-	i=0
-	while [ $i -lt 1500 ]; do printf '  k%d: value\n' $i; i=$((i + 1)); done
+	keys 1500 value
 	printf '  y: \377\n'
 } >"$dir/alias-byte.yaml"
 "$G" migrate "$dir/alias-byte.yaml" >/dev/null 2>"$dir/err"; rc=$?
@@ -356,8 +360,7 @@ printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v
 # a mapping of more than 16 keys finds its duplicates in a table
 {
 	printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n'
-	i=0
-	while [ $i -lt 40 ]; do printf '  k%d: v\n' $i; i=$((i + 1)); done
+	keys 40 v
 	printf '  k17: again\n'
 } >"$dir/big-dup.yaml"
 "$G" migrate "$dir/big-dup.yaml" >/dev/null 2>"$dir/err"; rc=$?
