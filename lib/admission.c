@@ -718,6 +718,7 @@ struct review_source {
 	size_t len;
 	json_t *review;          /* the document read from it */
 	const struct json_scan_filter *filter;  /* its prefilter, or NULL */
+	const struct json_tape *tape;  /* a full read's record, or NULL */
 	int light;               /* the document is a light read */
 };
 
@@ -748,7 +749,9 @@ static int patch_check(const struct rules_result *result,
 	for (size_t i = result->n_ops; i-- > 0;)
 		if (patch_revert_op(object, &result->ops[i]) != 0)
 			return -1;
-	same = json_scan_equal(src->body, src->len, object_path, object);
+	same = src->tape ? json_tape_equal(src->tape, object_path, object) :
+			   json_scan_equal(src->body, src->len, object_path,
+					   object);
 	if (same < 0) {
 		/* what only jansson reads (real numbers...): read it again */
 		fresh = json_loadb(src->body, src->len, JSON_REJECT_DUPLICATES,
@@ -1360,6 +1363,7 @@ int admission_review_filtered(const struct config *cfg,
 			      struct admission_outcome *out)
 {
 	struct review_source src;
+	struct json_tape *tape = NULL;
 	json_error_t jerr;
 	json_t *review, *request;
 	const char *api_version, *kind, *uid;
@@ -1387,7 +1391,8 @@ read:
 	else if (reads && (review = read_light(cfg, filter, body, len, reads,
 					       &depth, &rules)))
 		light = 1;
-	else if (!(review = json_scan_read(body, len, filter, &depth, &rules)))
+	else if (!(review = json_scan_read_tape(body, len, filter, &depth,
+						&rules, &tape)))
 		review = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
 	/* the rules to skip: those without a trigger, when all was read */
 	skip = filter && depth > 0 ? ~rules : 0;
@@ -1437,11 +1442,14 @@ read:
 	src.len = len;
 	src.review = review;
 	src.filter = filter;
+	src.tape = tape;
 	src.light = light;
 	rc = review_request(cfg, request, api_version, uid, skeleton,
 			    shallow, skip, &src, out);
 	if (rc == REVIEW_READ_WHOLE) {
 		json_arena_drop(review);
+		json_tape_free(tape);
+		tape = NULL;
 		outcome_texts_clear(out);
 		reads = NULL;
 		light = 0;
@@ -1451,6 +1459,7 @@ read:
 out_free:
 	/* the request's values, made in the review's scope when there is one */
 	json_arena_drop(review);
+	json_tape_free(tape);
 	free(encoded);
 	if (!rc && out->nul)
 		nul_outcome_show(out);

@@ -247,7 +247,7 @@ struct json_scan_filter *json_scan_filter_new(const struct config *cfg,
 	if (!filter)
 		return NULL;
 	for (int r = 0; r < RULE_COUNT; r++) {
-		struct string_list list = { NULL, 0 };
+		struct string_list list = { 0 };
 		int rc;
 
 		/* the webhook never runs an offline-only rule: its triggers
@@ -562,6 +562,7 @@ struct scan {
 	int light;                      /* inside the light read's object */
 	int depth_max;
 	int deepest;                    /* levels of nesting seen */
+	struct json_tape *tape;         /* a full read's record, or NULL */
 	char *scratch;                  /* decoded escaped strings */
 	size_t scratch_cap;
 	unsigned n_keys;
@@ -581,9 +582,232 @@ static void scan_init(struct scan *s, const struct json_scan_filter *filter,
 	s->light = 0;
 	s->depth_max = depth_max;
 	s->deepest = 0;
+	s->tape = NULL;
 	s->scratch = NULL;
 	s->scratch_cap = 0;
 	s->n_keys = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The tape: a full read's record of the document                      */
+
+/*
+ * Each value read, in the order of the text, one entry each; an object's
+ * members as a key entry followed by their value's entries. Strings point
+ * into the body, or into the tape's own text when they had escapes. The
+ * webhook's patch check compares the engine's object with it: the rules
+ * never see it, so it stays the document as it came, at the cost of a
+ * list of entries instead of a second scan of the text.
+ */
+enum {
+	TAPE_OBJECT, TAPE_ARRAY, TAPE_KEY, TAPE_STRING, TAPE_INTEGER,
+	TAPE_TRUE, TAPE_FALSE, TAPE_NULL
+};
+
+struct tape_entry {
+	unsigned char type;
+	unsigned char own;      /* KEY, STRING: in tape->text, not the body */
+	uint32_t next;          /* OBJECT, ARRAY: the entry after its last */
+	size_t count;           /* OBJECT: members; ARRAY: elements;
+				   KEY, STRING: bytes */
+	union {
+		size_t at;      /* KEY, STRING: where its bytes start */
+		json_int_t integer;
+	} v;
+};
+
+struct json_tape {
+	const char *body;
+	size_t body_len;
+	struct tape_entry *entries;
+	size_t n, cap;
+	char *text;             /* decoded strings that had escapes */
+	size_t text_len, text_cap;
+	int failed;             /* out of memory: the tape is incomplete */
+};
+
+void json_tape_free(struct json_tape *tape)
+{
+	if (!tape)
+		return;
+	free(tape->entries);
+	free(tape->text);
+	free(tape);
+}
+
+/* tape_push() when the entries are full. */
+static struct tape_entry *tape_grow(struct json_tape *t, int type)
+{
+	size_t cap = t->cap ? 2 * t->cap : 256;
+	struct tape_entry *e;
+
+	if (t->failed || cap > UINT32_MAX ||
+	    !(e = realloc(t->entries, cap * sizeof(*e)))) {
+		t->failed = 1;
+		return NULL;
+	}
+	t->entries = e;
+	t->cap = cap;
+	e = &t->entries[t->n++];
+	e->type = (unsigned char)type;
+	e->own = 0;
+	return e;
+}
+
+/* A new entry of `type`; NULL (and the tape failed) when out of memory. */
+static inline struct tape_entry *tape_push(struct json_tape *t, int type)
+{
+	struct tape_entry *e;
+
+	if (t->n == t->cap)
+		return tape_grow(t, type);
+	e = &t->entries[t->n++];
+	e->type = (unsigned char)type;
+	e->own = 0;
+	return e;
+}
+
+/* tape_text() of a decoding: copied into the tape's own text. */
+static void tape_copy(struct json_tape *t, struct tape_entry *e,
+		      const char *text, size_t len)
+{
+	if (t->text_cap - t->text_len < len) {
+		size_t cap = t->text_cap ? t->text_cap : 256;
+		char *grown;
+
+		while (cap - t->text_len < len)
+			cap *= 2;
+		if (!(grown = realloc(t->text, cap))) {
+			t->failed = 1;
+			return;
+		}
+		t->text = grown;
+		t->text_cap = cap;
+	}
+	memcpy(t->text + t->text_len, text, len);
+	e->own = 1;
+	e->v.at = t->text_len;
+	t->text_len += len;
+}
+
+/* A key or string of `len` bytes at `text`: the body's own bytes, or,
+ * with `decoded`, the decoding of its escapes. */
+static inline void tape_text(struct json_tape *t, int type, const char *text,
+			     size_t len, int decoded)
+{
+	struct tape_entry *e = tape_push(t, type);
+
+	if (!e)
+		return;
+	e->count = len;
+	if (decoded)
+		tape_copy(t, e, text, len);
+	else
+		e->v.at = (size_t)(text - t->body);
+}
+
+static inline const char *tape_bytes(const struct json_tape *t,
+				     const struct tape_entry *e)
+{
+	return (e->own ? t->text : t->body) + e->v.at;
+}
+
+/* The entry after the value at `at` and all it holds. */
+static inline size_t tape_skip(const struct json_tape *t, size_t at)
+{
+	int type = t->entries[at].type;
+
+	return type == TAPE_OBJECT || type == TAPE_ARRAY ?
+	       t->entries[at].next : at + 1;
+}
+
+/* 1 when the value at *at equals `v`, as json_equal() judges; 0 when not.
+ * *at moves past it when equal. */
+static int tape_equal_at(const struct json_tape *t, size_t *at,
+			 const json_t *v)
+{
+	const struct tape_entry *e = &t->entries[(*at)++];
+
+	switch (e->type) {
+	case TAPE_OBJECT: {
+		void *it;
+
+		if (!json_is_object(v) || json_object_size(v) != e->count)
+			return 0;
+		it = json_object_iter((json_t *)v);
+		for (size_t i = 0; i < e->count; i++) {
+			const struct tape_entry *key = &t->entries[(*at)++];
+			const char *name = tape_bytes(t, key);
+			const json_t *member;
+
+			/* in the order read, unless an operation moved some */
+			if (it && json_object_iter_key_len(it) == key->count &&
+			    memcmp(json_object_iter_key(it), name,
+				   key->count) == 0) {
+				member = json_object_iter_value(it);
+				it = json_object_iter_next((json_t *)v, it);
+			} else {
+				it = NULL;
+				member = json_object_getn(v, name, key->count);
+			}
+			/* keys are unique in both: as many, all found, is
+			 * the same set */
+			if (!member || !tape_equal_at(t, at, member))
+				return 0;
+		}
+		return 1;
+	}
+	case TAPE_ARRAY:
+		if (!json_is_array(v) || json_array_size(v) != e->count)
+			return 0;
+		for (size_t i = 0; i < e->count; i++)
+			if (!tape_equal_at(t, at, json_array_get(v, i)))
+				return 0;
+		return 1;
+	case TAPE_STRING:
+		return json_is_string(v) && json_string_length(v) == e->count &&
+		       memcmp(json_string_value(v), tape_bytes(t, e),
+			      e->count) == 0;
+	case TAPE_INTEGER:
+		return json_is_integer(v) && json_integer_value(v) ==
+					     e->v.integer;
+	case TAPE_TRUE:
+		return json_is_true(v);
+	case TAPE_FALSE:
+		return json_is_false(v);
+	default:
+		return json_is_null(v);
+	}
+}
+
+int json_tape_equal(const struct json_tape *tape, const char *const *path,
+		    const json_t *value)
+{
+	size_t at = 0;
+
+	if (!tape || tape->failed || !tape->n)
+		return -1;
+	for (; path && *path; path++) {
+		const struct tape_entry *e = &tape->entries[at];
+		size_t len = strlen(*path), i;
+
+		if (e->type != TAPE_OBJECT)
+			return 0;
+		at++;
+		for (i = 0; i < e->count; i++) {
+			const struct tape_entry *key = &tape->entries[at];
+
+			if (key->count == len &&
+			    memcmp(tape_bytes(tape, key), *path, len) == 0)
+				break;
+			at = tape_skip(tape, at + 1);
+		}
+		/* a missing member differs */
+		if (i == e->count)
+			return 0;
+		at++;
+	}
+	return tape_equal_at(tape, &at, value);
 }
 
 /* Bytes that end the fast loop inside a string. */
@@ -970,6 +1194,9 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 		    scan_string(s, &key, &len))
 			goto out;
 		if (s->full) {
+			if (s->tape)
+				tape_text(s->tape, TAPE_KEY, key, len,
+					  key == s->scratch);
 			/* the value's own escapes may reuse the scratch */
 			if (key == s->scratch) {
 				free(key_copy);
@@ -1142,6 +1369,9 @@ static int scan_other(struct scan *s, int depth, int want,
 	json_t *value = NULL;
 	json_int_t number;
 	int rc, full = s->full, light = s->light;
+	/* a full read's record: the entry this value makes */
+	struct json_tape *tape = s->tape;
+	size_t entry = tape ? tape->n : 0;
 
 	if (shape && shape->mode == CAPTURE_WHOLE)
 		s->full = 1;
@@ -1157,6 +1387,8 @@ static int scan_other(struct scan *s, int depth, int want,
 		if (depth >= s->deepest)
 			s->deepest = depth + 1;
 		s->p++;
+		if (tape)
+			tape_push(tape, TAPE_OBJECT);
 		rc = scan_members(s, depth + 1, value,
 				  shape ? shape->children : NULL);
 		break;
@@ -1169,26 +1401,40 @@ static int scan_other(struct scan *s, int depth, int want,
 		if (depth >= s->deepest)
 			s->deepest = depth + 1;
 		s->p++;
+		if (tape)
+			tape_push(tape, TAPE_ARRAY);
 		rc = scan_elements(s, depth + 1, value,
 				   shape ? shape->elements : NULL);
 		break;
 	case 't':
 		rc = scan_literal(s, "true", 4);
+		if (!rc && tape)
+			tape_push(tape, TAPE_TRUE);
 		if (!rc && want)
 			value = json_true();
 		break;
 	case 'f':
 		rc = scan_literal(s, "false", 5);
+		if (!rc && tape)
+			tape_push(tape, TAPE_FALSE);
 		if (!rc && want)
 			value = json_false();
 		break;
 	case 'n':
 		rc = scan_literal(s, "null", 4);
+		if (!rc && tape)
+			tape_push(tape, TAPE_NULL);
 		if (!rc && want)
 			value = json_null();
 		break;
 	default:
 		rc = scan_integer(s, &number);
+		if (!rc && tape) {
+			struct tape_entry *e = tape_push(tape, TAPE_INTEGER);
+
+			if (e)
+				e->v.integer = number;
+		}
 		/* a skeleton keeps the type, not the value */
 		if (!rc && want &&
 		    !(value = json_integer(s->full || s->light ? number : 0)))
@@ -1200,6 +1446,16 @@ static int scan_other(struct scan *s, int depth, int want,
 	if (rc) {
 		json_decref(value);
 		return -1;
+	}
+	if (tape && !tape->failed) {
+		struct tape_entry *e = &tape->entries[entry];
+
+		if (e->type == TAPE_OBJECT || e->type == TAPE_ARRAY) {
+			e->count = e->type == TAPE_OBJECT ?
+				   json_object_size(value) :
+				   json_array_size(value);
+			e->next = (uint32_t)tape->n;
+		}
 	}
 	if (want)
 		*made = value;
@@ -1227,6 +1483,9 @@ scan_value(struct scan *s, int depth, int want,
 		return -1;
 	if (want && !(*made = json_stringn_nocheck(text, len)))
 		return -1;
+	if (s->tape)
+		tape_text(s->tape, TAPE_STRING, text, len,
+			  text == s->scratch);
 	return 0;
 }
 
@@ -1257,16 +1516,40 @@ json_t *json_scan_read(const char *body, size_t len,
 		       const struct json_scan_filter *filter, int *depth,
 		       unsigned *rules)
 {
+	return json_scan_read_tape(body, len, filter, depth, rules, NULL);
+}
+
+json_t *json_scan_read_tape(const char *body, size_t len,
+			    const struct json_scan_filter *filter, int *depth,
+			    unsigned *rules, struct json_tape **tape)
+{
 	struct scan s;
 	json_t *value;
 
 	scan_init(&s, filter, 1, SCAN_DEPTH_MAX);
+	if (tape) {
+		*tape = NULL;
+		/* room for a value in every 16 bytes: most documents */
+		size_t cap = len / 16 + 64;
+
+		if ((s.tape = calloc(1, sizeof(*s.tape)))) {
+			s.tape->body = body;
+			s.tape->body_len = len;
+			if ((s.tape->entries = malloc(cap *
+						      sizeof(*s.tape->entries))))
+				s.tape->cap = cap;
+		}
+	}
 	value = scan_document(&s, body, len);
 
 	/* both only mean something for a value read whole */
 	*depth = value ? s.deepest : 0;
 	if (rules && value)
 		*rules |= s.rules;
+	if (tape && value && s.tape && !s.tape->failed)
+		*tape = s.tape;
+	else
+		json_tape_free(s.tape);
 	return value;
 }
 

@@ -83,6 +83,31 @@ json_t *json_scan_read(const char *body, size_t len,
 		       const struct json_scan_filter *filter, int *depth,
 		       unsigned *rules);
 
+/*
+ * A full read's record of the document it read (json_scan_read_tape()),
+ * for json_tape_equal(): the values as they came, in entries no one else
+ * holds, pointing into the body (which must outlive it).
+ */
+struct json_tape;
+
+/*
+ * json_scan_read() that also gives, with a document, its record in *tape
+ * (NULL when it could not make one: out of memory). json_tape_free() it.
+ */
+json_t *json_scan_read_tape(const char *body, size_t len,
+			    const struct json_scan_filter *filter, int *depth,
+			    unsigned *rules, struct json_tape **tape);
+void json_tape_free(struct json_tape *tape);
+
+/*
+ * json_scan_equal() against a tape instead of the text: 1 when the
+ * member at `path` of the document recorded equals `value`, as
+ * json_equal() judges, 0 when it differs (a missing member differs), -1
+ * without a tape.
+ */
+int json_tape_equal(const struct json_tape *tape, const char *const *path,
+		    const json_t *value);
+
 /* rules_options.read_json: json_scan_read() without a filter (NULL where
  * it gives up: jansson reads it then). */
 json_t *json_scan_read_value(const char *text, size_t len);

@@ -463,11 +463,15 @@ static void prefilter_check(const struct config *cfg, const char *body,
 static void reader_check(const char *body, size_t len, json_t *jansson)
 {
 	int depth = 0;
-	json_t *mine = json_scan_read(body, len, NULL, &depth, NULL);
+	struct json_tape *tape = NULL;
+	json_t *mine = json_scan_read_tape(body, len, NULL, &depth, NULL,
+					   &tape);
 	char *a, *b;
 
 	if (!mine)
 		return;
+	if (!tape)
+		fuzz_fail("json_scan_read_tape read a document without its tape");
 	if (!jansson)
 		fuzz_fail("json_scan_read accepts what jansson refuses");
 	a = json_text_new(mine, JSON_COMPACT);
@@ -481,14 +485,44 @@ static void reader_check(const char *body, size_t len, json_t *jansson)
 	/* the patch check's comparison judges as json_equal() */
 	if (json_scan_equal(body, len, NULL, jansson) == 0)
 		fuzz_fail("json_scan_equal finds the body differs from itself");
+	if (json_tape_equal(tape, NULL, jansson) != 1)
+		fuzz_fail("json_tape_equal finds the body differs from itself");
 	if (json_is_object(jansson)) {
 		json_object_set_new(mine, "gpumend-fuzz", json_true());
 		if (json_scan_equal(body, len, NULL, mine) == 1)
 			fuzz_fail("json_scan_equal misses a member added");
+		if (json_tape_equal(tape, NULL, mine) != 0)
+			fuzz_fail("json_tape_equal misses a member added");
 	}
+	json_tape_free(tape);
 	free(a);
 	free(b);
 	json_decref(mine);
+}
+
+/*
+ * The webhook compares the object, its operations undone, with the tape
+ * of the body it read (json_tape_equal()): that judges as json_equal()
+ * judges against the object as it came, whatever the undo left.
+ */
+static void tape_judges_as_json_equal(json_t *original, json_t *undone)
+{
+	char *text = json_dumps(original, JSON_COMPACT | JSON_ENCODE_ANY);
+	struct json_tape *tape = NULL;
+	json_t *read;
+	int depth;
+
+	if (!text)
+		fuzz_fail("out of memory");
+	read = json_scan_read_tape(text, strlen(text), NULL, &depth, NULL,
+				   &tape);
+	/* what only jansson reads (reals...) the webhook compares as text */
+	if (read && json_tape_equal(tape, NULL, undone) !=
+		    json_equal(original, undone))
+		fuzz_fail("json_tape_equal and json_equal disagree on the undone object");
+	json_tape_free(tape);
+	json_decref(read);
+	free(text);
 }
 
 /*
@@ -534,6 +568,7 @@ static void patch_check_compare(const struct config *cfg, json_t *original,
 		engine = json_deep_copy(object);
 		old_ok = faults_replay_gives(original, &res, engine);
 		new_ok = faults_revert_gives(object, &res, original);
+		tape_judges_as_json_equal(original, object);
 		if (!faulty && !(old_ok && new_ok))
 			fuzz_fail("patch check: the engine's own patch fails (replay %d, undo %d)",
 				  old_ok, new_ok);

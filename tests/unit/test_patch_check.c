@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "buf.h"
 #include "json_scan.h"
 #include "json_write.h"
 #include "rules.h"
@@ -184,7 +185,30 @@ TEST(patch_revert_undoes_operations)
 	CHECK(undone > 100);
 }
 
-/* json_scan_equal() judges as json_equal() on what jansson reads. */
+/*
+ * What json_scan_equal() says of `text` at `path` against `value`, and
+ * json_tape_equal() says the same from the tape of a full read of it
+ * (when json_scan_read() reads it): the patch check uses the one or the
+ * other.
+ */
+static int scan_equal_both(int *failures, const char *text,
+			   const char *const *path, const json_t *value)
+{
+	struct json_tape *tape = NULL;
+	int depth, rc = json_scan_equal(text, strlen(text), path, value);
+	json_t *read = json_scan_read_tape(text, strlen(text), NULL, &depth,
+					   NULL, &tape);
+
+	CHECK((read != NULL) == (tape != NULL));
+	if (tape)
+		CHECK(json_tape_equal(tape, path, value) == rc);
+	json_tape_free(tape);
+	json_decref(read);
+	return rc;
+}
+
+/* json_scan_equal() and json_tape_equal() judge as json_equal() on what
+ * jansson reads. */
 TEST(json_scan_equal_like_json_equal)
 {
 	static const char *const texts[] = {
@@ -192,23 +216,29 @@ TEST(json_scan_equal_like_json_equal)
 		"{\"a\":1,\"b\":[1,2,{\"c\":\"d\"}],\"e\":{\"f\":null,\"g\":true}}",
 		" {\"s\":\"caf\\u00e9 \\\" \\\\ \\n\",\"t\":false,\"n\":-12} ",
 		"{\"request\":{\"uid\":\"u\",\"object\":{\"k\":[{},[]]}},\"x\":1}",
+		/* escaped keys and strings: the tape's own copies */
+		"{\"k\\u0065y\":\"v\\talue\",\"o\":{\"\\\"q\\\"\":[\"\\u00e9\",\"x\"]},"
+		"\"key\\/2\":\"a\\/b\",\"e\":\"\"}",
+		/* keys that differ only in length or at the end */
+		"{\"ab\":1,\"abc\":2,\"abd\":[true,false,null,0,-0,123456789012345]}",
 	};
 	static const char *const object_path[] = { "request", "object", NULL };
+	static const char *const missing_path[] = { "request", "nothing", NULL };
 
 	for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
 		json_t *doc = json_loads(texts[t], 0, NULL);
 		size_t n = doc ? faults_count(doc) : 0;
 
 		CHECK(doc != NULL);
-		CHECK(json_scan_equal(texts[t], strlen(texts[t]), NULL, doc) == 1);
+		CHECK(scan_equal_both(failures, texts[t], NULL, doc) == 1);
 		for (size_t k0 = 0; k0 < 2 * n; k0++) {
 			json_t *changed = json_deep_copy(doc);
 			size_t k = k0 / 2;
 
 			if (faults_change_at(changed, &k, (unsigned)k0) &&
 			    !json_equal(changed, doc))
-				CHECK(json_scan_equal(texts[t], strlen(texts[t]),
-						      NULL, changed) == 0);
+				CHECK(scan_equal_both(failures, texts[t], NULL,
+						      changed) == 0);
 			json_decref(changed);
 		}
 		json_decref(doc);
@@ -219,17 +249,45 @@ TEST(json_scan_equal_like_json_equal)
 		json_t *object = json_object_get(json_object_get(doc, "request"),
 						 "object");
 
-		CHECK(json_scan_equal(text, strlen(text), object_path, object) == 1);
-		CHECK(json_scan_equal(text, strlen(text), object_path, doc) == 0);
+		CHECK(scan_equal_both(failures, text, object_path, object) == 1);
+		CHECK(scan_equal_both(failures, text, object_path, doc) == 0);
+		CHECK(scan_equal_both(failures, text, missing_path, object) == 0);
+		/* a member moved to the end by an operation is still there */
+		json_incref(object);
+		json_object_del(json_object_get(doc, "request"), "object");
+		json_object_set_new(json_object_get(doc, "request"), "object",
+				    object);
+		CHECK(scan_equal_both(failures, text, NULL, doc) == 1);
 		json_array_append_new(json_object_get(object, "k"), json_null());
-		CHECK(json_scan_equal(text, strlen(text), object_path, object) == 0);
+		CHECK(scan_equal_both(failures, text, object_path, object) == 0);
 		json_decref(doc);
+	}
+	/* more values than the tape first has room for */
+	{
+		struct buf big;
+		json_t *doc;
+
+		buf_init(&big, 0);
+		CHECK(buf_puts(&big, "{\"a\":[") == 0);
+		for (int i = 0; i < 3000; i++)
+			CHECK(buf_printf(&big, "%s{\"k%d\":\"\\u00e9%d\"}",
+					 i ? "," : "", i, i) == 0);
+		CHECK(buf_puts(&big, "]}") == 0);
+		doc = json_loads(big.data, 0, NULL);
+		CHECK(doc != NULL);
+		CHECK(scan_equal_both(failures, big.data, NULL, doc) == 1);
+		json_object_set_new(json_array_get(json_object_get(doc, "a"),
+						   2999), "k2999",
+				    json_string("\xc3\xa9" "2998"));
+		CHECK(scan_equal_both(failures, big.data, NULL, doc) == 0);
+		json_decref(doc);
+		buf_free(&big);
 	}
 	/* what only jansson reads: left to it */
 	{
 		json_t *doc = json_loads("{\"r\":1.5}", 0, NULL);
 
-		CHECK(json_scan_equal("{\"r\":1.5}", 9, NULL, doc) == -1);
+		CHECK(scan_equal_both(failures, "{\"r\":1.5}", NULL, doc) == -1);
 		json_decref(doc);
 	}
 }
