@@ -50,7 +50,7 @@ struct json_scan_filter *cli_filter_new(const struct config *cfg)
 	int sound = 1;
 
 	for (int r = 0; sound && r < RULE_COUNT; r++) {
-		struct string_list list = { NULL, 0 };
+		struct string_list list = { 0 };
 
 		if (rules_rule_triggers(cfg, (enum rule_id)r, &list) < 0)
 			return NULL;

@@ -157,7 +157,9 @@ static void string_list_free(struct string_list *list)
 	for (size_t i = 0; i < list->n; i++)
 		free(list->items[i]);
 	free(list->items);
+	free(list->pairs);
 	list->items = NULL;
+	list->pairs = NULL;
 	list->n = 0;
 }
 
@@ -196,6 +198,36 @@ static int string_list_copy(struct string_list *dst,
 	return 0;
 }
 
+/*
+ * Gives the pattern lists of `cfg` their byte pairs (string_list.pairs), as
+ * they stand when the config is made: they are not changed after. -1 when
+ * out of memory.
+ */
+static int patterns_prepare(struct config *cfg)
+{
+	struct string_list *lists[] = {
+		&cfg->stack_images, &cfg->gpu_images, &cfg->obsolete_host_paths,
+		&cfg->ambiguous_host_paths, &cfg->ambiguous_mount_paths,
+	};
+	struct text_map *map = &cfg->obsolete_components;
+
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+		struct string_list *list = lists[l];
+
+		free(list->pairs);
+		if (!(list->pairs = calloc(list->n + 1, sizeof(uint64_t))))
+			return -1;
+		for (size_t i = 0; i < list->n; i++)
+			list->pairs[i] = pattern_pairs(list->items[i]);
+	}
+	free(map->pairs);
+	if (!(map->pairs = calloc(map->n + 1, sizeof(uint64_t))))
+		return -1;
+	for (size_t i = 0; i < map->n; i++)
+		map->pairs[i] = pattern_pairs(map->items[i].key);
+	return 0;
+}
+
 static void memory_resources_free(struct memory_resource *items, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -211,7 +243,9 @@ static void text_map_free(struct text_map *map)
 		free(map->items[i].value);
 	}
 	free(map->items);
+	free(map->pairs);
 	map->items = NULL;
+	map->pairs = NULL;
 	map->n = 0;
 }
 
@@ -551,7 +585,8 @@ struct config *config_new_default(void)
 			    default_ambiguous_host_paths) ||
 	    string_list_set(&cfg->ambiguous_mount_paths,
 			    default_ambiguous_mount_paths) ||
-	    string_list_set(&cfg->gpu_images, default_gpu_images))
+	    string_list_set(&cfg->gpu_images, default_gpu_images) ||
+	    patterns_prepare(cfg))
 		goto out_free;
 	return cfg;
 out_free:
@@ -980,7 +1015,7 @@ static int apply_list(struct config *cfg, const struct config_field *f,
 		      struct rules_error *err)
 {
 	struct string_list *slot = MEMBER(cfg, f, struct string_list);
-	struct string_list list = { NULL, 0 };
+	struct string_list list = { 0 };
 	char subject[96];
 
 	if (!json_is_array(value))
@@ -1152,7 +1187,7 @@ static int apply_text_map(struct text_map *slot, json_t *value,
 			  const struct text_map_schema *schema,
 			  const char *pointer, struct rules_error *err)
 {
-	struct text_map map = { NULL, 0 };
+	struct text_map map = { 0 };
 	const char *key;
 	json_t *text;
 
@@ -1566,6 +1601,10 @@ int config_apply(struct config *cfg, json_t *doc, struct rules_error *err)
 	if (config_apply_all(next, doc, err) || config_coherent(next, err)) {
 		config_free(next);
 		return -1;
+	}
+	if (patterns_prepare(next)) {
+		config_free(next);
+		return config_fail_oom(err, "");
 	}
 	swap = *cfg;
 	*cfg = *next;

@@ -1105,14 +1105,80 @@ int pattern_match(const char *pattern, const char *s)
 	return 1;
 }
 
+/* The class of the byte pair a, b: one of 64. */
+static inline unsigned pair_class(unsigned char a, unsigned char b)
+{
+	return ((unsigned)a << 8 | b) * 0x9e3779b1u >> 26;
+}
+
+uint64_t pattern_pairs(const char *pattern)
+{
+	uint64_t set = 0;
+
+	if (strpbrk(pattern, "[\\"))
+		return 0;
+	for (const char *p = pattern; p[0] && p[1]; p++)
+		if (p[0] != '*' && p[0] != '?' && p[1] != '*' && p[1] != '?')
+			set |= (uint64_t)1 << pair_class((unsigned char)p[0],
+							 (unsigned char)p[1]);
+	return set;
+}
+
+uint64_t text_pairs(const char *s)
+{
+	uint64_t set = 0;
+
+	for (; s[0] && s[1]; s++)
+		set |= (uint64_t)1 << pair_class((unsigned char)s[0],
+						 (unsigned char)s[1]);
+	return set;
+}
+
+/*
+ * The patterns[0..n) (their pairs in `pairs`, or NULL) that `s` matches:
+ * the index of the first, or n. The text's pairs are counted once, when a
+ * pattern has some.
+ */
+static size_t patterns_first_match(char *const *patterns, size_t stride,
+				   const uint64_t *pairs, size_t n,
+				   const char *s)
+{
+	uint64_t have = 0;
+	int counted = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (pairs && pairs[i]) {
+			if (!counted) {
+				have = text_pairs(s);
+				counted = 1;
+			}
+			if (pairs[i] & ~have)
+				continue;
+		}
+		if (pattern_match(*(char *const *)((const char *)patterns +
+						   i * stride), s))
+			return i;
+	}
+	return n;
+}
+
 int string_list_match(const struct string_list *patterns, const char *s)
 {
-	if (!s)
-		return 0;
-	for (size_t i = 0; i < patterns->n; i++)
-		if (pattern_match(patterns->items[i], s))
-			return 1;
-	return 0;
+	return s && patterns_first_match(patterns->items, sizeof(char *),
+					 patterns->pairs, patterns->n, s) <
+		    patterns->n;
+}
+
+const struct text_pair *text_map_match(const struct text_map *map,
+				       const char *s)
+{
+	size_t i;
+
+	if (!s || !map->n)
+		return NULL;
+	i = patterns_first_match(&map->items[0].key, sizeof(map->items[0]),
+				 map->pairs, map->n, s);
+	return i < map->n ? &map->items[i] : NULL;
 }
 
 int rule_image_is_stack_component(struct rule_ctx *ctx, const char *image)
@@ -1146,10 +1212,6 @@ int image_is_stack_component(const struct config *cfg, const char *image)
 {
 	if (!image)
 		return 0;
-	if (string_list_match(&cfg->stack_images, image))
-		return 1;
-	for (size_t i = 0; i < cfg->obsolete_components.n; i++)
-		if (pattern_match(cfg->obsolete_components.items[i].key, image))
-			return 1;
-	return 0;
+	return string_list_match(&cfg->stack_images, image) ||
+	       text_map_match(&cfg->obsolete_components, image);
 }

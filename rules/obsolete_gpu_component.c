@@ -21,13 +21,8 @@
 static const struct text_pair *find_component(const struct config *cfg,
 					       const char *image)
 {
-	if (!image)
-		return NULL;
 	/* flags 0, as string_list_match(): '*' also matches '/' */
-	for (size_t i = 0; i < cfg->obsolete_components.n; i++)
-		if (pattern_match(cfg->obsolete_components.items[i].key, image))
-			return &cfg->obsolete_components.items[i];
-	return NULL;
+	return text_map_match(&cfg->obsolete_components, image);
 }
 
 static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,

@@ -12,6 +12,7 @@
 #define GPUMEND_RULES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <jansson.h>
 
 #define GPUMEND_VERSION "0.1.0"
@@ -74,6 +75,10 @@ const char *sharing_strategy_name(enum sharing_strategy strategy);
 struct string_list {
 	char **items;
 	size_t n;
+	/* NULL, or for each item read as an fnmatch(3) pattern, the byte
+	 * pairs every text it matches holds (pattern_pairs()): set by the
+	 * config for its pattern lists, which are never changed after */
+	uint64_t *pairs;
 };
 
 /* A legacy shared-GPU memory resource and the size of its unit in MiB. */
@@ -92,6 +97,7 @@ struct text_pair {
 struct text_map {
 	struct text_pair *items;
 	size_t n;
+	uint64_t *pairs;           /* of the keys, as string_list.pairs */
 };
 
 /* GPU models that pods of one namespace must run on. */

@@ -255,10 +255,25 @@ int string_list_has(const struct string_list *list, const char *s);
 int pattern_match(const char *pattern, const char *s);
 
 /*
+ * The byte pairs that every text the fnmatch(3) pattern matches holds, as
+ * a set of 64 classes (text_pairs()): those inside its literal parts. 0
+ * (no filter) for a pattern with '[' or '\\'. A text whose set lacks one
+ * of them cannot match: most patterns are ruled out by an AND.
+ */
+uint64_t pattern_pairs(const char *pattern);
+/* The classes of the byte pairs of `s`, as pattern_pairs() counts them. */
+uint64_t text_pairs(const char *s);
+
+/*
  * 1 when `s` matches one of the fnmatch(3) patterns of `patterns` (flags 0:
  * '*' also matches '/'). NULL `s` matches nothing.
  */
 int string_list_match(const struct string_list *patterns, const char *s);
+
+/* The first item of `map` whose key, an fnmatch(3) pattern as
+ * string_list_match() reads it, `s` matches; NULL when none does. */
+const struct text_pair *text_map_match(const struct text_map *map,
+				       const char *s);
 
 /*
  * Reads a resource value (a JSON integer, or a string quantity) as an

@@ -458,7 +458,7 @@ static int triggers_critical_pod_annotation(const struct config *cfg,
 static int triggers_obsolete_gpu_component(const struct config *cfg,
 					   struct trigger_set *set)
 {
-	struct string_list patterns = { NULL, 0 };
+	struct string_list patterns = { 0 };
 	int rc;
 
 	if (cfg->obsolete_components.n == 0)

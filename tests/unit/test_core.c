@@ -632,6 +632,61 @@ TEST(core_pattern_match)
 	}
 }
 
+/*
+ * The byte-pair filter never rules out a text a pattern matches: with a
+ * list's pairs, string_list_match() and text_map_match() answer as
+ * pattern_match() does alone.
+ */
+TEST(core_pattern_pairs)
+{
+	static const char *const patterns[] = {
+		"*nvidia/k8s-device-plugin*", "nvidia/k8s-device-plugin:1.*",
+		"*/nvidia/cuda:*", "*:*-gpu", "*:*-gpu-*", "nvcr.io/*", "a?b",
+		"[ab]*", "a\\*", "*", "", "ab", "?a?b*c",
+	};
+	char *items[sizeof(patterns) / sizeof(*patterns)];
+	uint64_t pairs[sizeof(patterns) / sizeof(*patterns)];
+	struct text_pair map_items[sizeof(patterns) / sizeof(*patterns)];
+	size_t n = sizeof(patterns) / sizeof(*patterns);
+	unsigned ruled_out = 0;
+
+	for (size_t p = 0; p < n; p++) {
+		items[p] = (char *)patterns[p];
+		map_items[p].key = (char *)patterns[p];
+		map_items[p].value = (char *)"v";
+		pairs[p] = pattern_pairs(patterns[p]);
+	}
+	/* brackets and escapes are not filtered; literal parts are */
+	CHECK(pattern_pairs("[ab]*") == 0 && pattern_pairs("a\\*") == 0);
+	CHECK(pattern_pairs("*") == 0 && pattern_pairs("a?b") == 0);
+	CHECK(pattern_pairs("ab") != 0);
+	CHECK(pattern_pairs("*nvidia*") == text_pairs("nvidia"));
+	for (unsigned i = 0, seed = 29; i < 40000; i++) {
+		char text[12];
+		struct string_list one = { &items[i % n], 1, &pairs[i % n] };
+		struct string_list plain = { &items[i % n], 1, NULL };
+		struct text_map map = { map_items, n, pairs };
+		const struct text_pair *first = NULL;
+		int match;
+
+		random_word(text, sizeof(text), i % 2 ? "ab?/:-gpu" :
+				  "nvidia/k8s-device-plugin:1.", &seed);
+		match = pattern_match(patterns[i % n], text);
+		if (match)
+			CHECK((pairs[i % n] & ~text_pairs(text)) == 0);
+		else if (pairs[i % n] & ~text_pairs(text))
+			ruled_out++;
+		CHECK(string_list_match(&one, text) == match);
+		CHECK(string_list_match(&plain, text) == match);
+		for (size_t p = 0; p < n && !first; p++)
+			if (pattern_match(patterns[p], text))
+				first = &map_items[p];
+		CHECK(text_map_match(&map, text) == first);
+	}
+	/* and it does rule out most texts */
+	CHECK(ruled_out > 10000);
+}
+
 TEST(core_nul_encoding)
 {
 	static const char text[] =

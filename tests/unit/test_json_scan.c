@@ -206,7 +206,7 @@ TEST(json_scan_filter_leaves_out_offline_rules)
 	struct json_scan_filter *filter = cfg ? json_scan_filter_new(cfg, 0) : NULL;
 	static const char text[] =
 		"{\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\"}]}";
-	struct string_list own = { NULL, 0 };
+	struct string_list own = { 0 };
 
 	CHECK(filter != NULL);
 	CHECK(cfg && rules_rule_triggers(cfg, RULE_DEPRECATED_WORKLOAD_API, &own) == 0);
@@ -237,7 +237,7 @@ static unsigned naive_rules(const struct config *cfg, const char *text,
 	unsigned found = 0;
 
 	for (int r = 0; r < RULE_COUNT; r++) {
-		struct string_list list = { NULL, 0 };
+		struct string_list list = { 0 };
 
 		if (cfg->mode[r] == RULE_MODE_OFF ||
 		    rule_info_get((enum rule_id)r)->offline_only)
@@ -257,7 +257,7 @@ TEST(json_scan_filter_matches_naive_search)
 {
 	struct config *cfg = config_new_default();
 	struct json_scan_filter *filter = json_scan_filter_new(cfg, 0);
-	struct string_list all = { NULL, 0 };
+	struct string_list all = { 0 };
 	static const char alphabet[] = "abcdeio-_/.:\"{}gpunvcr";
 	char text[300];
 	unsigned seed = 12345;

@@ -250,7 +250,7 @@ TEST(obsolete_component_messages_and_config)
 	struct config *cfg = config_new_default();
 	struct rules_error err;
 	struct rules_result res;
-	struct string_list triggers = { NULL, 0 };
+	struct string_list triggers = { 0 };
 	const struct finding *f;
 	json_t *out;
 

@@ -49,7 +49,7 @@ static int holds_trigger(const struct string_list *triggers, json_t *node,
 
 int test_triggers_cover(const struct config *cfg, json_t *input)
 {
-	struct string_list triggers = { NULL, 0 };
+	struct string_list triggers = { 0 };
 	int rc = rules_triggers(cfg, &triggers);
 
 	if (rc == 0)
@@ -145,7 +145,7 @@ static void check_gating_as(const struct config *cfg,
 	/* the filter leaves out the rules the webhook never runs; offline,
 	 * they are gated by their own triggers */
 	for (int r = 0; opts->offline && r < RULE_COUNT; r++) {
-		struct string_list own = { NULL, 0 };
+		struct string_list own = { 0 };
 		int rc;
 
 		if (!rule_info_get((enum rule_id)r)->offline_only)
