@@ -112,21 +112,51 @@ int json_pointer_next(const char **pointer, char *out, size_t size)
 	return pointer_token(pointer, out, size, &len);
 }
 
-/* Parses an array index token: digits only, no leading zero. */
-static int parse_index(const char *token, size_t *index)
+/*
+ * The next token of `*pointer` (at its '/'), which moves past it: the
+ * pointer's own bytes, *token[0..*len), when it has no escape, else their
+ * decoding in out[0..size). -1 when malformed or too long to decode.
+ */
+static inline int pointer_step(const char **pointer, char *out, size_t size,
+			       const char **token, size_t *len)
+{
+	const char *p = *pointer + 1, *q = p;
+
+	if (**pointer != '/')
+		return -1;
+	while (*q && *q != '/' && *q != '~')
+		q++;
+	if (*q == '~') {
+		*token = out;
+		return pointer_token(pointer, out, size, len);
+	}
+	*token = p;
+	*len = (size_t)(q - p);
+	*pointer = q;
+	return 0;
+}
+
+/* An array index token[0..len): digits only, no leading zero. */
+static int parse_index_n(const char *token, size_t len, size_t *index)
 {
 	size_t v = 0;
 
-	if (!*token || (token[0] == '0' && token[1]))
+	if (!len || (token[0] == '0' && len > 1))
 		return -1;
-	for (; *token; token++) {
-		if (*token < '0' || *token > '9' ||
+	for (size_t i = 0; i < len; i++) {
+		if (token[i] < '0' || token[i] > '9' ||
 		    v > (SIZE_MAX - 9) / 10)
 			return -1;
-		v = v * 10 + (size_t)(*token - '0');
+		v = v * 10 + (size_t)(token[i] - '0');
 	}
 	*index = v;
 	return 0;
+}
+
+/* parse_index_n() of a whole token. */
+static int parse_index(const char *token, size_t *index)
+{
+	return parse_index_n(token, strlen(token), index);
 }
 
 static json_t *child_of(json_t *node, const char *token, size_t len)
@@ -135,19 +165,20 @@ static json_t *child_of(json_t *node, const char *token, size_t len)
 
 	if (json_is_object(node))
 		return json_object_getn(node, token, len);
-	if (json_is_array(node) && parse_index(token, &index) == 0)
+	if (json_is_array(node) && parse_index_n(token, len, &index) == 0)
 		return json_array_get(node, index);
 	return NULL;
 }
 
 json_t *json_pointer_get(json_t *root, const char *pointer)
 {
-	char token[1024];
+	char buf[1024];
+	const char *token;
 	json_t *node = root;
 	size_t len;
 
 	while (node && *pointer) {
-		if (pointer_token(&pointer, token, sizeof(token), &len) != 0)
+		if (pointer_step(&pointer, buf, sizeof(buf), &token, &len) != 0)
 			return NULL;
 		node = child_of(node, token, len);
 	}
@@ -161,8 +192,8 @@ json_t *json_pointer_get(json_t *root, const char *pointer)
 static json_t *parent_of(json_t *root, const char *path, char *last,
 			 size_t size)
 {
-	const char *p = path, *slash;
-	char token[1024];
+	const char *p = path, *slash, *token;
+	char buf[1024];
 	json_t *node = root;
 
 	if (!*path)
@@ -171,7 +202,7 @@ static json_t *parent_of(json_t *root, const char *path, char *last,
 	while (node && p < slash) {
 		size_t len;
 
-		if (pointer_token(&p, token, sizeof(token), &len) != 0)
+		if (pointer_step(&p, buf, sizeof(buf), &token, &len) != 0)
 			return NULL;
 		node = child_of(node, token, len);
 	}
