@@ -285,51 +285,75 @@ int product_values_add_shared(const struct config *cfg, json_t *values)
 	return 0;
 }
 
-json_t *node_requirement_translate_new(const struct config *cfg,
-				       json_t *requirement, int *bad)
+/* 1 when `values` of a requirement (NULL when it has none) can be
+ * translated: an array of strings. */
+static int values_translatable(json_t *values)
 {
-	json_t *values = json_object_get(requirement, "values");
-	json_t *copy, *value, *fresh_values;
+	json_t *value;
 	size_t i;
 
-	*bad = 0;
-	if (values && !json_is_array(values)) {
-		*bad = 1;
-		return NULL;
-	}
-	json_array_foreach(values, i, value) {
-		if (!json_is_string(value)) {
-			*bad = 1;
-			return NULL;
-		}
-	}
-	copy = json_deep_copy(requirement);
-	if (!copy ||
-	    json_object_set_new(copy, "key",
+	if (values && !json_is_array(values))
+		return 0;
+	json_array_foreach(values, i, value)
+		if (!json_is_string(value))
+			return 0;
+	return 1;
+}
+
+/*
+ * Translates `requirement`, whose values are translatable, in place: the
+ * key, then the values, made anew. 0, or -1 when out of memory (then it
+ * may be half done).
+ */
+static int requirement_translate(const struct config *cfg,
+				 json_t *requirement)
+{
+	json_t *values = json_incref(json_object_get(requirement, "values"));
+	json_t *value, *fresh_values;
+	size_t i;
+	int rc = -1;
+
+	if (json_object_set_new(requirement, "key",
 				json_string(cfg->gpu_product_label)) != 0)
-		goto out_free_copy;
+		goto out;
+	rc = 0;
 	if (!values)
-		return copy;
+		goto out;
+	rc = -1;
 	if (!(fresh_values = json_array()) ||
-	    json_object_set_new(copy, "values", fresh_values) != 0)
-		goto out_free_copy;
+	    json_object_set_new(requirement, "values", fresh_values) != 0)
+		goto out;
 	json_array_foreach(values, i, value) {
 		char *name = gpu_name_normalize(json_string_value(value));
 
 		if (!name || json_array_append_new(fresh_values,
 						   json_string(name)) != 0) {
 			free(name);
-			goto out_free_copy;
+			goto out;
 		}
 		free(name);
 	}
 	/* GPU Feature Discovery spells shared nodes' models otherwise */
-	if (product_values_add_shared(cfg, fresh_values))
-		goto out_free_copy;
+	rc = product_values_add_shared(cfg, fresh_values);
+out:
+	json_decref(values);
+	return rc;
+}
+
+json_t *node_requirement_translate_new(const struct config *cfg,
+				       json_t *requirement, int *bad)
+{
+	json_t *copy;
+
+	*bad = !values_translatable(json_object_get(requirement, "values"));
+	if (*bad)
+		return NULL;
+	copy = json_deep_copy(requirement);
+	if (copy && requirement_translate(cfg, copy) != 0) {
+		json_decref(copy);
+		return NULL;
+	}
 	return copy;
-out_free_copy:
-	json_decref(copy);
-	return NULL;
 }
 
 /* Replaces one requirement of a detached affinity value by its translation. */
@@ -337,25 +361,15 @@ static int translate_in_place(json_t *requirement, const char *pointer,
 			      void *arg)
 {
 	struct affinity_translation *t = arg;
-	json_t *fresh;
-	int bad;
 
 	(void)pointer;
-	fresh = node_requirement_translate_new(t->cfg, requirement, &bad);
-	if (!fresh) {
-		if (!bad)
-			return -1;
+	if (!values_translatable(json_object_get(requirement, "values"))) {
 		t->bad++;
 		return 0;
 	}
 	t->translated++;
-	/* updated in place: the visitor still holds the requirement */
-	if (json_object_update(requirement, fresh) != 0) {
-		json_decref(fresh);
-		return -1;
-	}
-	json_decref(fresh);
-	return 0;
+	/* the visitor still holds the requirement: translated in place */
+	return requirement_translate(t->cfg, requirement);
 }
 
 int affinity_translate_gpu_name(json_t *affinity,
