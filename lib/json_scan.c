@@ -536,6 +536,29 @@ static const struct capture capture_light_root = {
 	"", capture_light_review, NULL, 0, 0
 };
 
+/*
+ * A review read (json_scan_review()): what review_request() reads of the
+ * request, as a light read keeps it, with the object and the object
+ * stored whole.
+ */
+#define KEEP_WHOLE(key) { key, NULL, NULL, sizeof(key) - 1, CAPTURE_WHOLE }
+
+static const struct capture capture_review_request[] = {
+	KEEP("uid", NULL), KEEP("operation", NULL), KEEP("namespace", NULL),
+	KEEP("subResource", NULL), KEEP("name", NULL), KEEP("dryRun", NULL),
+	KEEP("kind", capture_light_kind), KEEP_WHOLE("object"),
+	KEEP_WHOLE("oldObject"), KEEP_END
+};
+
+static const struct capture capture_review_review[] = {
+	KEEP("apiVersion", NULL), KEEP("kind", NULL),
+	KEEP("request", capture_review_request), KEEP_END
+};
+
+static const struct capture capture_review_root = {
+	"", capture_review_review, NULL, 0, 0
+};
+
 static const struct capture *capture_find(const struct capture *list,
 					  const char *key, size_t len)
 {
@@ -562,7 +585,10 @@ struct scan {
 	int light;                      /* inside the light read's object */
 	int depth_max;
 	int deepest;                    /* levels of nesting seen */
-	struct json_tape *tape;         /* a full read's record, or NULL */
+	struct json_tape *tape;         /* a record of what is built, or NULL */
+	int review;                     /* json_scan_review(): escaped
+					   triggers outside the object do
+					   not end the read */
 	char *scratch;                  /* decoded escaped strings */
 	size_t scratch_cap;
 	unsigned n_keys;
@@ -583,6 +609,7 @@ static void scan_init(struct scan *s, const struct json_scan_filter *filter,
 	s->depth_max = depth_max;
 	s->deepest = 0;
 	s->tape = NULL;
+	s->review = 0;
 	s->scratch = NULL;
 	s->scratch_cap = 0;
 	s->n_keys = 0;
@@ -1080,7 +1107,7 @@ static int scan_string_slow(struct scan *s, const unsigned char *p,
 	if (s->filter) {
 		s->rules |= json_scan_filter_rules(s->filter, s->scratch, *len);
 		/* a skeleton is only for bodies without any */
-		if (!s->full && !s->reads && s->rules)
+		if (!s->full && !s->reads && !s->review && s->rules)
 			return -1;
 	}
 	*text = s->scratch;
@@ -1245,6 +1272,9 @@ static int scan_members(struct scan *s, int depth, json_t *object,
 				   (kept = capture_find(children, key, len))) {
 				name = kept->key;
 				name_len = kept->len;
+				if (s->tape)
+					tape_text(s->tape, TAPE_KEY, key, len,
+						  key == s->scratch);
 			}
 		}
 		/* "key": at once, most of the time */
@@ -1369,8 +1399,8 @@ static int scan_other(struct scan *s, int depth, int want,
 	json_t *value = NULL;
 	json_int_t number;
 	int rc, full = s->full, light = s->light;
-	/* a full read's record: the entry this value makes */
-	struct json_tape *tape = s->tape;
+	/* the record of what is built: the entry this value makes */
+	struct json_tape *tape = want ? s->tape : NULL;
 	size_t entry = tape ? tape->n : 0;
 
 	if (shape && shape->mode == CAPTURE_WHOLE)
@@ -1429,15 +1459,16 @@ static int scan_other(struct scan *s, int depth, int want,
 		break;
 	default:
 		rc = scan_integer(s, &number);
+		/* a skeleton keeps the type, not the value */
+		if (!s->full && !s->light)
+			number = 0;
 		if (!rc && tape) {
 			struct tape_entry *e = tape_push(tape, TAPE_INTEGER);
 
 			if (e)
 				e->v.integer = number;
 		}
-		/* a skeleton keeps the type, not the value */
-		if (!rc && want &&
-		    !(value = json_integer(s->full || s->light ? number : 0)))
+		if (!rc && want && !(value = json_integer(number)))
 			rc = -1;
 		break;
 	}
@@ -1483,7 +1514,7 @@ scan_value(struct scan *s, int depth, int want,
 		return -1;
 	if (want && !(*made = json_stringn_nocheck(text, len)))
 		return -1;
-	if (s->tape)
+	if (want && s->tape)
 		tape_text(s->tape, TAPE_STRING, text, len,
 			  text == s->scratch);
 	return 0;
@@ -1498,8 +1529,9 @@ static json_t *scan_document(struct scan *s, const char *body, size_t len)
 	s->end = s->p + len;
 	skip_space(s);
 	if (s->p >= s->end || *s->p != '{' ||
-	    scan_value(s, 0, 1, s->reads ? &capture_light_root : &capture_root,
-		       &value))
+	    scan_value(s, 0, 1, s->reads ? &capture_light_root :
+				s->review ? &capture_review_root :
+				&capture_root, &value))
 		goto out_fail;
 	skip_space(s);
 	if (s->p != s->end)
@@ -1512,21 +1544,16 @@ out_fail:
 	return NULL;
 }
 
-json_t *json_scan_read(const char *body, size_t len,
-		       const struct json_scan_filter *filter, int *depth,
-		       unsigned *rules)
-{
-	return json_scan_read_tape(body, len, filter, depth, rules, NULL);
-}
-
-json_t *json_scan_read_tape(const char *body, size_t len,
-			    const struct json_scan_filter *filter, int *depth,
-			    unsigned *rules, struct json_tape **tape)
+/* json_scan_read_tape(), or with `review` json_scan_review(). */
+static json_t *read_taped(const char *body, size_t len,
+			  const struct json_scan_filter *filter, int review,
+			  int *depth, unsigned *rules, struct json_tape **tape)
 {
 	struct scan s;
 	json_t *value;
 
-	scan_init(&s, filter, 1, SCAN_DEPTH_MAX);
+	scan_init(&s, filter, !review, SCAN_DEPTH_MAX);
+	s.review = review;
 	if (tape) {
 		*tape = NULL;
 		/* room for a value in every 16 bytes: most documents */
@@ -1551,6 +1578,27 @@ json_t *json_scan_read_tape(const char *body, size_t len,
 	else
 		json_tape_free(s.tape);
 	return value;
+}
+
+json_t *json_scan_read(const char *body, size_t len,
+		       const struct json_scan_filter *filter, int *depth,
+		       unsigned *rules)
+{
+	return read_taped(body, len, filter, 0, depth, rules, NULL);
+}
+
+json_t *json_scan_read_tape(const char *body, size_t len,
+			    const struct json_scan_filter *filter, int *depth,
+			    unsigned *rules, struct json_tape **tape)
+{
+	return read_taped(body, len, filter, 0, depth, rules, tape);
+}
+
+json_t *json_scan_review(const char *body, size_t len,
+			 const struct json_scan_filter *filter, int *depth,
+			 unsigned *rules, struct json_tape **tape)
+{
+	return read_taped(body, len, filter, 1, depth, rules, tape);
 }
 
 json_t *json_scan_skeleton(const struct json_scan_filter *filter,

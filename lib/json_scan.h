@@ -100,6 +100,18 @@ json_t *json_scan_read_tape(const char *body, size_t len,
 void json_tape_free(struct json_tape *tape);
 
 /*
+ * json_scan_read_tape() of an AdmissionReview that builds only what the
+ * webhook reads: apiVersion, kind, request.{uid, operation, namespace,
+ * subResource, name, dryRun, kind.group, kind.kind} as a light read keeps
+ * them (json_scan_light()), and request.object and request.oldObject
+ * whole; the tape records what it builds. The whole body is checked as
+ * json_scan_read() checks it, *depth and *rules as it says.
+ */
+json_t *json_scan_review(const char *body, size_t len,
+			 const struct json_scan_filter *filter, int *depth,
+			 unsigned *rules, struct json_tape **tape);
+
+/*
  * json_scan_equal() against a tape instead of the text: 1 when the
  * member at `path` of the document recorded equals `value`, as
  * json_equal() judges, 0 when it differs (a missing member differs), -1

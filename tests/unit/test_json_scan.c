@@ -108,6 +108,100 @@ TEST(json_scan_reads_like_jansson)
 	}
 }
 
+/*
+ * json_scan_review() accepts what json_scan_read() accepts, builds what
+ * the webhook reads (the object and the object stored whole, as jansson
+ * reads them), and its tape records what it builds.
+ */
+TEST(json_scan_review_read)
+{
+	static const char *const texts[] = {
+		"{}", "{\"a\":1,\"a\":2}", "{\"a\":1,\"\\u0061\":2}", "[1]",
+		"{\"request\":{\"a\":1.5}}", "{\"request\":{\"object\":{\"x\":1.5}}}",
+		"{\"request\":{\"uid\":\"\\u0000\"}}", "{\"request\":[{\"object\":1}]}",
+		"{\"request\":{\"object\":{\"a\":1,\"a\":1}}}", "{\"x\":{\"y\":tru}}",
+	};
+	static const char review[] =
+		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+		"\"request\":{\"uid\":\"u-1\",\"kind\":{\"group\":\"\",\"version\":\"v1\","
+		"\"kind\":\"Pod\"},\"resource\":{\"resource\":\"pods\"},"
+		"\"userInfo\":{\"username\":\"alpha.kubernetes.io\\/nvidia-gpu\","
+		"\"groups\":[\"a\",\"b\"],\"extra\":{\"n\":[1,2,3]}},"
+		"\"operation\":\"UPDATE\",\"namespace\":\"ns\",\"name\":\"p\","
+		"\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\","
+		"\"annotations\":{\"k\\u0065y\":\"v\\n\"}},\"spec\":{\"containers\":"
+		"[{\"name\":\"c\",\"image\":\"nvidia/cuda:9.0\",\"ports\":[{\"containerPort\":80}]}]}},"
+		"\"oldObject\":{\"kind\":\"Pod\",\"spec\":{\"containers\":[]}},"
+		"\"dryRun\":false,\"options\":{\"kind\":\"UpdateOptions\"}}}";
+	static const char *const object_path[] = { "request", "object", NULL };
+	static const char *const old_path[] = { "request", "oldObject", NULL };
+	static const char *const user_path[] = { "request", "userInfo", NULL };
+	struct config *cfg = config_new_default();
+	struct json_scan_filter *filter = json_scan_filter_new(cfg, 0);
+	struct json_tape *tape = NULL;
+	json_t *theirs, *mine, *request;
+	unsigned rules = 0, read_rules = 0;
+	int depth = 0, read_depth = 0;
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		json_t *read = json_scan_read(texts[i], strlen(texts[i]), NULL,
+					      &read_depth, NULL);
+
+		mine = json_scan_review(texts[i], strlen(texts[i]), NULL,
+					&depth, NULL, &tape);
+		CHECK((mine != NULL) == (read != NULL));
+		CHECK((tape != NULL) == (mine != NULL));
+		CHECK(depth == read_depth);
+		json_tape_free(tape);
+		json_decref(read);
+		json_decref(mine);
+	}
+
+	theirs = json_loads(review, JSON_REJECT_DUPLICATES, NULL);
+	mine = json_scan_review(review, strlen(review), filter, &depth,
+				&rules, &tape);
+	CHECK(theirs && mine && tape);
+	json_decref(json_scan_read(review, strlen(review), filter,
+				   &read_depth, &read_rules));
+	/* the escaped trigger in what is not built is still seen */
+	CHECK(rules == read_rules && rules != 0);
+	CHECK(depth == read_depth);
+	request = json_object_get(mine, "request");
+	CHECK(json_equal(json_object_get(request, "object"),
+			 json_object_get(json_object_get(theirs, "request"),
+					 "object")));
+	CHECK(json_equal(json_object_get(request, "oldObject"),
+			 json_object_get(json_object_get(theirs, "request"),
+					 "oldObject")));
+	CHECK_STR(json_string_value(json_object_get(request, "uid")), "u-1");
+	CHECK_STR(json_string_value(json_object_get(request, "operation")),
+		  "UPDATE");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(request,
+								    "kind"),
+						    "kind")), "Pod");
+	CHECK(json_is_false(json_object_get(request, "dryRun")));
+	CHECK(!json_object_get(request, "userInfo"));
+	CHECK(!json_object_get(request, "options"));
+	/* the tape: the object and the object stored as they came; what is
+	 * not built is missing */
+	CHECK(json_tape_equal(tape, object_path,
+			      json_object_get(request, "object")) == 1);
+	CHECK(json_tape_equal(tape, old_path,
+			      json_object_get(request, "oldObject")) == 1);
+	CHECK(json_tape_equal(tape, NULL, mine) == 1);
+	CHECK(json_tape_equal(tape, user_path, json_null()) == 0);
+	json_object_set_new(json_object_get(json_object_get(request, "object"),
+					    "metadata"), "name",
+			    json_string("q"));
+	CHECK(json_tape_equal(tape, object_path,
+			      json_object_get(request, "object")) == 0);
+	json_tape_free(tape);
+	json_decref(mine);
+	json_decref(theirs);
+	json_scan_filter_free(filter);
+	config_free(cfg);
+}
+
 /* A review whose object holds `member` (JSON) in its first container. */
 static char *review_with(const char *member)
 {
