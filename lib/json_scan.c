@@ -559,8 +559,8 @@ static const struct capture capture_review_root = {
 	"", capture_review_review, NULL, 0, 0
 };
 
-static const struct capture *capture_find(const struct capture *list,
-					  const char *key, size_t len)
+static inline __attribute__((always_inline)) const struct capture *
+capture_find(const struct capture *list, const char *key, size_t len)
 {
 	/* the first byte first: most keys are not kept */
 	for (; list && list->key; list++)
@@ -1150,7 +1150,8 @@ scan_string(struct scan *s, const char **text, size_t *len)
  * A hash of a key from its length and at most 24 of its bytes (the first,
  * middle and last 8): equal hashes only send the body to the full reader.
  */
-static uint32_t key_hash(const char *key, size_t len, const unsigned char *end)
+static inline __attribute__((always_inline)) uint32_t
+key_hash(const char *key, size_t len, const unsigned char *end)
 {
 	uint64_t a = 0, b = 0, c = 0, h;
 
@@ -1182,174 +1183,6 @@ static inline unsigned read_hash(const char *key, size_t len)
 {
 	return ((unsigned)len * 13 + (unsigned char)key[0] * 7 +
 		(unsigned char)key[len - 1]) & 63;
-}
-
-static int scan_other(struct scan *s, int depth, int want,
-		      const struct capture *shape, json_t **made);
-static inline int scan_value(struct scan *s, int depth, int want,
-			     const struct capture *shape, json_t **made);
-
-/*
- * The members of an object (s->p just past its '{'). `object` is the
- * object being built, NULL when it is not kept; in a skeleton only the
- * `children` members are kept, in a full read all of them.
- */
-static int scan_members(struct scan *s, int depth, json_t *object,
-			const struct capture *children)
-{
-	unsigned first_key = s->n_keys;
-	/* this object's keys, and those of all the objects open, bounded */
-	unsigned keys_limit = first_key + SCAN_OBJECT_KEYS_MAX < SCAN_KEYS_MAX ?
-			      first_key + SCAN_OBJECT_KEYS_MAX : SCAN_KEYS_MAX;
-	uint64_t seen = 0;
-	char *key_copy = NULL;
-	int rc = -1;
-
-	skip_space(s);
-	if (s->p < s->end && *s->p == '}') {
-		s->p++;
-		return 0;
-	}
-	for (;;) {
-		const struct capture *kept = NULL;
-		const char *key, *name = NULL;
-		json_t *value = NULL;
-		size_t len, size, name_len = 0;
-		uint32_t hash;
-
-		if (s->p >= s->end || *s->p != '"' ||
-		    scan_string(s, &key, &len))
-			goto out;
-		if (s->full) {
-			if (s->tape)
-				tape_text(s->tape, TAPE_KEY, key, len,
-					  key == s->scratch);
-			/* the value's own escapes may reuse the scratch */
-			if (key == s->scratch) {
-				free(key_copy);
-				if (!(key_copy = malloc(len + 1)))
-					goto out;
-				memcpy(key_copy, key, len);
-				key = key_copy;
-			}
-		} else {
-			/* duplicates: jansson's verdict (or a collision) */
-			hash = key_hash(key, len, key == s->scratch ?
-					(const unsigned char *)key :
-					s->end);
-			if (s->n_keys >= keys_limit)
-				goto out;
-			/* compared only when a 64-bit filter says it may be */
-			if (seen >> (hash & 63) & 1)
-				for (unsigned k = first_key; k < s->n_keys; k++)
-					if (s->keys[k] == hash)
-						goto out;
-			seen |= (uint64_t)1 << (hash & 63);
-			s->keys[s->n_keys++] = hash;
-			if (s->light) {
-				const struct rules_read *r = NULL;
-
-				/* a pod spec could hide in what is left out */
-				if (!object && len == 10 &&
-				    memcmp(key, "containers", 10) == 0)
-					goto out;
-				for (unsigned i = object && len ?
-					  s->read_slot[read_hash(key, len)] : 0;
-				     i; i = s->read_next[i - 1])
-					if (s->reads[i - 1].len == len &&
-					    memcmp(s->reads[i - 1].key, key,
-						   len) == 0) {
-						r = &s->reads[i - 1];
-						break;
-					}
-				if (r) {
-					kept = r->whole ? &capture_whole :
-							  &capture_light_value;
-					name = r->key;
-					name_len = r->len;
-				}
-			} else if (object &&
-				   (kept = capture_find(children, key, len))) {
-				name = kept->key;
-				name_len = kept->len;
-				if (s->tape)
-					tape_text(s->tape, TAPE_KEY, key, len,
-						  key == s->scratch);
-			}
-		}
-		/* "key": at once, most of the time */
-		if (s->p < s->end && *s->p == ':') {
-			s->p++;
-		} else {
-			skip_space(s);
-			if (s->p >= s->end || *s->p != ':')
-				goto out;
-			s->p++;
-		}
-		if (scan_value(s, depth, s->full || kept, kept, &value))
-			goto out;
-		if (s->full) {
-			/* a duplicate replaces a member: the size stays */
-			size = json_object_size(object);
-			if (json_object_setn_new_nocheck(object, key, len, value) ||
-			    json_object_size(object) == size)
-				goto out;
-		} else if (kept && json_object_setn_new_nocheck(object, name,
-								name_len,
-								value)) {
-			goto out;
-		}
-		if (s->p >= s->end || *s->p != ',')
-			skip_space(s);
-		if (s->p < s->end && *s->p == ',') {
-			s->p++;
-			skip_space(s);
-			continue;
-		}
-		if (s->p < s->end && *s->p == '}') {
-			s->p++;
-			rc = 0;
-		}
-		goto out;
-	}
-out:
-	free(key_copy);
-	s->n_keys = first_key;
-	return rc;
-}
-
-/*
- * The elements of an array (s->p just past its '['); `array` as above. In
- * a skeleton, each element is kept as `element` says, when not NULL.
- */
-static int scan_elements(struct scan *s, int depth, json_t *array,
-			 const struct capture *element)
-{
-	int want = s->full || (array && element);
-
-	skip_space(s);
-	if (s->p < s->end && *s->p == ']') {
-		s->p++;
-		return 0;
-	}
-	for (;;) {
-		json_t *value = NULL;
-
-		if (scan_value(s, depth, want, element, &value) ||
-		    (want && json_array_append_new(array, value)))
-			return -1;
-		if (s->p >= s->end || *s->p != ',')
-			skip_space(s);
-		if (s->p < s->end && *s->p == ',') {
-			s->p++;
-			continue;
-		}
-		if (s->p < s->end && *s->p == ']') {
-			s->p++;
-			return 0;
-		}
-		return -1;
-	}
 }
 
 /*
@@ -1392,146 +1225,37 @@ static int scan_literal(struct scan *s, const char *word, size_t len)
 	return 0;
 }
 
-/* scan_value() of an object or an array, or of a literal or a number. */
-static int scan_other(struct scan *s, int depth, int want,
-		      const struct capture *shape, json_t **made)
-{
-	json_t *value = NULL;
-	json_int_t number;
-	int rc, full = s->full, light = s->light;
-	/* the record of what is built: the entry this value makes */
-	struct json_tape *tape = want ? s->tape : NULL;
-	size_t entry = tape ? tape->n : 0;
-
-	if (shape && shape->mode == CAPTURE_WHOLE)
-		s->full = 1;
-	else if (shape && shape->mode == CAPTURE_LIGHT)
-		s->light = 1;
-	switch (*s->p) {
-	case '{':
-		if (depth >= s->depth_max ||
-		    (want && !(value = json_object()))) {
-			rc = -1;
-			break;
-		}
-		if (depth >= s->deepest)
-			s->deepest = depth + 1;
-		s->p++;
-		if (tape)
-			tape_push(tape, TAPE_OBJECT);
-		rc = scan_members(s, depth + 1, value,
-				  shape ? shape->children : NULL);
-		break;
-	case '[':
-		if (depth >= s->depth_max ||
-		    (want && !(value = json_array()))) {
-			rc = -1;
-			break;
-		}
-		if (depth >= s->deepest)
-			s->deepest = depth + 1;
-		s->p++;
-		if (tape)
-			tape_push(tape, TAPE_ARRAY);
-		rc = scan_elements(s, depth + 1, value,
-				   shape ? shape->elements : NULL);
-		break;
-	case 't':
-		rc = scan_literal(s, "true", 4);
-		if (!rc && tape)
-			tape_push(tape, TAPE_TRUE);
-		if (!rc && want)
-			value = json_true();
-		break;
-	case 'f':
-		rc = scan_literal(s, "false", 5);
-		if (!rc && tape)
-			tape_push(tape, TAPE_FALSE);
-		if (!rc && want)
-			value = json_false();
-		break;
-	case 'n':
-		rc = scan_literal(s, "null", 4);
-		if (!rc && tape)
-			tape_push(tape, TAPE_NULL);
-		if (!rc && want)
-			value = json_null();
-		break;
-	default:
-		rc = scan_integer(s, &number);
-		/* a skeleton keeps the type, not the value */
-		if (!s->full && !s->light)
-			number = 0;
-		if (!rc && tape) {
-			struct tape_entry *e = tape_push(tape, TAPE_INTEGER);
-
-			if (e)
-				e->v.integer = number;
-		}
-		if (!rc && want && !(value = json_integer(number)))
-			rc = -1;
-		break;
-	}
-	s->full = full;
-	s->light = light;
-	if (rc) {
-		json_decref(value);
-		return -1;
-	}
-	if (tape && !tape->failed) {
-		struct tape_entry *e = &tape->entries[entry];
-
-		if (e->type == TAPE_OBJECT || e->type == TAPE_ARRAY) {
-			e->count = e->type == TAPE_OBJECT ?
-				   json_object_size(value) :
-				   json_array_size(value);
-			e->next = (uint32_t)tape->n;
-		}
-	}
-	if (want)
-		*made = value;
-	return 0;
-}
-
 /*
- * Reads one value at `depth` levels of nesting. With `want`, *made is the
- * value (in a full read) or its skeleton, kept as `shape` says (the
- * members of an object, the elements of an array; NULL: none).
+ * Two copies of the scan of values (json_scan_values.h): scan_value_taped()
+ * and the others of that copy record on s->tape, scan_value_plain() and
+ * its copy never look at it.
  */
-static inline __attribute__((always_inline)) int
-scan_value(struct scan *s, int depth, int want,
-	   const struct capture *shape, json_t **made)
-{
-	const char *text;
-	size_t len;
+#define SCAN_TAPED 1
+#define SCAN_FN(name) name##_taped
+#include "json_scan_values.h"
+#undef SCAN_TAPED
+#undef SCAN_FN
 
-	skip_space(s);
-	if (s->p >= s->end)
-		return -1;
-	if (*s->p != '"')
-		return scan_other(s, depth, want, shape, made);
-	if (scan_string(s, &text, &len))
-		return -1;
-	if (want && !(*made = json_stringn_nocheck(text, len)))
-		return -1;
-	if (want && s->tape)
-		tape_text(s->tape, TAPE_STRING, text, len,
-			  text == s->scratch);
-	return 0;
-}
+#define SCAN_TAPED 0
+#define SCAN_FN(name) name##_plain
+#include "json_scan_values.h"
+#undef SCAN_TAPED
+#undef SCAN_FN
 
 /* The one value of body[0..len), NULL when the full reader must decide. */
 static json_t *scan_document(struct scan *s, const char *body, size_t len)
 {
+	const struct capture *shape;
 	json_t *value = NULL;
 
 	s->p = (const unsigned char *)body;
 	s->end = s->p + len;
 	skip_space(s);
+	shape = s->reads ? &capture_light_root :
+		s->review ? &capture_review_root : &capture_root;
 	if (s->p >= s->end || *s->p != '{' ||
-	    scan_value(s, 0, 1, s->reads ? &capture_light_root :
-				s->review ? &capture_review_root :
-				&capture_root, &value))
+	    (s->tape ? scan_value_taped(s, 0, 1, shape, &value) :
+		       scan_value_plain(s, 0, 1, shape, &value)))
 		goto out_fail;
 	skip_space(s);
 	if (s->p != s->end)
@@ -1686,7 +1410,7 @@ static int equal_members(struct scan *s, int depth, const json_t *v,
 			if (strlen(*path) == len && !memcmp(*path, key, len)) {
 				rc = equal_path(s, depth, path + 1, v);
 				found = 1;
-			} else if (scan_value(s, depth, 0, NULL, NULL)) {
+			} else if (scan_value_plain(s, depth, 0, NULL, NULL)) {
 				rc = -1;
 			}
 		} else {
