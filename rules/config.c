@@ -154,13 +154,7 @@ static const struct config_section config_sections[] = {
 
 static void string_list_free(struct string_list *list)
 {
-	for (size_t i = 0; i < list->n; i++)
-		free(list->items[i]);
-	free(list->items);
-	free(list->pairs);
-	list->items = NULL;
-	list->pairs = NULL;
-	list->n = 0;
+	string_list_clear(list);
 }
 
 /* Fills `list` with copies of the NULL-terminated `items`. */

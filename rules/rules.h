@@ -77,7 +77,9 @@ struct string_list {
 	size_t n;
 	/* NULL, or for each item read as an fnmatch(3) pattern, the byte
 	 * pairs every text it matches holds (pattern_pairs()): set by the
-	 * config for its pattern lists, which are never changed after */
+	 * config for its pattern lists when it is made; whoever changes
+	 * the items after must free them and leave NULL (as
+	 * string_list_clear() does) */
 	uint64_t *pairs;
 };
 

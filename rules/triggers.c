@@ -77,7 +77,9 @@ void string_list_clear(struct string_list *list)
 	for (size_t i = 0; i < list->n; i++)
 		free(list->items[i]);
 	free(list->items);
+	free(list->pairs);
 	list->items = NULL;
+	list->pairs = NULL;
 	list->n = 0;
 }
 
@@ -559,8 +561,7 @@ static int triggers_of(const struct config *cfg, unsigned rules,
 {
 	struct trigger_set set = { .out = out };
 
-	out->items = NULL;
-	out->n = 0;
+	*out = (struct string_list){ 0 };
 	for (int r = 0; r < RULE_COUNT; r++) {
 		if (cfg->mode[r] == RULE_MODE_OFF || !(rules >> r & 1))
 			continue;
@@ -586,8 +587,7 @@ int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
 			struct string_list *out)
 {
 	if ((unsigned)rule >= RULE_COUNT) {
-		out->items = NULL;
-		out->n = 0;
+		*out = (struct string_list){ 0 };
 		return 0;
 	}
 	return triggers_of(cfg, 1u << rule, out);

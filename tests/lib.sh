@@ -133,6 +133,13 @@ tool() {
 _webhook_pids=""
 
 # _webhook_slow: $GPUMEND_SLOW as a positive integer (default 1).
+# The seconds since boot: a clock that goes on when the wall clock is
+# stepped (the waits below read it, not date).
+_webhook_now() {
+	_wu=$(cat /proc/uptime)
+	echo "${_wu%%.*}"
+}
+
 _webhook_slow() {
 	_ws=${GPUMEND_SLOW:-1}
 	case "$_ws" in *[!0-9]* | 0) _ws=1 ;; esac
@@ -174,7 +181,7 @@ webhook_start() {
 	${WEBHOOK_WRAP:-} "$GPUMEND_WEBHOOK" "$@" 2>>"$webhook_log" &
 	webhook_pid=$!
 	_webhook_pids="$_webhook_pids $webhook_pid"
-	_wend=$(($(date +%s) + ${WEBHOOK_WAIT:-10} * $(_webhook_slow)))
+	_wend=$(($(_webhook_now) + ${WEBHOOK_WAIT:-10} * $(_webhook_slow)))
 	while :; do
 		if [ -z "$webhook_port" ]; then
 			webhook_port=$(sed -n 's/.*"msg":"started".*"listen":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' \
@@ -193,7 +200,7 @@ webhook_start() {
 			echo "webhook_start: $_wn exited ($webhook_status) before serving" >>"$webhook_log"
 			return 1
 		fi
-		if [ "$(date +%s)" -ge "$_wend" ]; then
+		if [ "$(_webhook_now)" -ge "$_wend" ]; then
 			kill -KILL "$webhook_pid" 2>/dev/null
 			wait "$webhook_pid" 2>/dev/null
 			webhook_status=$?
@@ -218,8 +225,8 @@ webhook_stop() {
 # webhook_status to its exit status; succeeds when that is 0.
 webhook_wait() {
 	_sp=$1
-	_wend=$(($(date +%s) + ${WEBHOOK_WAIT:-30} * $(_webhook_slow)))
-	while webhook_running "$_sp" && [ "$(date +%s)" -lt "$_wend" ]; do
+	_wend=$(($(_webhook_now) + ${WEBHOOK_WAIT:-30} * $(_webhook_slow)))
+	while webhook_running "$_sp" && [ "$(_webhook_now)" -lt "$_wend" ]; do
 		sleep 0.02
 	done
 	webhook_running "$_sp" && kill -KILL "$_sp" 2>/dev/null
