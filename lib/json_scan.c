@@ -466,7 +466,12 @@ enum { CAPTURE_SCAN, CAPTURE_LIGHT, CAPTURE_WHOLE };
 /* an array whose elements are kept as `element` says */
 #define KEEP_EACH(key, element) { key, NULL, element, sizeof(key) - 1, 0 }
 #define KEEP_LIGHT(key) { key, NULL, NULL, sizeof(key) - 1, CAPTURE_LIGHT }
+#define KEEP_WHOLE(key) { key, NULL, NULL, sizeof(key) - 1, CAPTURE_WHOLE }
 #define KEEP_END { NULL, NULL, NULL, 0, 0 }
+/* the request's own fields review_request() reads, kept by every read */
+#define KEEP_REQUEST_FIELDS \
+	KEEP("uid", NULL), KEEP("operation", NULL), KEEP("namespace", NULL), \
+	KEEP("subResource", NULL), KEEP("name", NULL), KEEP("dryRun", NULL)
 
 static const struct capture capture_owner_fields[] = {
 	KEEP("apiVersion", NULL), KEEP("kind", NULL), KEEP("name", NULL),
@@ -491,8 +496,7 @@ static const struct capture capture_kind[] = {
 };
 
 static const struct capture capture_request[] = {
-	KEEP("uid", NULL), KEEP("operation", NULL), KEEP("namespace", NULL),
-	KEEP("subResource", NULL), KEEP("name", NULL), KEEP("dryRun", NULL),
+	KEEP_REQUEST_FIELDS,
 	KEEP("kind", capture_kind), KEEP("object", capture_object), KEEP_END
 };
 
@@ -522,8 +526,7 @@ static const struct capture capture_light_kind[] = {
 };
 
 static const struct capture capture_light_request[] = {
-	KEEP("uid", NULL), KEEP("operation", NULL), KEEP("namespace", NULL),
-	KEEP("subResource", NULL), KEEP("name", NULL), KEEP("dryRun", NULL),
+	KEEP_REQUEST_FIELDS,
 	KEEP("kind", capture_light_kind), KEEP_LIGHT("object"), KEEP_END
 };
 
@@ -541,11 +544,8 @@ static const struct capture capture_light_root = {
  * request, as a light read keeps it, with the object and the object
  * stored whole.
  */
-#define KEEP_WHOLE(key) { key, NULL, NULL, sizeof(key) - 1, CAPTURE_WHOLE }
-
 static const struct capture capture_review_request[] = {
-	KEEP("uid", NULL), KEEP("operation", NULL), KEEP("namespace", NULL),
-	KEEP("subResource", NULL), KEEP("name", NULL), KEEP("dryRun", NULL),
+	KEEP_REQUEST_FIELDS,
 	KEEP("kind", capture_light_kind), KEEP_WHOLE("object"),
 	KEEP_WHOLE("oldObject"), KEEP_END
 };
@@ -645,7 +645,6 @@ struct tape_entry {
 
 struct json_tape {
 	const char *body;
-	size_t body_len;
 	struct tape_entry *entries;
 	size_t n, cap;
 	char *text;             /* decoded strings that had escapes */
@@ -662,8 +661,26 @@ void json_tape_free(struct json_tape *tape)
 	free(tape);
 }
 
-/* tape_push() when the entries are full. */
-static struct tape_entry *tape_grow(struct json_tape *t, int type)
+/*
+ * A tape for `body` of `len` bytes, with room for a value in every 16
+ * bytes (most documents); NULL when out of memory.
+ */
+static struct json_tape *tape_new(const char *body, size_t len)
+{
+	struct json_tape *t = calloc(1, sizeof(*t));
+	size_t cap = len / 16 + 64;
+
+	if (!t)
+		return NULL;
+	t->body = body;
+	/* without room yet, the first entry makes some */
+	if ((t->entries = malloc(cap * sizeof(*t->entries))))
+		t->cap = cap;
+	return t;
+}
+
+/* Room for twice as many entries; -1 (and the tape failed) when none. */
+static int tape_grow(struct json_tape *t)
 {
 	size_t cap = t->cap ? 2 * t->cap : 256;
 	struct tape_entry *e;
@@ -671,14 +688,11 @@ static struct tape_entry *tape_grow(struct json_tape *t, int type)
 	if (t->failed || cap > UINT32_MAX ||
 	    !(e = realloc(t->entries, cap * sizeof(*e)))) {
 		t->failed = 1;
-		return NULL;
+		return -1;
 	}
 	t->entries = e;
 	t->cap = cap;
-	e = &t->entries[t->n++];
-	e->type = (unsigned char)type;
-	e->own = 0;
-	return e;
+	return 0;
 }
 
 /* A new entry of `type`; NULL (and the tape failed) when out of memory. */
@@ -686,8 +700,8 @@ static inline struct tape_entry *tape_push(struct json_tape *t, int type)
 {
 	struct tape_entry *e;
 
-	if (t->n == t->cap)
-		return tape_grow(t, type);
+	if (t->n == t->cap && tape_grow(t))
+		return NULL;
 	e = &t->entries[t->n++];
 	e->type = (unsigned char)type;
 	e->own = 0;
@@ -731,6 +745,25 @@ static inline void tape_text(struct json_tape *t, int type, const char *text,
 		tape_copy(t, e, text, len);
 	else
 		e->v.at = (size_t)(text - t->body);
+}
+
+/* Opens an object or array: the index of its entry. */
+static inline size_t tape_open(struct json_tape *t, int type)
+{
+	size_t entry = t->n;
+
+	tape_push(t, type);
+	return entry;
+}
+
+/* Closes the object or array whose entry is `entry`: `count` members or
+ * elements, the entries after it its own. */
+static inline void tape_close(struct json_tape *t, size_t entry, size_t count)
+{
+	if (t->failed)
+		return;
+	t->entries[entry].count = count;
+	t->entries[entry].next = (uint32_t)t->n;
 }
 
 static inline const char *tape_bytes(const struct json_tape *t,
@@ -1217,11 +1250,36 @@ static int scan_integer(struct scan *s, json_int_t *value)
 	return 0;
 }
 
+/* The literals, in the order scan_other() numbers them. */
+static const struct {
+	const char *word;
+	size_t len;
+	int tape_type;
+} literals[] = {
+	{ "true", 4, TAPE_TRUE }, { "false", 5, TAPE_FALSE },
+	{ "null", 4, TAPE_NULL },
+};
+
 static int scan_literal(struct scan *s, const char *word, size_t len)
 {
 	if ((size_t)(s->end - s->p) < len || memcmp(s->p, word, len))
 		return -1;
 	s->p += len;
+	return 0;
+}
+
+/*
+ * Enters an object or array at `depth` (s->p on its opening bracket):
+ * -1 when that is nested too deep.
+ */
+static inline __attribute__((always_inline)) int
+container_open(struct scan *s, int depth)
+{
+	if (depth >= s->depth_max)
+		return -1;
+	if (depth >= s->deepest)
+		s->deepest = depth + 1;
+	s->p++;
 	return 0;
 }
 
@@ -1280,16 +1338,7 @@ static json_t *read_taped(const char *body, size_t len,
 	s.review = review;
 	if (tape) {
 		*tape = NULL;
-		/* room for a value in every 16 bytes: most documents */
-		size_t cap = len / 16 + 64;
-
-		if ((s.tape = calloc(1, sizeof(*s.tape)))) {
-			s.tape->body = body;
-			s.tape->body_len = len;
-			if ((s.tape->entries = malloc(cap *
-						      sizeof(*s.tape->entries))))
-				s.tape->cap = cap;
-		}
+		s.tape = tape_new(body, len);
 	}
 	value = scan_document(&s, body, len);
 

@@ -190,9 +190,9 @@ static int SCAN_FN(scan_other)(struct scan *s, int depth, int want,
 	json_t *value = NULL;
 	json_int_t number;
 	int rc, full = s->full, light = s->light;
-	/* the record of what is built: the entry this value makes */
+	/* the record of what is built, and the entry this value makes */
 	struct json_tape *tape = want ? SCAN_TAPE(s) : NULL;
-	size_t entry = tape ? tape->n : 0;
+	size_t entry;
 
 	if (shape && shape->mode == CAPTURE_WHOLE)
 		s->full = 1;
@@ -200,54 +200,45 @@ static int SCAN_FN(scan_other)(struct scan *s, int depth, int want,
 		s->light = 1;
 	switch (*s->p) {
 	case '{':
-		if (depth >= s->depth_max ||
+		if (container_open(s, depth) ||
 		    (want && !(value = json_object()))) {
 			rc = -1;
 			break;
 		}
-		if (depth >= s->deepest)
-			s->deepest = depth + 1;
-		s->p++;
 		if (tape)
-			tape_push(tape, TAPE_OBJECT);
+			entry = tape_open(tape, TAPE_OBJECT);
 		rc = SCAN_FN(scan_members)(s, depth + 1, value,
-				  shape ? shape->children : NULL);
+					   shape ? shape->children : NULL);
+		if (!rc && tape)
+			tape_close(tape, entry, json_object_size(value));
 		break;
 	case '[':
-		if (depth >= s->depth_max ||
+		if (container_open(s, depth) ||
 		    (want && !(value = json_array()))) {
 			rc = -1;
 			break;
 		}
-		if (depth >= s->deepest)
-			s->deepest = depth + 1;
-		s->p++;
 		if (tape)
-			tape_push(tape, TAPE_ARRAY);
+			entry = tape_open(tape, TAPE_ARRAY);
 		rc = SCAN_FN(scan_elements)(s, depth + 1, value,
-				   shape ? shape->elements : NULL);
+					    shape ? shape->elements : NULL);
+		if (!rc && tape)
+			tape_close(tape, entry, json_array_size(value));
 		break;
 	case 't':
-		rc = scan_literal(s, "true", 4);
-		if (!rc && tape)
-			tape_push(tape, TAPE_TRUE);
-		if (!rc && want)
-			value = json_true();
-		break;
 	case 'f':
-		rc = scan_literal(s, "false", 5);
+	case 'n': {
+		/* true, false, null: by their first letter */
+		int k = *s->p == 't' ? 0 : *s->p == 'f' ? 1 : 2;
+
+		rc = scan_literal(s, literals[k].word, literals[k].len);
 		if (!rc && tape)
-			tape_push(tape, TAPE_FALSE);
+			tape_push(tape, literals[k].tape_type);
 		if (!rc && want)
-			value = json_false();
+			value = k == 0 ? json_true() :
+				k == 1 ? json_false() : json_null();
 		break;
-	case 'n':
-		rc = scan_literal(s, "null", 4);
-		if (!rc && tape)
-			tape_push(tape, TAPE_NULL);
-		if (!rc && want)
-			value = json_null();
-		break;
+	}
 	default:
 		rc = scan_integer(s, &number);
 		if (rc || !want)
@@ -270,16 +261,6 @@ static int SCAN_FN(scan_other)(struct scan *s, int depth, int want,
 	if (rc) {
 		json_decref(value);
 		return -1;
-	}
-	if (tape && !tape->failed) {
-		struct tape_entry *e = &tape->entries[entry];
-
-		if (e->type == TAPE_OBJECT || e->type == TAPE_ARRAY) {
-			e->count = e->type == TAPE_OBJECT ?
-				   json_object_size(value) :
-				   json_array_size(value);
-			e->next = (uint32_t)tape->n;
-		}
 	}
 	if (want)
 		*made = value;

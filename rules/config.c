@@ -193,6 +193,20 @@ static int string_list_copy(struct string_list *dst,
 }
 
 /*
+ * The byte pairs (pattern_pairs()) of the n patterns at `patterns`, one
+ * every `stride` bytes; NULL when out of memory.
+ */
+static uint64_t *pairs_new(char *const *patterns, size_t stride, size_t n)
+{
+	uint64_t *pairs = calloc(n + 1, sizeof(*pairs));
+
+	for (size_t i = 0; pairs && i < n; i++)
+		pairs[i] = pattern_pairs(*(char *const *)((const char *)patterns +
+							  i * stride));
+	return pairs;
+}
+
+/*
  * Gives the pattern lists of `cfg` their byte pairs (string_list.pairs), as
  * they stand when the config is made: they are not changed after. -1 when
  * out of memory.
@@ -206,20 +220,16 @@ static int patterns_prepare(struct config *cfg)
 	struct text_map *map = &cfg->obsolete_components;
 
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
-		struct string_list *list = lists[l];
-
-		free(list->pairs);
-		if (!(list->pairs = calloc(list->n + 1, sizeof(uint64_t))))
+		free(lists[l]->pairs);
+		if (!(lists[l]->pairs = pairs_new(lists[l]->items,
+						  sizeof(char *),
+						  lists[l]->n)))
 			return -1;
-		for (size_t i = 0; i < list->n; i++)
-			list->pairs[i] = pattern_pairs(list->items[i]);
 	}
 	free(map->pairs);
-	if (!(map->pairs = calloc(map->n + 1, sizeof(uint64_t))))
-		return -1;
-	for (size_t i = 0; i < map->n; i++)
-		map->pairs[i] = pattern_pairs(map->items[i].key);
-	return 0;
+	map->pairs = pairs_new(map->n ? &map->items[0].key : NULL,
+			       sizeof(*map->items), map->n);
+	return map->pairs ? 0 : -1;
 }
 
 static void memory_resources_free(struct memory_resource *items, size_t n)

@@ -1069,13 +1069,19 @@ static const char *segment_find(const char *seg, size_t len, const char *s,
 	return NULL;
 }
 
+/* Brackets or escapes: what only fnmatch() itself reads. */
+static inline int pattern_has_classes(const char *pattern)
+{
+	return strpbrk(pattern, "[\\") != NULL;
+}
+
 int pattern_match(const char *pattern, const char *s)
 {
 	const char *last = strrchr(pattern, '*'), *p;
 	size_t n, len, tail;
 
 	/* brackets and escapes: fnmatch() itself */
-	if (strpbrk(pattern, "[\\"))
+	if (pattern_has_classes(pattern))
 		return fnmatch(pattern, s, 0) == 0;
 	/*
 	 * '*' and '?' on bytes, as fnmatch() in the C locale: the part
@@ -1115,7 +1121,7 @@ uint64_t pattern_pairs(const char *pattern)
 {
 	uint64_t set = 0;
 
-	if (strpbrk(pattern, "[\\"))
+	if (pattern_has_classes(pattern))
 		return 0;
 	for (const char *p = pattern; p[0] && p[1]; p++)
 		if (p[0] != '*' && p[0] != '?' && p[1] != '*' && p[1] != '?')
