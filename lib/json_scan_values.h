@@ -192,7 +192,7 @@ static int SCAN_FN(scan_other)(struct scan *s, int depth, int want,
 	int rc, full = s->full, light = s->light;
 	/* the record of what is built, and the entry this value makes */
 	struct json_tape *tape = want ? SCAN_TAPE(s) : NULL;
-	size_t entry;
+	size_t entry = 0;
 
 	if (shape && shape->mode == CAPTURE_WHOLE)
 		s->full = 1;
