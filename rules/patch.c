@@ -10,42 +10,57 @@
 
 #include "rules.h"
 
+/* The first '/' or '~' of p[0..end), or end: eight bytes a step. */
+static inline const char *token_stop(const char *p, const char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+
+	for (; end - p >= 8; p += 8) {
+		uint64_t word, slash, tilde, hits;
+
+		memcpy(&word, p, 8);
+		slash = word ^ (ones * '/');
+		tilde = word ^ (ones * '~');
+		/* the lowest byte flagged is the first match (higher ones
+		 * may be false, after a borrow) */
+		hits = (((slash - ones) & ~slash) | ((tilde - ones) & ~tilde)) &
+		       highs;
+		if (hits)
+			return p + __builtin_ctzll(hits) / 8;
+	}
+#endif
+	while (p < end && *p != '/' && *p != '~')
+		p++;
+	return p;
+}
+
 char *json_pointer_join(const char *base, const char *token)
 {
-	size_t blen = strlen(base), tlen, extra = 0, i;
-	char *out, *p;
+	size_t blen = strlen(base), tlen = strlen(token), extra = 0;
+	const char *end = token + tlen, *p;
+	char *out, *o;
 
-	/* most tokens need no escape: copied at once */
-	tlen = strcspn(token, "~/");
-	if (!token[tlen]) {
-		if (!(out = malloc(blen + tlen + 2)))
-			return NULL;
-		memcpy(out, base, blen);
-		out[blen] = '/';
-		memcpy(out + blen + 1, token, tlen + 1);
-		return out;
-	}
-	for (i = 0; token[i]; i++)
-		if (token[i] == '~' || token[i] == '/')
-			extra++;
-	out = malloc(blen + 1 + i + extra + 1);
-	if (!out)
+	/* most tokens need no escape: then one copy */
+	for (p = token_stop(token, end); p < end; p = token_stop(p + 1, end))
+		extra++;
+	if (!(out = malloc(blen + tlen + extra + 2)))
 		return NULL;
 	memcpy(out, base, blen);
-	p = out + blen;
-	*p++ = '/';
-	for (i = 0; token[i]; i++) {
-		if (token[i] == '~') {
-			*p++ = '~';
-			*p++ = '0';
-		} else if (token[i] == '/') {
-			*p++ = '~';
-			*p++ = '1';
-		} else {
-			*p++ = token[i];
-		}
+	o = out + blen;
+	*o++ = '/';
+	for (p = token;;) {
+		const char *stop = token_stop(p, end);
+
+		memcpy(o, p, (size_t)(stop - p));
+		o += stop - p;
+		if (stop == end)
+			break;
+		*o++ = '~';
+		*o++ = *stop == '~' ? '0' : '1';
+		p = stop + 1;
 	}
-	*p = '\0';
+	*o = '\0';
 	return out;
 }
 
@@ -61,40 +76,30 @@ char *json_pointer_join_index(const char *base, size_t index)
 }
 
 /*
- * json_pointer_next() that also gives the token's length; the common
- * token, without '~', is copied at once.
+ * The next token of `*pointer` (at its '/', the pointer ending at `end`),
+ * decoded into out[0..size) with its length; *pointer moves past it. -1
+ * when malformed or too long.
  */
-static int pointer_token(const char **pointer, char *out, size_t size,
-			 size_t *len)
+static int pointer_token(const char **pointer, const char *end, char *out,
+			 size_t size, size_t *len)
 {
-	const char *p = *pointer, *stop;
+	const char *p = *pointer + 1;
 	size_t n = 0;
 
-	if (*p != '/')
+	if (*pointer == end || **pointer != '/')
 		return -1;
-	p++;
-	stop = strpbrk(p, "/~");
-	if (!stop || *stop == '/') {
-		n = stop ? (size_t)(stop - p) : strlen(p);
-		if (n >= size)
-			return -1;
-		memcpy(out, p, n);
-		out[n] = '\0';
-		*pointer = p + n;
-		*len = n;
-		return 0;
-	}
-	while (*p && *p != '/') {
-		size_t run = strcspn(p, "/~");
+	for (;;) {
+		const char *stop = token_stop(p, end);
+		size_t run = (size_t)(stop - p);
 
 		if (n + run + 1 >= size)
 			return -1;
 		memcpy(out + n, p, run);
 		n += run;
-		p += run;
-		if (*p != '~')
+		p = stop;
+		if (p == end || *p == '/')
 			break;
-		if (p[1] != '0' && p[1] != '1')
+		if (end - p < 2 || (p[1] != '0' && p[1] != '1'))
 			return -1;
 		out[n++] = p[1] == '0' ? '~' : '/';
 		p += 2;
@@ -109,26 +114,28 @@ int json_pointer_next(const char **pointer, char *out, size_t size)
 {
 	size_t len;
 
-	return pointer_token(pointer, out, size, &len);
+	return pointer_token(pointer, *pointer + strlen(*pointer), out, size,
+			     &len);
 }
 
 /*
- * The next token of `*pointer` (at its '/'), which moves past it: the
- * pointer's own bytes, *token[0..*len), when it has no escape, else their
- * decoding in out[0..size). -1 when malformed or too long to decode.
+ * The next token of `*pointer` (at its '/', the pointer ending at `end`),
+ * which moves past it: the pointer's own bytes, *token[0..*len), when it
+ * has no escape, else their decoding in out[0..size). -1 when malformed
+ * or too long to decode.
  */
-static inline int pointer_step(const char **pointer, char *out, size_t size,
-			       const char **token, size_t *len)
+static inline int pointer_step(const char **pointer, const char *end,
+			       char *out, size_t size, const char **token,
+			       size_t *len)
 {
-	const char *p = *pointer + 1, *q = p;
+	const char *p = *pointer + 1, *q;
 
-	if (**pointer != '/')
+	if (*pointer == end || **pointer != '/')
 		return -1;
-	while (*q && *q != '/' && *q != '~')
-		q++;
-	if (*q == '~') {
+	q = token_stop(p, end);
+	if (q < end && *q == '~') {
 		*token = out;
-		return pointer_token(pointer, out, size, len);
+		return pointer_token(pointer, end, out, size, len);
 	}
 	*token = p;
 	*len = (size_t)(q - p);
@@ -153,12 +160,6 @@ static int parse_index_n(const char *token, size_t len, size_t *index)
 	return 0;
 }
 
-/* parse_index_n() of a whole token. */
-static int parse_index(const char *token, size_t *index)
-{
-	return parse_index_n(token, strlen(token), index);
-}
-
 static json_t *child_of(json_t *node, const char *token, size_t len)
 {
 	size_t index;
@@ -173,64 +174,73 @@ static json_t *child_of(json_t *node, const char *token, size_t len)
 json_t *json_pointer_get(json_t *root, const char *pointer)
 {
 	char buf[1024];
-	const char *token;
+	const char *token, *end = pointer + strlen(pointer);
 	json_t *node = root;
 	size_t len;
 
-	while (node && *pointer) {
-		if (pointer_step(&pointer, buf, sizeof(buf), &token, &len) != 0)
+	while (node && pointer < end) {
+		if (pointer_step(&pointer, end, buf, sizeof(buf), &token,
+				 &len) != 0)
 			return NULL;
 		node = child_of(node, token, len);
 	}
 	return node;
 }
+
+/* The last token of a path: its bytes, in the path itself when it has
+ * no escape, else decoded in `buf`. */
+struct last_token {
+	const char *text;
+	size_t len;
+	char buf[1024];
+};
 
 /*
  * Splits `path` into its parent container (borrowed) and last token.
- * Returns -1 when the path is the root or the parent is missing.
+ * Returns NULL when the path is the root or the parent is missing.
  */
-static json_t *parent_of(json_t *root, const char *path, char *last,
-			 size_t size)
+static json_t *parent_of(json_t *root, const char *path,
+			 struct last_token *last)
 {
-	const char *p = path, *slash, *token;
-	char buf[1024];
+	const char *p = path, *end = path + strlen(path);
 	json_t *node = root;
 
-	if (!*path)
+	if (p == end)
 		return NULL;
-	slash = strrchr(path, '/');
-	while (node && p < slash) {
-		size_t len;
-
-		if (pointer_step(&p, buf, sizeof(buf), &token, &len) != 0)
+	for (;;) {
+		if (pointer_step(&p, end, last->buf, sizeof(last->buf),
+				 &last->text, &last->len) != 0)
 			return NULL;
-		node = child_of(node, token, len);
+		if (p == end)
+			return node;
+		if (!(node = child_of(node, last->text, last->len)))
+			return NULL;
 	}
-	if (!node || json_pointer_next(&p, last, size) != 0)
-		return NULL;
-	return node;
+}
+
+/* The member or element `last` names in `parent`, NULL when none. */
+static json_t *last_of(json_t *parent, const struct last_token *last)
+{
+	return child_of(parent, last->text, last->len);
 }
 
 /*
- * Adds `value` (not stolen) at `path`. *old gets the member it replaced
- * (a new reference; NULL when there was none), *index the array position
- * it went to.
+ * Adds `value` (not stolen) at `last` of `parent`. *old gets the member
+ * it replaced (a new reference; NULL when there was none), *index the
+ * array position it went to.
  */
-static int op_add(json_t *root, const char *path, json_t *value,
-		  json_t **old, size_t *index)
+static int put_at(json_t *parent, const struct last_token *last,
+		  json_t *value, json_t **old, size_t *index)
 {
-	char last[1024];
-	json_t *parent = parent_of(root, path, last, sizeof(last));
-
 	*old = NULL;
-	if (!parent)
-		return -1;
 	if (json_is_object(parent)) {
-		json_t *member = json_object_get(parent, last);
+		json_t *member = json_object_getn(parent, last->text,
+						  last->len);
 
 		if (member)
 			*old = json_incref(member);
-		if (json_object_set(parent, last, value) == 0)
+		if (json_object_setn(parent, last->text, last->len,
+				     value) == 0)
 			return 0;
 		json_decref(*old);
 		*old = NULL;
@@ -238,34 +248,34 @@ static int op_add(json_t *root, const char *path, json_t *value,
 	}
 	if (!json_is_array(parent))
 		return -1;
-	if (strcmp(last, "-") == 0) {
+	if (last->len == 1 && last->text[0] == '-') {
 		*index = json_array_size(parent);
 		return json_array_append(parent, value);
 	}
-	if (parse_index(last, index) != 0 || *index > json_array_size(parent))
+	if (parse_index_n(last->text, last->len, index) != 0 ||
+	    *index > json_array_size(parent))
 		return -1;
 	return json_array_insert(parent, *index, value);
 }
 
-/* Removes the value at `path`; *removed gets it (a new reference). */
-static int op_remove(json_t *root, const char *path, json_t **removed)
+/* Removes the value at `last` of `parent`; *removed gets it (a new
+ * reference). */
+static int take_at(json_t *parent, const struct last_token *last,
+		   json_t **removed)
 {
-	char last[1024];
-	json_t *parent = parent_of(root, path, last, sizeof(last));
 	size_t index;
 	json_t *value;
 
 	*removed = NULL;
-	if (!parent)
-		return -1;
 	if (json_is_object(parent)) {
-		value = json_object_get(parent, last);
+		value = json_object_getn(parent, last->text, last->len);
 		if (!value)
 			return -1;
 		*removed = json_incref(value);
-		if (json_object_del(parent, last) == 0)
+		if (json_object_deln(parent, last->text, last->len) == 0)
 			return 0;
-	} else if (json_is_array(parent) && parse_index(last, &index) == 0 &&
+	} else if (json_is_array(parent) &&
+		   parse_index_n(last->text, last->len, &index) == 0 &&
 		   (value = json_array_get(parent, index))) {
 		*removed = json_incref(value);
 		if (json_array_remove(parent, index) == 0)
@@ -274,6 +284,27 @@ static int op_remove(json_t *root, const char *path, json_t **removed)
 	json_decref(*removed);
 	*removed = NULL;
 	return -1;
+}
+
+/* put_at() at `path`. */
+static int op_add(json_t *root, const char *path, json_t *value,
+		  json_t **old, size_t *index)
+{
+	struct last_token last;
+	json_t *parent = parent_of(root, path, &last);
+
+	*old = NULL;
+	return parent ? put_at(parent, &last, value, old, index) : -1;
+}
+
+/* take_at() at `path`. */
+static int op_remove(json_t *root, const char *path, json_t **removed)
+{
+	struct last_token last;
+	json_t *parent = parent_of(root, path, &last);
+
+	*removed = NULL;
+	return parent ? take_at(parent, &last, removed) : -1;
 }
 
 int patch_apply_op_copy(json_t *root, const struct patch_op *op)
@@ -320,14 +351,16 @@ static int op_apply(json_t *root, const struct patch_op *op, json_t **undo,
 		return op_add(root, op->path, op->value, undo, index);
 	case PATCH_REMOVE:
 		return op_remove(root, op->path, undo);
-	case PATCH_REPLACE:
+	case PATCH_REPLACE: {
 		/* the target must exist; in an array it is overwritten, not
 		 * shifted, hence remove then insert */
-		if (!*op->path || !json_pointer_get(root, op->path))
+		struct last_token last;
+		json_t *parent = parent_of(root, op->path, &last);
+
+		if (!parent || take_at(parent, &last, undo) != 0)
 			return -1;
-		if (op_remove(root, op->path, undo) != 0)
-			return -1;
-		return op_add(root, op->path, op->value, &old, index);
+		return put_at(parent, &last, op->value, &old, index);
+	}
 	case PATCH_MOVE:
 		if (op_remove(root, op->from, &moved) != 0)
 			return -1;
@@ -364,17 +397,18 @@ int patch_apply_op_undo(json_t *root, struct patch_op *op)
 static int revert_put(json_t *root, const char *path, size_t index,
 		      json_t *old, json_t **taken)
 {
-	char last[1024];
-	json_t *parent = parent_of(root, path, last, sizeof(last));
+	struct last_token last;
+	json_t *parent = parent_of(root, path, &last);
 	json_t *value;
 
 	*taken = NULL;
 	if (json_is_object(parent)) {
-		if (!(value = json_object_get(parent, last)))
+		if (!(value = last_of(parent, &last)))
 			return -1;
 		*taken = json_incref(value);
-		if (old ? json_object_set(parent, last, old) == 0
-			: json_object_del(parent, last) == 0)
+		if (old ? json_object_setn(parent, last.text, last.len,
+					   old) == 0
+			: json_object_deln(parent, last.text, last.len) == 0)
 			return 0;
 	} else if (json_is_array(parent) && !old &&
 		   (value = json_array_get(parent, index))) {
@@ -390,14 +424,16 @@ static int revert_put(json_t *root, const char *path, size_t index,
 /* Puts `value` back at `path`, where an operation removed it from. */
 static int revert_take(json_t *root, const char *path, json_t *value)
 {
-	char last[1024];
-	json_t *parent = parent_of(root, path, last, sizeof(last));
+	struct last_token last;
+	json_t *parent = parent_of(root, path, &last);
 	size_t index;
 
 	if (json_is_object(parent))
-		return json_object_get(parent, last) ? -1 :
-		       json_object_set(parent, last, value);
-	if (!json_is_array(parent) || parse_index(last, &index) != 0 ||
+		return last_of(parent, &last) ? -1 :
+		       json_object_setn(parent, last.text, last.len,
+					value);
+	if (!json_is_array(parent) ||
+	    parse_index_n(last.text, last.len, &index) != 0 ||
 	    index > json_array_size(parent))
 		return -1;
 	return json_array_insert(parent, index, value);
@@ -418,17 +454,20 @@ int patch_revert_op(json_t *root, const struct patch_op *op)
 		rc = op->undo ? revert_take(root, op->path, op->undo) : -1;
 		break;
 	case PATCH_REPLACE: {
-		char last[1024];
-		json_t *parent = parent_of(root, op->path, last, sizeof(last));
+		struct last_token last;
+		json_t *parent = parent_of(root, op->path, &last);
 		size_t index;
 
-		if (!op->undo || !(taken = json_pointer_get(root, op->path)) ||
+		if (!op->undo || !parent ||
+		    !(taken = last_of(parent, &last)) ||
 		    !json_equal(taken, op->value))
 			return -1;
 		taken = NULL;
 		if (json_is_object(parent))
-			return json_object_set(parent, last, op->undo);
-		if (json_is_array(parent) && parse_index(last, &index) == 0)
+			return json_object_setn(parent, last.text, last.len,
+						op->undo);
+		if (json_is_array(parent) &&
+		    parse_index_n(last.text, last.len, &index) == 0)
 			return json_array_set(parent, index, op->undo);
 		return -1;
 	}
