@@ -60,6 +60,49 @@ TEST(core_pointer_escaping)
 	free(r);
 }
 
+/*
+ * Tokens are searched eight bytes a step: a '/' or '~' at every place in
+ * and past the first eight, and a token that ends inside a step.
+ */
+TEST(core_pointer_long_tokens)
+{
+	json_t *doc = json_object(), *inner = json_object();
+	char key[40], escaped[80], path[128], token[64];
+
+	json_object_set_new(doc, "abcdefghijklmnop", inner);
+	for (size_t at = 0; at < 20; at++) {
+		const char *walk = path;
+		char *joined;
+
+		for (int tilde = 0; tilde < 2; tilde++) {
+			memset(key, 'k', 20);
+			key[20] = '\0';
+			key[at] = tilde ? '~' : '/';
+			memcpy(escaped, key, at);
+			escaped[at] = '~';
+			escaped[at + 1] = tilde ? '0' : '1';
+			strcpy(escaped + at + 2, key + at + 1);
+			joined = json_pointer_join("/abcdefghijklmnop", key);
+			snprintf(path, sizeof(path), "/abcdefghijklmnop/%s",
+				 escaped);
+			CHECK_STR(joined, path);
+			free(joined);
+			walk = path;
+			CHECK(json_pointer_next(&walk, token, sizeof(token)) == 0);
+			CHECK_STR(token, "abcdefghijklmnop");
+			CHECK(json_pointer_next(&walk, token, sizeof(token)) == 0);
+			CHECK_STR(token, key);
+			CHECK(*walk == '\0');
+			json_object_set_new(inner, key, json_integer((json_int_t)at));
+			CHECK(json_integer_value(json_pointer_get(doc, path)) ==
+			      (json_int_t)at);
+		}
+	}
+	/* a '~' ending the pointer inside a step is malformed */
+	CHECK(json_pointer_get(doc, "/abcdefghijklmnop/kkkkkkkkk~") == NULL);
+	json_decref(doc);
+}
+
 TEST(core_pointer_get_and_patch)
 {
 	json_t *doc = json_loads("{\"a\":{\"x/y\":[1,2,3]}}", 0, NULL);
