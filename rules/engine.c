@@ -423,6 +423,8 @@ static unsigned added_rules(struct rule_ctx *ctx)
 	return ctx->added;
 }
 
+static void opt_out_forget(struct rule_ctx *ctx, const char *path);
+
 /* Records and applies one operation; steals value_new and the strings. */
 static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 		char *from, json_t *value_new)
@@ -466,6 +468,11 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 	op->value = recorded;
 	if (rc == 0 && ctx->opts->triggers_in)
 		added_key(ctx, path);
+	if (rc == 0) {
+		opt_out_forget(ctx, path);
+		if (from)
+			opt_out_forget(ctx, from);
+	}
 	json_decref(value_new);
 	if (rc != 0) {
 		fail(ctx, path, "operation does not apply");
@@ -583,20 +590,38 @@ static int csv_has(const char *names, const char *name)
 }
 
 /* 1 when annotations opt out of the whole object or of `rule`. */
-static int opted_out(const struct config *cfg, json_t *annotations,
-		     enum rule_id rule)
+/*
+ * Whether the opt-out annotations `opt` says (reading them from
+ * `annotations` first when not known) leave the rule `rule` out.
+ */
+static int opted_out(const struct config *cfg, struct opt_out *opt,
+		     json_t *annotations, enum rule_id rule)
 {
-	const char *skip, *skip_rules;
+	if (!opt->known) {
+		const char *skip = NULL;
 
-	if (!json_is_object(annotations))
-		return 0;
-	skip = json_string_value(json_object_get(annotations,
-						 cfg->skip_annotation));
-	if (skip && strcmp(skip, "true") == 0)
-		return 1;
-	skip_rules = json_string_value(json_object_get(annotations,
-						       cfg->skip_rules_annotation));
-	return skip_rules && csv_has(skip_rules, rule_table[rule].name);
+		opt->rules = NULL;
+		if (json_is_object(annotations)) {
+			skip = json_string_value(json_object_get(
+				annotations, cfg->skip_annotation));
+			opt->rules = json_string_value(json_object_get(
+				annotations, cfg->skip_rules_annotation));
+		}
+		opt->all = skip && strcmp(skip, "true") == 0;
+		opt->known = 1;
+	}
+	return opt->all ||
+	       (opt->rules && csv_has(opt->rules, rule_table[rule].name));
+}
+
+/* 1 when one of two JSON Pointers is the other or holds it. */
+static int pointers_related(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return (!*a && (!*b || *b == '/')) || (!*b && *a == '/');
 }
 
 /*
@@ -609,6 +634,7 @@ struct pod_entry {
 	char *metadata_pointer;   /* NULL unless the spec is a "spec" member */
 	json_t *spec;             /* borrowed */
 	json_t *holder;           /* the mapping holding spec and metadata */
+	struct opt_out opt;       /* its metadata's opt-out annotations */
 };
 
 struct pod_list {
@@ -664,6 +690,25 @@ static void pod_list_clear(struct pod_list *list)
 	memset(list, 0, sizeof(*list));
 }
 
+/*
+ * An operation changed what is at `path`: the opt-out annotations read
+ * from a metadata it may have changed are read again when next needed.
+ */
+static void opt_out_forget(struct rule_ctx *ctx, const char *path)
+{
+	if (pointers_related(path, ctx->object_metadata))
+		ctx->object_opt.known = 0;
+	if (!ctx->pods_known)
+		return;
+	for (size_t i = 0; i < ctx->pods->n; i++) {
+		struct pod_entry *e = &ctx->pods->pods[i];
+
+		if (e->metadata_pointer &&
+		    pointers_related(path, e->metadata_pointer))
+			e->opt.known = 0;
+	}
+}
+
 static int run_object(struct rule_ctx *ctx, json_t *object,
 		      const char *pointer)
 {
@@ -673,6 +718,10 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 	ctx->object = object;
 	ctx->object_pointer = pointer;
 	ctx->pods_known = 0;
+	ctx->object_opt.known = 0;
+	/* the object pointers run_all() gives are short */
+	snprintf(ctx->object_metadata, sizeof(ctx->object_metadata),
+		 "%s/metadata", pointer);
 	ctx->namespace_name = ns ? ns : ctx->opts->namespace_name;
 	for (int r = 0; r < RULE_COUNT; r++) {
 		const struct rule_info *info = &rule_table[r];
@@ -690,7 +739,9 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 		ctx->object = json_pointer_get(ctx->root, pointer);
 		if (!json_is_object(ctx->object))
 			return 0;
-		if (opted_out(ctx->cfg, annotations_of(ctx->object), r))
+		if (opted_out(ctx->cfg, &ctx->object_opt,
+			      ctx->object_opt.known ? NULL :
+			      annotations_of(ctx->object), r))
 			continue;
 		ctx->rule = (enum rule_id)r;
 		if (rule_runs[r](ctx) != 0 || ctx->failed) {
@@ -891,8 +942,9 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 				pod.metadata = NULL;
 		}
 		if (pod.metadata &&
-		    opted_out(ctx->cfg, json_object_get(pod.metadata,
-							"annotations"),
+		    opted_out(ctx->cfg, &e->opt,
+			      e->opt.known ? NULL :
+			      json_object_get(pod.metadata, "annotations"),
 			      ctx->rule))
 			continue;
 		if (fn(ctx, &pod, arg))

@@ -19,6 +19,14 @@ struct rule_ctx {
 	const char *namespace_name; /* its namespace, or the request's, or NULL */
 	struct pod_list *pods;      /* the object's pod specs, found once */
 	int pods_known;
+	/* the object's metadata pointer, and what its opt-out annotations
+	 * say, read once until an operation touches that metadata */
+	char object_metadata[64];
+	struct opt_out {
+		int known;
+		int all;                /* skip: "true" */
+		const char *rules;      /* skip-rules, borrowed; NULL: none */
+	} object_opt;
 	int failed;                 /* an internal failure happened */
 	unsigned added;             /* rules with a trigger an operation added */
 	/*
