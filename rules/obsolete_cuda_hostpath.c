@@ -66,10 +66,14 @@ static char *path_trimmed(const char *path)
  * OOM. */
 static int path_matches(const struct string_list *patterns, const char *path)
 {
-	char *trimmed = path_trimmed(path);
+	size_t len = strlen(path);
+	char *trimmed;
 	int match;
 
-	if (!trimmed)
+	/* most paths end without a slash: matched as they are */
+	if (len <= 1 || path[len - 1] != '/')
+		return string_list_match(patterns, path);
+	if (!(trimmed = path_trimmed(path)))
 		return -1;
 	match = string_list_match(patterns, trimmed);
 	free(trimmed);
@@ -187,14 +191,23 @@ out_free_pointer:
 #define AMBIGUOUS_FMT \
 	"hostPath volume '%s' (%s) is mounted at '%s'; drop it if it only carries the NVIDIA driver"
 
-/* 1 when `fmt` (taking up to three strings) makes a short enough message. */
+/*
+ * 1 when `fmt` (whose only conversions are up to three %s) makes a short
+ * enough message with `a`, `b` and `c`.
+ */
 static int message_fits(const char *fmt, const char *a, const char *b,
 			const char *c)
 {
-	int len;
+	const char *args[] = { a, b, c };
+	size_t len = 0, n = 0;
 
-	len = snprintf(NULL, 0, fmt, a, b, c);
-	return len >= 0 && len <= MESSAGE_MAX;
+	for (const char *p = fmt; *p; p++, len++)
+		if (p[0] == '%' && p[1] == 's' && n < 3) {
+			len += strlen(args[n++]);
+			p++;
+			len--;
+		}
+	return len <= MESSAGE_MAX;
 }
 
 /* Reports one volume: obsolete (returns 1), ambiguous or fine (0); -1. */
