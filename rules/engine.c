@@ -714,14 +714,20 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 {
 	json_t *meta = json_object_get(object, "metadata");
 	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	size_t plen;
 
 	ctx->object = object;
 	ctx->object_pointer = pointer;
 	ctx->pods_known = 0;
 	ctx->object_opt.known = 0;
 	/* the object pointers run_all() gives are short */
-	snprintf(ctx->object_metadata, sizeof(ctx->object_metadata),
-		 "%s/metadata", pointer);
+	plen = strlen(pointer);
+	if (plen + sizeof("/metadata") > sizeof(ctx->object_metadata)) {
+		fail(ctx, pointer, "pointer too long");
+		return -1;
+	}
+	memcpy(ctx->object_metadata, pointer, plen);
+	memcpy(ctx->object_metadata + plen, "/metadata", sizeof("/metadata"));
 	ctx->namespace_name = ns ? ns : ctx->opts->namespace_name;
 	for (int r = 0; r < RULE_COUNT; r++) {
 		const struct rule_info *info = &rule_table[r];

@@ -46,9 +46,12 @@ static const char *section_pointer(struct section *s)
 	return s->pointer;
 }
 
-/* Reads one section; reports and returns 1 when a value is unusable. */
+/*
+ * Reads one section, whose map (NULL when none) is `map`; reports and
+ * returns 1 when a value is unusable.
+ */
 static int section_read(struct rule_ctx *ctx, struct container *c,
-			struct section *s, const char *name,
+			struct section *s, const char *name, json_t *map,
 			const char *legacy_name)
 {
 	const struct config *cfg = ctx->cfg;
@@ -57,8 +60,7 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 	s->name = name;
 	s->legacy_name = legacy_name;
 	s->container = c->pointer;
-	s->map = json_object_get(json_object_get(c->container, "resources"),
-				 name);
+	s->map = map;
 	if (!json_is_object(s->map)) {
 		s->map = NULL;
 		return 0;
@@ -167,10 +169,18 @@ static int check_name(struct rule_ctx *ctx, struct container *c,
 	long long limit = -1, request = -1, count;
 	char *at = NULL, message[256];
 	int rc = -1, bad;
+	/* looked up for each name: the one before may have pruned them */
+	json_t *resources = json_object_get(c->container, "resources");
+	json_t *limits = json_object_get(resources, "limits");
+	json_t *requests = json_object_get(resources, "requests");
 
-	bad = section_read(ctx, c, &lim, "limits", name);
+	/* most containers hold none of the names */
+	if (!json_object_get(limits, name) && !json_object_get(requests, name))
+		return 0;
+	bad = section_read(ctx, c, &lim, "limits", limits, name);
 	if (bad >= 0) {
-		int bad_req = section_read(ctx, c, &req, "requests", name);
+		int bad_req = section_read(ctx, c, &req, "requests", requests,
+					   name);
 
 		bad = bad_req < 0 ? -1 : bad | bad_req;
 	}
