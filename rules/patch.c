@@ -218,6 +218,41 @@ static json_t *parent_of(json_t *root, const char *path,
 	}
 }
 
+/* The last token of `path` (not the root), as parent_of() gives it. */
+static int last_token_of(const char *path, struct last_token *last)
+{
+	const char *p = strrchr(path, '/');
+
+	if (!p || pointer_step(&p, p + strlen(p), last->buf, sizeof(last->buf),
+			       &last->text, &last->len) != 0)
+		return -1;
+	return 0;
+}
+
+/* 1 when paths `a` and `b` (not the root) name members of one parent:
+ * they are the same up to their last '/'. */
+static int same_parent(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+
+	return sa && sb && sa - a == sb - b &&
+	       memcmp(a, b, (size_t)(sa - a)) == 0;
+}
+
+/*
+ * The parent of `path` and its last token, for a move whose `from` had
+ * the parent `from_parent`: a key renamed in its map finds the map once;
+ * any other path is walked (after the removal, which may have shifted an
+ * array on its way).
+ */
+static json_t *move_parent(json_t *root, const char *path, const char *from,
+			   json_t *from_parent, struct last_token *last)
+{
+	if (same_parent(path, from))
+		return last_token_of(path, last) == 0 ? from_parent : NULL;
+	return parent_of(root, path, last);
+}
+
 /* The member or element `last` names in `parent`, NULL when none. */
 static json_t *last_of(json_t *parent, const struct last_token *last)
 {
@@ -361,12 +396,17 @@ static int op_apply(json_t *root, const struct patch_op *op, json_t **undo,
 			return -1;
 		return put_at(parent, &last, op->value, &old, index);
 	}
-	case PATCH_MOVE:
-		if (op_remove(root, op->from, &moved) != 0)
+	case PATCH_MOVE: {
+		struct last_token last;
+		json_t *parent = parent_of(root, op->from, &last);
+
+		if (!parent || take_at(parent, &last, &moved) != 0)
 			return -1;
-		rc = op_add(root, op->path, moved, undo, index);
+		parent = move_parent(root, op->path, op->from, parent, &last);
+		rc = parent ? put_at(parent, &last, moved, undo, index) : -1;
 		json_decref(moved);
 		return rc;
+	}
 	}
 	return -1;
 }
@@ -390,25 +430,23 @@ int patch_apply_op_undo(json_t *root, struct patch_op *op)
 }
 
 /*
- * Takes the value at `path` out of `root`, where an operation put it at
+ * Takes the value at `last` out of `parent`, where an operation put it at
  * array position `index`, and, with `old`, puts back the member it
  * replaced. *taken gets the value (a new reference).
  */
-static int revert_put(json_t *root, const char *path, size_t index,
-		      json_t *old, json_t **taken)
+static int revert_put(json_t *parent, const struct last_token *last,
+		      size_t index, json_t *old, json_t **taken)
 {
-	struct last_token last;
-	json_t *parent = parent_of(root, path, &last);
 	json_t *value;
 
 	*taken = NULL;
 	if (json_is_object(parent)) {
-		if (!(value = last_of(parent, &last)))
+		if (!(value = last_of(parent, last)))
 			return -1;
 		*taken = json_incref(value);
-		if (old ? json_object_setn(parent, last.text, last.len,
+		if (old ? json_object_setn(parent, last->text, last->len,
 					   old) == 0
-			: json_object_deln(parent, last.text, last.len) == 0)
+			: json_object_deln(parent, last->text, last->len) == 0)
 			return 0;
 	} else if (json_is_array(parent) && !old &&
 		   (value = json_array_get(parent, index))) {
@@ -421,19 +459,18 @@ static int revert_put(json_t *root, const char *path, size_t index,
 	return -1;
 }
 
-/* Puts `value` back at `path`, where an operation removed it from. */
-static int revert_take(json_t *root, const char *path, json_t *value)
+/* Puts `value` back at `last` of `parent`, where an operation removed it
+ * from. */
+static int revert_take(json_t *parent, const struct last_token *last,
+		       json_t *value)
 {
-	struct last_token last;
-	json_t *parent = parent_of(root, path, &last);
 	size_t index;
 
 	if (json_is_object(parent))
-		return last_of(parent, &last) ? -1 :
-		       json_object_setn(parent, last.text, last.len,
-					value);
+		return last_of(parent, last) ? -1 :
+		       json_object_setn(parent, last->text, last->len, value);
 	if (!json_is_array(parent) ||
-	    parse_index_n(last.text, last.len, &index) != 0 ||
+	    parse_index_n(last->text, last->len, &index) != 0 ||
 	    index > json_array_size(parent))
 		return -1;
 	return json_array_insert(parent, index, value);
@@ -441,25 +478,24 @@ static int revert_take(json_t *root, const char *path, json_t *value)
 
 int patch_revert_op(json_t *root, const struct patch_op *op)
 {
-	json_t *taken = NULL;
+	struct last_token last;
+	json_t *taken = NULL, *parent = parent_of(root, op->path, &last);
+	size_t index;
 	int rc = -1;
 
+	if (!parent)
+		return -1;
 	switch (op->kind) {
 	case PATCH_ADD:
 		/* what was added must still be there, as it was recorded */
-		if (revert_put(root, op->path, op->index, op->undo, &taken) == 0)
+		if (revert_put(parent, &last, op->index, op->undo, &taken) == 0)
 			rc = json_equal(taken, op->value) ? 0 : -1;
 		break;
 	case PATCH_REMOVE:
-		rc = op->undo ? revert_take(root, op->path, op->undo) : -1;
+		rc = op->undo ? revert_take(parent, &last, op->undo) : -1;
 		break;
-	case PATCH_REPLACE: {
-		struct last_token last;
-		json_t *parent = parent_of(root, op->path, &last);
-		size_t index;
-
-		if (!op->undo || !parent ||
-		    !(taken = last_of(parent, &last)) ||
+	case PATCH_REPLACE:
+		if (!op->undo || !(taken = last_of(parent, &last)) ||
 		    !json_equal(taken, op->value))
 			return -1;
 		taken = NULL;
@@ -470,10 +506,11 @@ int patch_revert_op(json_t *root, const struct patch_op *op)
 		    parse_index_n(last.text, last.len, &index) == 0)
 			return json_array_set(parent, index, op->undo);
 		return -1;
-	}
 	case PATCH_MOVE:
-		if (revert_put(root, op->path, op->index, op->undo, &taken) == 0)
-			rc = revert_take(root, op->from, taken);
+		if (revert_put(parent, &last, op->index, op->undo, &taken) == 0 &&
+		    (parent = move_parent(root, op->from, op->path, parent,
+					  &last)))
+			rc = revert_take(parent, &last, taken);
 		break;
 	}
 	json_decref(taken);

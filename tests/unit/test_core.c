@@ -103,6 +103,45 @@ TEST(core_pointer_long_tokens)
 	json_decref(doc);
 }
 
+/* Moves as RFC 6902 says: the value is removed first, then added at a
+ * path read after the removal; each undone gives the document back. */
+TEST(core_patch_move_order)
+{
+	static const struct {
+		const char *doc, *from, *path, *want;
+	} cases[] = {
+		/* in one array: the index is taken after the removal */
+		{ "{\"a\":[1,2,3]}", "/a/0", "/a/2", "{\"a\":[2,3,1]}" },
+		{ "{\"a\":[1,2,3]}", "/a/2", "/a/0", "{\"a\":[3,1,2]}" },
+		/* the removal shifts the array the path walks through */
+		{ "{\"a\":[1,{\"k\":2},{\"k\":3}]}", "/a/0", "/a/1/x",
+		  "{\"a\":[{\"k\":2},{\"k\":3,\"x\":1}]}" },
+		/* a key renamed in its map, and one moved to another map */
+		{ "{\"m\":{\"a~b\":1,\"c\":2}}", "/m/a~0b", "/m/d~1e",
+		  "{\"m\":{\"c\":2,\"d/e\":1}}" },
+		{ "{\"m\":{\"a\":1},\"n\":{}}", "/m/a", "/n/a",
+		  "{\"m\":{},\"n\":{\"a\":1}}" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *doc = json_loads(cases[i].doc, 0, NULL);
+		json_t *want = json_loads(cases[i].want, 0, NULL);
+		json_t *before = json_deep_copy(doc);
+		struct patch_op op = { PATCH_MOVE, RULE_LEGACY_GPU_RESOURCE,
+				       (char *)cases[i].path,
+				       (char *)cases[i].from, NULL, NULL, 0 };
+
+		CHECK(patch_apply_op_undo(doc, &op) == 0);
+		CHECK(json_equal(doc, want));
+		CHECK(patch_revert_op(doc, &op) == 0);
+		CHECK(json_equal(doc, before));
+		json_decref(op.undo);
+		json_decref(doc);
+		json_decref(want);
+		json_decref(before);
+	}
+}
+
 TEST(core_pointer_get_and_patch)
 {
 	json_t *doc = json_loads("{\"a\":{\"x/y\":[1,2,3]}}", 0, NULL);
