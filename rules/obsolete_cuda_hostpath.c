@@ -210,12 +210,12 @@ static int message_fits(const char *fmt, const char *a, const char *b,
 	return len <= MESSAGE_MAX;
 }
 
-/* Reports one volume: obsolete (returns 1), ambiguous or fine (0); -1. */
+/* Reports one volume, named `name` (NULL when it has none): obsolete
+ * (returns 1), ambiguous or fine (0); -1. */
 static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
-			json_t *volume, const char *pointer)
+			json_t *volume, const char *name, const char *pointer)
 {
 	const struct config *cfg = ctx->cfg;
-	const char *name = json_string_value(json_object_get(volume, "name"));
 	const char *path, *mount;
 	int match, failed = 0;
 
@@ -275,7 +275,7 @@ struct stack_volumes {
 static int note_stack_volume(json_t *container, json_t *mount, void *arg)
 {
 	struct stack_volumes *sv = arg;
-	const char *name = json_string_value(json_object_get(mount, "name"));
+	const char *name;
 
 	/* once per container, not per mount: a pod may have thousands */
 	if (container != sv->container) {
@@ -283,7 +283,8 @@ static int note_stack_volume(json_t *container, json_t *mount, void *arg)
 		sv->stack = rule_image_is_stack_component(sv->ctx,
 			json_string_value(json_object_get(container, "image")));
 	}
-	if (!name || !sv->stack)
+	if (!sv->stack ||
+	    !(name = json_string_value(json_object_get(mount, "name"))))
 		return 0;
 	if (!sv->set->names)
 		sv->cap++;
@@ -336,18 +337,16 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	/* report everything first, at the pointers of the input */
 	for (size_t i = 0; i < n; i++) {
 		json_t *volume = json_array_get(volumes, i);
-		const char *name;
-		char *p = json_pointer_join_index(volumes_pointer, i);
+		const char *name = json_string_value(json_object_get(volume,
+								     "name"));
+		char *p;
 		int found;
 
-		if (!p)
-			goto out_free;
-		if (obsolete_set_has(&stack, json_string_value(
-				json_object_get(volume, "name")))) {
-			free(p);
+		if (obsolete_set_has(&stack, name))
 			continue;
-		}
-		found = check_volume(ctx, pod, volume, p);
+		if (!(p = json_pointer_join_index(volumes_pointer, i)))
+			goto out_free;
+		found = check_volume(ctx, pod, volume, name, p);
 		free(p);
 		if (found < 0)
 			goto out_free;
@@ -355,7 +354,6 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 			continue;
 		obsolete[i] = 1;
 		n_obsolete++;
-		name = json_string_value(json_object_get(volume, "name"));
 		if (name)
 			set.names[set.n++] = name;
 	}
