@@ -468,11 +468,10 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 	op->value = recorded;
 	if (rc == 0 && ctx->opts->triggers_in)
 		added_key(ctx, path);
-	if (rc == 0) {
-		opt_out_forget(ctx, path);
-		if (from)
-			opt_out_forget(ctx, from);
-	}
+	/* a failed operation may have changed half of what it would */
+	opt_out_forget(ctx, path);
+	if (from)
+		opt_out_forget(ctx, from);
 	json_decref(value_new);
 	if (rc != 0) {
 		fail(ctx, path, "operation does not apply");

@@ -398,8 +398,15 @@ static int op_apply(json_t *root, const struct patch_op *op, json_t **undo,
 	}
 	case PATCH_MOVE: {
 		struct last_token last;
-		json_t *parent = parent_of(root, op->from, &last);
+		json_t *parent;
+		size_t from_len = strlen(op->from);
 
+		/* RFC 6902: from must not be a proper prefix of path (a value
+		 * moved into itself), whatever a shifted array would make of it */
+		if (strncmp(op->path, op->from, from_len) == 0 &&
+		    op->path[from_len] == '/')
+			return -1;
+		parent = parent_of(root, op->from, &last);
 		if (!parent || take_at(parent, &last, &moved) != 0)
 			return -1;
 		parent = move_parent(root, op->path, op->from, parent, &last);

@@ -229,10 +229,19 @@ webhook_wait() {
 	while webhook_running "$_sp" && [ "$(_webhook_now)" -lt "$_wend" ]; do
 		sleep 0.02
 	done
-	webhook_running "$_sp" && kill -KILL "$_sp" 2>/dev/null
+	_killed=""
+	if webhook_running "$_sp"; then
+		kill -KILL "$_sp" 2>/dev/null
+		_killed=" (killed after $((${WEBHOOK_WAIT:-30} * $(_webhook_slow))) s)"
+	fi
 	wait "$_sp" 2>/dev/null
 	webhook_status=$?
 	_webhook_forget "$_sp"
+	# a failure says why, with the end of the server's log
+	if [ "$webhook_status" != 0 ]; then
+		echo "# webhook_wait: process $_sp exited with $webhook_status$_killed; the end of ${webhook_log:-its log}:" >&2
+		[ -n "${webhook_log:-}" ] && tail -n 15 "$webhook_log" | sed 's/^/#   /' >&2
+	fi
 	[ "$webhook_status" = 0 ]
 }
 

@@ -140,6 +140,20 @@ TEST(core_patch_move_order)
 		json_decref(want);
 		json_decref(before);
 	}
+	/* a value moved into itself is refused, even where removing it
+	 * would shift an array so that the path resolves */
+	{
+		json_t *doc = json_loads("{\"a\":[[1],[2]]}", 0, NULL);
+		json_t *before = json_deep_copy(doc);
+		struct patch_op into = { PATCH_MOVE, RULE_LEGACY_GPU_RESOURCE,
+					 "/a/0/0", "/a/0", NULL, NULL, 0 };
+
+		CHECK(patch_apply_op_undo(doc, &into) == -1);
+		CHECK(json_equal(doc, before));
+		json_decref(into.undo);
+		json_decref(doc);
+		json_decref(before);
+	}
 }
 
 TEST(core_pointer_get_and_patch)
