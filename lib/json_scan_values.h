@@ -200,31 +200,29 @@ static int SCAN_FN(scan_other)(struct scan *s, int depth, int want,
 		s->light = 1;
 	switch (*s->p) {
 	case '{':
+	case '[': {
+		int object = *s->p == '{';
+
 		if (container_open(s, depth) ||
-		    (want && !(value = json_object()))) {
+		    (want && !(value = object ? json_object()
+					      : json_array()))) {
 			rc = -1;
 			break;
 		}
 		if (tape)
-			entry = tape_open(tape, TAPE_OBJECT);
-		rc = SCAN_FN(scan_members)(s, depth + 1, value,
-					   shape ? shape->children : NULL);
-		if (!rc && tape)
-			tape_close(tape, entry, json_object_size(value));
-		break;
-	case '[':
-		if (container_open(s, depth) ||
-		    (want && !(value = json_array()))) {
-			rc = -1;
-			break;
-		}
-		if (tape)
-			entry = tape_open(tape, TAPE_ARRAY);
-		rc = SCAN_FN(scan_elements)(s, depth + 1, value,
+			entry = tape_open(tape, object ? TAPE_OBJECT
+						       : TAPE_ARRAY);
+		rc = object ?
+		     SCAN_FN(scan_members)(s, depth + 1, value,
+					   shape ? shape->children : NULL) :
+		     SCAN_FN(scan_elements)(s, depth + 1, value,
 					    shape ? shape->elements : NULL);
 		if (!rc && tape)
-			tape_close(tape, entry, json_array_size(value));
+			tape_close(tape, entry,
+				   object ? json_object_size(value)
+					  : json_array_size(value));
 		break;
+	}
 	case 't':
 	case 'f':
 	case 'n': {

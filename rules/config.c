@@ -152,11 +152,6 @@ static const struct config_section config_sections[] = {
 /* ------------------------------------------------------------------ */
 /* Freeing and copying                                                 */
 
-static void string_list_free(struct string_list *list)
-{
-	string_list_clear(list);
-}
-
 /* Fills `list` with copies of the NULL-terminated `items`. */
 static int string_list_set(struct string_list *list, const char *const *items)
 {
@@ -164,7 +159,7 @@ static int string_list_set(struct string_list *list, const char *const *items)
 
 	while (items[n])
 		n++;
-	string_list_free(list);
+	string_list_clear(list);
 	list->items = calloc(n ? n : 1, sizeof(char *));
 	if (!list->items)
 		return -1;
@@ -177,7 +172,7 @@ static int string_list_set(struct string_list *list, const char *const *items)
 }
 
 /* Makes `dst` (empty) a copy of `src`. On failure `dst` holds a part of
- * it, which string_list_free() releases. */
+ * it, which string_list_clear() releases. */
 static int string_list_copy(struct string_list *dst,
 			    const struct string_list *src)
 {
@@ -286,7 +281,7 @@ static void namespace_models_free(struct namespace_models *items, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(items[i].namespace_name);
-		string_list_free(&items[i].models);
+		string_list_clear(&items[i].models);
 	}
 	free(items);
 }
@@ -299,24 +294,24 @@ void config_free(struct config *cfg)
 	free(cfg->gpu_resource);
 	free(cfg->shared_gpu_resource);
 	free(cfg->gpu_memory_resource);
-	string_list_free(&cfg->vendor_gpu_resources);
+	string_list_clear(&cfg->vendor_gpu_resources);
 	free(cfg->legacy_gpu_name_label);
 	free(cfg->gpu_product_label);
 	free(cfg->sharing_strategy_label);
 	free(cfg->gpu_present_label);
 	free(cfg->shared_product_suffix);
 	memory_resources_free(cfg->memory_resources, cfg->n_memory_resources);
-	string_list_free(&cfg->count_resources);
+	string_list_clear(&cfg->count_resources);
 	text_map_free(&cfg->share_selectors);
-	string_list_free(&cfg->share_schedulers);
-	string_list_free(&cfg->stale_annotation_prefixes);
+	string_list_clear(&cfg->share_schedulers);
+	string_list_clear(&cfg->stale_annotation_prefixes);
 	free(cfg->sharing_label);
 	free(cfg->memory_request_annotation);
-	string_list_free(&cfg->obsolete_host_paths);
-	string_list_free(&cfg->ambiguous_host_paths);
-	string_list_free(&cfg->ambiguous_mount_paths);
-	string_list_free(&cfg->gpu_images);
-	string_list_free(&cfg->stack_images);
+	string_list_clear(&cfg->obsolete_host_paths);
+	string_list_clear(&cfg->ambiguous_host_paths);
+	string_list_clear(&cfg->ambiguous_mount_paths);
+	string_list_clear(&cfg->gpu_images);
+	string_list_clear(&cfg->stack_images);
 	text_map_free(&cfg->obsolete_components);
 	free(cfg->daemonset_priority_class);
 	free(cfg->default_priority_class);
@@ -1030,10 +1025,10 @@ static int apply_list(struct config *cfg, const struct config_field *f,
 	if (string_list_read(&list, value,
 			     f->kind == FIELD_NAME_LIST ? TEXT_NAME : TEXT_ANY,
 			     subject, pointer, err)) {
-		string_list_free(&list);
+		string_list_clear(&list);
 		return -1;
 	}
-	string_list_free(slot);
+	string_list_clear(slot);
 	*slot = list;
 	return 0;
 }

@@ -588,15 +588,16 @@ static int csv_has(const char *names, const char *name)
 	return 0;
 }
 
-/* 1 when annotations opt out of the whole object or of `rule`. */
 /*
- * Whether the opt-out annotations `opt` says (reading them from
- * `annotations` first when not known) leave the rule `rule` out.
+ * 1 when the opt-out annotations of `holder`'s metadata leave the rule
+ * `rule` out: of the whole object, or of that rule. They are read into
+ * `opt` once, until it is forgotten (opt_out_forget()).
  */
 static int opted_out(const struct config *cfg, struct opt_out *opt,
-		     json_t *annotations, enum rule_id rule)
+		     json_t *holder, enum rule_id rule)
 {
 	if (!opt->known) {
+		json_t *annotations = annotations_of(holder);
 		const char *skip = NULL;
 
 		opt->rules = NULL;
@@ -744,9 +745,7 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 		ctx->object = json_pointer_get(ctx->root, pointer);
 		if (!json_is_object(ctx->object))
 			return 0;
-		if (opted_out(ctx->cfg, &ctx->object_opt,
-			      ctx->object_opt.known ? NULL :
-			      annotations_of(ctx->object), r))
+		if (opted_out(ctx->cfg, &ctx->object_opt, ctx->object, r))
 			continue;
 		ctx->rule = (enum rule_id)r;
 		if (rule_runs[r](ctx) != 0 || ctx->failed) {
@@ -947,10 +946,7 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 				pod.metadata = NULL;
 		}
 		if (pod.metadata &&
-		    opted_out(ctx->cfg, &e->opt,
-			      e->opt.known ? NULL :
-			      json_object_get(pod.metadata, "annotations"),
-			      ctx->rule))
+		    opted_out(ctx->cfg, &e->opt, e->holder, ctx->rule))
 			continue;
 		if (fn(ctx, &pod, arg))
 			return -1;

@@ -132,14 +132,14 @@ tool() {
 
 _webhook_pids=""
 
-# _webhook_slow: $GPUMEND_SLOW as a positive integer (default 1).
-# The seconds since boot: a clock that goes on when the wall clock is
-# stepped (the waits below read it, not date).
+# _webhook_now: the seconds since boot, a clock that goes on when the
+# wall clock is stepped (the waits below read it, not date).
 _webhook_now() {
 	_wu=$(cat /proc/uptime)
 	echo "${_wu%%.*}"
 }
 
+# _webhook_slow: $GPUMEND_SLOW as a positive integer (default 1).
 _webhook_slow() {
 	_ws=${GPUMEND_SLOW:-1}
 	case "$_ws" in *[!0-9]* | 0) _ws=1 ;; esac
