@@ -277,7 +277,7 @@ int product_values_add_shared(const struct config *cfg, json_t *values)
 		json_array_foreach(values, k, item)
 			there |= json_is_string(item) &&
 				 strcmp(json_string_value(item), shared) == 0;
-		rc = there ? 0 : json_array_append_new(values, json_string(shared));
+		rc = there ? 0 : json_array_append_new(values, json_text(shared));
 		free(shared);
 		if (rc)
 			return -1;
@@ -314,7 +314,7 @@ static int requirement_translate(const struct config *cfg,
 	int rc = -1;
 
 	if (json_object_set_new(requirement, "key",
-				json_string(cfg->gpu_product_label)) != 0)
+				json_text(cfg->gpu_product_label)) != 0)
 		goto out;
 	rc = 0;
 	if (!values)
@@ -327,7 +327,7 @@ static int requirement_translate(const struct config *cfg,
 		char *name = gpu_name_normalize(json_string_value(value));
 
 		if (!name || json_array_append_new(fresh_values,
-						   json_string(name)) != 0) {
+						   json_text(name)) != 0) {
 			free(name);
 			goto out;
 		}

@@ -1625,7 +1625,7 @@ static int object_set_new(json_t *obj, const char *key, json_t *value_new)
 
 static json_t *string_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? json_text(s) : json_null();
 }
 
 static json_t *string_list_to_json(const struct string_list *list)
@@ -1633,7 +1633,7 @@ static json_t *string_list_to_json(const struct string_list *list)
 	json_t *array = json_array();
 
 	for (size_t i = 0; array && i < list->n; i++) {
-		if (json_array_append_new(array, json_string(list->items[i]))) {
+		if (json_array_append_new(array, json_text(list->items[i]))) {
 			json_decref(array);
 			return NULL;
 		}
@@ -1660,7 +1660,7 @@ static json_t *field_to_json(const struct config *cfg,
 			return NULL;
 		for (size_t i = 0; i < pairs->n; i++)
 			if (object_set_new(map, pairs->items[i].key,
-					   json_string(pairs->items[i].value)))
+					   json_text(pairs->items[i].value)))
 				goto out_free_map;
 		return map;
 	}
@@ -1669,7 +1669,7 @@ static json_t *field_to_json(const struct config *cfg,
 		return string_list_to_json(CONST_MEMBER(cfg, f,
 							struct string_list));
 	case FIELD_STRATEGY:
-		return json_string(sharing_strategy_name(cfg->strategy));
+		return json_text(sharing_strategy_name(cfg->strategy));
 	case FIELD_MEMORY_RESOURCES:
 		if (!(map = json_object()))
 			return NULL;
@@ -1678,7 +1678,7 @@ static json_t *field_to_json(const struct config *cfg,
 				&cfg->memory_resources[i];
 
 			if (object_set_new(map, m->name,
-					   json_string(m->unit_mib == 1024 ?
+					   json_text(m->unit_mib == 1024 ?
 						       "GiB" : "MiB")))
 				goto out_free_map;
 		}
@@ -1700,7 +1700,7 @@ static json_t *field_to_json(const struct config *cfg,
 	case FIELD_INT:
 		return json_integer(*CONST_MEMBER(cfg, f, int));
 	case FIELD_FAILURE_POLICY:
-		return json_string(cfg->failure_allow ? "allow" : "deny");
+		return json_text(cfg->failure_allow ? "allow" : "deny");
 	}
 	return NULL;
 out_free_map:
@@ -1718,7 +1718,7 @@ static json_t *rules_to_json(const struct config *cfg)
 		if (object_set_new(rules, rule_info_get((enum rule_id)r)->name,
 				   settings) ||
 		    object_set_new(settings, "mode",
-				   json_string(rule_mode_name(cfg->mode[r])))) {
+				   json_text(rule_mode_name(cfg->mode[r])))) {
 			json_decref(rules);
 			return NULL;
 		}

@@ -97,8 +97,8 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		/* an empty or null priorityClassName is replaced in place */
 		if (!rc)
 			rc = json_object_get(pod->spec, "priorityClassName")
-				? rule_replace(ctx, p_class, json_string(wanted))
-				: rule_add(ctx, p_class, json_string(wanted));
+				? rule_replace(ctx, p_class, json_text(wanted))
+				: rule_add(ctx, p_class, json_text(wanted));
 		/*
 		 * The integer priority is the API server's to compute from
 		 * the class: its Priority admission plugin set it before the

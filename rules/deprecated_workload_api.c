@@ -285,7 +285,7 @@ int rule_run_deprecated_workload_api(struct rule_ctx *ctx)
 			 needs_selector ?
 			 ", selector taken from the template labels" : "");
 	if (!rc)
-		rc = rule_replace(ctx, version_pointer, json_string(move->to));
+		rc = rule_replace(ctx, version_pointer, json_text(move->to));
 	if (!rc && needs_selector)
 		rc = add_selector(ctx, spec_pointer, selector, labels);
 	if (!rc && move->dropped && json_object_get(spec, move->dropped)) {

@@ -538,7 +538,7 @@ int rule_set_string(struct rule_ctx *ctx, const char *map_pointer,
 	if (!json_is_object(map)) {
 		fresh = json_object();
 		if (!fresh || json_object_set_new(fresh, key,
-						  json_string(value)) != 0) {
+						  json_text(value)) != 0) {
 			json_decref(fresh);
 			fail(ctx, map_pointer, "out of memory");
 			return -1;
@@ -553,7 +553,7 @@ int rule_set_string(struct rule_ctx *ctx, const char *map_pointer,
 		return 0;
 	return emit(ctx, current ? PATCH_REPLACE : PATCH_ADD,
 		    json_pointer_join(map_pointer, key), NULL,
-		    json_string(value));
+		    json_text(value));
 }
 
 /* ------------------------------------------------------------------ */

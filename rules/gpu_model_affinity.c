@@ -74,7 +74,7 @@ static int add_model(json_t *values, const char *name, size_t len)
 	json_array_foreach(values, i, item)
 		if (strcmp(json_string_value(item), norm) == 0)
 			goto out;
-	rc = json_array_append_new(values, json_string(norm));
+	rc = json_array_append_new(values, json_text(norm));
 out:
 	free(norm);
 	return rc;

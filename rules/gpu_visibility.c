@@ -71,7 +71,7 @@ static int hide_gpus(struct rule_ctx *ctx, struct container *c, json_t *entry,
 		return rule_replace(ctx, entry_pointer, void_entry_new());
 	if (entry && json_object_get(entry, "value")) {
 		p = json_pointer_join(entry_pointer, "value");
-		rc = p ? rule_replace(ctx, p, json_string("void")) : -1;
+		rc = p ? rule_replace(ctx, p, json_text("void")) : -1;
 		free(p);
 		return rc;
 	}

@@ -104,7 +104,7 @@ static int fix_node_selector(struct rule_ctx *ctx, struct pod_spec *pod)
 	if (rc || strcmp(name, json_string_value(legacy)) == 0)
 		goto out;
 	target = json_pointer_join(map, cfg->gpu_product_label);
-	rc = target ? rule_replace(ctx, target, json_string(name)) : -1;
+	rc = target ? rule_replace(ctx, target, json_text(name)) : -1;
 	free(target);
 out:
 	free(map);
@@ -138,7 +138,7 @@ static int fix_requirement(json_t *requirement, const char *pointer,
 	rc = report_legacy(ctx, at);
 	if (rc || !rule_mutates(ctx))
 		goto out;
-	rc = rule_replace(ctx, at, json_string(cfg->gpu_product_label));
+	rc = rule_replace(ctx, at, json_text(cfg->gpu_product_label));
 
 	/* values one by one, so that untouched ones keep their spelling;
 	 * then the shared spellings, if any, at the end */

@@ -272,7 +272,7 @@ static int check_configuration(struct rule_ctx *ctx)
 				 short_version, removed->removed_in);
 		if (!rc)
 			rc = rule_replace(ctx, version_at,
-					  json_string(SCHEDULER_V1));
+					  json_text(SCHEDULER_V1));
 	}
 	/* the move changes no extender's pointer */
 	if (!rc)

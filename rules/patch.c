@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "rules.h"
 
 /* The first '/' or '~' of p[0..end), or end: eight bytes a step. */
@@ -253,6 +254,19 @@ static json_t *move_parent(json_t *root, const char *path, const char *from,
 	return parent_of(root, path, last);
 }
 
+/*
+ * json_object_setn() (`value` not stolen), without jansson's UTF-8 check
+ * of the key when it is ASCII: the same member, for less.
+ */
+static int member_set(json_t *object, const char *key, size_t len,
+		      json_t *value)
+{
+	json_incref(value);
+	return ascii_span(key, len) == len ?
+	       json_object_setn_new_nocheck(object, key, len, value) :
+	       json_object_setn_new(object, key, len, value);
+}
+
 /* The member or element `last` names in `parent`, NULL when none. */
 static json_t *last_of(json_t *parent, const struct last_token *last)
 {
@@ -274,8 +288,7 @@ static int put_at(json_t *parent, const struct last_token *last,
 
 		if (member)
 			*old = json_incref(member);
-		if (json_object_setn(parent, last->text, last->len,
-				     value) == 0)
+		if (member_set(parent, last->text, last->len, value) == 0)
 			return 0;
 		json_decref(*old);
 		*old = NULL;
@@ -451,8 +464,7 @@ static int revert_put(json_t *parent, const struct last_token *last,
 		if (!(value = last_of(parent, last)))
 			return -1;
 		*taken = json_incref(value);
-		if (old ? json_object_setn(parent, last->text, last->len,
-					   old) == 0
+		if (old ? member_set(parent, last->text, last->len, old) == 0
 			: json_object_deln(parent, last->text, last->len) == 0)
 			return 0;
 	} else if (json_is_array(parent) && !old &&
@@ -475,7 +487,7 @@ static int revert_take(json_t *parent, const struct last_token *last,
 
 	if (json_is_object(parent))
 		return last_of(parent, last) ? -1 :
-		       json_object_setn(parent, last->text, last->len, value);
+		       member_set(parent, last->text, last->len, value);
 	if (!json_is_array(parent) ||
 	    parse_index_n(last->text, last->len, &index) != 0 ||
 	    index > json_array_size(parent))
@@ -507,8 +519,8 @@ int patch_revert_op(json_t *root, const struct patch_op *op)
 			return -1;
 		taken = NULL;
 		if (json_is_object(parent))
-			return json_object_setn(parent, last.text, last.len,
-						op->undo);
+			return member_set(parent, last.text, last.len,
+					  op->undo);
 		if (json_is_array(parent) &&
 		    parse_index_n(last.text, last.len, &index) == 0)
 			return json_array_set(parent, index, op->undo);

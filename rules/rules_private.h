@@ -5,7 +5,22 @@
 #ifndef GPUMEND_RULES_PRIVATE_H
 #define GPUMEND_RULES_PRIVATE_H
 
+#include <string.h>
+
+#include "ascii.h"
 #include "rules.h"
+
+/* json_string(s) without jansson's UTF-8 check when `s` is ASCII: the
+ * same value (NULL for NULL), for less. */
+static inline json_t *json_text(const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+
+	if (!s)
+		return NULL;
+	return ascii_span(s, len) == len ? json_stringn_nocheck(s, len) :
+					   json_stringn(s, len);
+}
 
 /* What a rule sees while it runs over one object. */
 struct rule_ctx {

@@ -217,7 +217,7 @@ static json_t *site_pod_new(json_t *map, const char *name)
 			text = strdup(repo);
 		}
 		if (!text || json_object_set_new(container, "image",
-						 json_string(text))) {
+						 json_text(text))) {
 			free(text);
 			json_decref(pod);
 			return NULL;
