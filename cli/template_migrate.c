@@ -1594,8 +1594,8 @@ static int equal_but_copies(const struct tjob *tj, json_t *x, json_t *y,
 		if (json_object_size(x) != json_object_size(y))
 			return 0;
 		json_object_foreach(x, key, v)
-			if (!json_object_get(y, key) ||
-			    !equal_but_copies(tj, v, json_object_get(y, key), uy))
+			if (!json_member(y, key) ||
+			    !equal_but_copies(tj, v, json_member(y, key), uy))
 				return 0;
 		return 1;
 	case JSON_ARRAY:

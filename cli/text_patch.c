@@ -671,7 +671,7 @@ static int render_block_additions(struct patcher *pt, struct source_node *node,
 			if (buf_putc(b, ' '))
 				return -1;
 		if (node->kind == SOURCE_MAPPING) {
-			v = json_object_get(value, c->key);
+			v = json_member(value, c->key);
 			wrapper = v ? json_pack("{s:O}", c->key, v) : NULL;
 		} else {
 			v = json_array_get(value, i);
@@ -702,7 +702,7 @@ static int render_flow_additions(struct patcher *pt, struct source_node *node,
 		if (buf_append(b, sep, sep_len))
 			return -1;
 		if (node->kind == SOURCE_MAPPING) {
-			v = json_object_get(value, c->key);
+			v = json_member(value, c->key);
 			if (!v || emit_key(b, c->key, key_style,
 					   context_of(pt, 1)) ||
 			    buf_puts(b, pt->json_compact ? ":" : ": "))
@@ -921,7 +921,7 @@ static int gen_node(struct patcher *pt, struct source_node *parent,
 		if (c->node->added)
 			continue;
 		child_value = node->kind == SOURCE_MAPPING ?
-			json_object_get(value, c->key) : json_array_get(value, i);
+			json_member(value, c->key) : json_array_get(value, i);
 		if (c->renamed) {
 			struct buf b;
 			int rc;

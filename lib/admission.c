@@ -16,10 +16,6 @@
 #include "converge.h"
 #include "nul.h"
 
-/* The member `key` (a literal) of `object`, NULL when there is none. */
-#define member_of(object, key) \
-	json_object_getn((object), (key), sizeof(key) - 1)
-
 static const char *const review_versions[] = {
 	"admission.k8s.io/v1",
 	"admission.k8s.io/v1beta1",
@@ -581,8 +577,8 @@ static int csv_merge(struct buf *list, const char *names)
 /* The mutations annotation of `object`, borrowed; NULL when it has none. */
 static const char *mutations_of(const struct config *cfg, json_t *object)
 {
-	return json_string_value(json_object_get(member_of(
-		member_of(object, "metadata"), "annotations"),
+	return json_string_value(json_member(json_member(
+		json_member(object, "metadata"), "annotations"),
 		cfg->mutations_annotation));
 }
 
@@ -599,8 +595,8 @@ static int annotation_op(const struct config *cfg, json_t *object,
 			 json_t *stored, unsigned mutated, struct patch_op *op)
 {
 	const char *key = cfg->mutations_annotation;
-	json_t *meta = member_of(object, "metadata");
-	json_t *annotations = member_of(meta, "annotations");
+	json_t *meta = json_member(object, "metadata");
+	json_t *annotations = json_member(meta, "annotations");
 	const char *existing = NULL, *before = NULL;
 	struct buf value;
 	json_t *holder = NULL;
@@ -612,7 +608,7 @@ static int annotation_op(const struct config *cfg, json_t *object,
 	     !json_is_null(annotations)))
 		return 0;
 	if (json_is_object(annotations))
-		existing = json_string_value(json_object_get(annotations, key));
+		existing = json_string_value(json_member(annotations, key));
 	if (stored)
 		before = mutations_of(cfg, stored);
 	buf_init(&value, 0);
@@ -633,7 +629,7 @@ static int annotation_op(const struct config *cfg, json_t *object,
 	if (!(op->value = json_string(value.data ? value.data : "")))
 		goto out_free;
 	if (json_is_object(annotations)) {
-		op->kind = json_object_get(annotations, key) ? PATCH_REPLACE
+		op->kind = json_member(annotations, key) ? PATCH_REPLACE
 							     : PATCH_ADD;
 		op->path = json_pointer_join("/metadata/annotations", key);
 	} else {
@@ -756,7 +752,7 @@ static int patch_check(const struct rules_result *result,
 		/* what only jansson reads (real numbers...): read it again */
 		fresh = json_loadb(src->body, src->len, JSON_REJECT_DUPLICATES,
 				   &jerr);
-		same = fresh && json_equal(member_of(member_of(
+		same = fresh && json_equal(json_member(json_member(
 						   fresh, "request"), "object"),
 					   object);
 		json_decref(fresh);
@@ -1098,13 +1094,13 @@ static const char *const healed_kinds[][2] = {
 /* The API group of the request's kind ("" for the core group). */
 static const char *request_group(json_t *request, json_t *object)
 {
-	const char *group = json_string_value(member_of(
-		member_of(request, "kind"), "group"));
+	const char *group = json_string_value(json_member(
+		json_member(request, "kind"), "group"));
 	const char *api_version;
 
 	if (group)
 		return group;
-	api_version = json_string_value(member_of(object, "apiVersion"));
+	api_version = json_string_value(json_member(object, "apiVersion"));
 	if (!api_version || !strchr(api_version, '/'))
 		return "";
 	return api_version;   /* compared up to its '/' */
@@ -1131,13 +1127,13 @@ static enum review_mode update_mode(json_t *request, json_t *object,
  */
 static json_t *controller_of(json_t *object)
 {
-	json_t *refs = member_of(member_of(object, "metadata"),
-				       "ownerReferences");
+	json_t *refs = json_member(json_member(object, "metadata"),
+				   "ownerReferences");
 	json_t *ref;
 	size_t i;
 
 	json_array_foreach(refs, i, ref)
-		if (json_is_true(member_of(ref, "controller")))
+		if (json_is_true(json_member(ref, "controller")))
 			return ref;
 	return NULL;
 }
@@ -1145,8 +1141,8 @@ static json_t *controller_of(json_t *object)
 /* out->owner: "KIND/NAME" of the owner reference `ref`; 0 or -1. */
 static int set_owner(struct admission_outcome *out, json_t *ref)
 {
-	const char *kind = json_string_value(member_of(ref, "kind"));
-	const char *name = json_string_value(member_of(ref, "name"));
+	const char *kind = json_string_value(json_member(ref, "kind"));
+	const char *name = json_string_value(json_member(ref, "name"));
 	struct buf text;
 
 	buf_init(&text, 0);
@@ -1161,7 +1157,7 @@ static int set_owner(struct admission_outcome *out, json_t *ref)
 /* A member that must be a string when present; -1 when it is something else. */
 static int optional_string(json_t *parent, const char *key, const char **value)
 {
-	json_t *member = json_object_get(parent, key);
+	json_t *member = json_member(parent, key);
 
 	*value = NULL;
 	if (!member || json_is_null(member))
@@ -1188,10 +1184,10 @@ static int review_request(const struct config *cfg, json_t *request,
 			  struct admission_outcome *out)
 {
 	struct answer a = { .allowed = 1 };
-	json_t *object = member_of(request, "object");
-	json_t *dry_run = member_of(request, "dryRun");
-	const char *operation = json_string_value(member_of(request,
-								  "operation"));
+	json_t *object = json_member(request, "object");
+	json_t *dry_run = json_member(request, "dryRun");
+	const char *operation = json_string_value(json_member(request,
+							      "operation"));
 	const char *ns = NULL, *sub_resource = NULL, *name = NULL;
 	const char *kind;
 	json_t *owner, *stored;
@@ -1203,10 +1199,10 @@ static int review_request(const struct config *cfg, json_t *request,
 	for (int i = 0; operation && i < 4; i++)
 		if (strcmp(operation, operations[i]) == 0)
 			op = i;
-	kind = json_string_value(member_of(member_of(request, "kind"),
-						 "kind"));
+	kind = json_string_value(json_member(json_member(request, "kind"),
+					     "kind"));
 	if (!kind)
-		kind = json_string_value(member_of(object, "kind"));
+		kind = json_string_value(json_member(object, "kind"));
 	if (dup_field(&out->kind, kind))
 		goto out_clear;
 	if (op < 0) {
@@ -1223,11 +1219,11 @@ static int review_request(const struct config *cfg, json_t *request,
 		goto out_write;
 	}
 	if (!name)
-		name = json_string_value(member_of(
-			member_of(object, "metadata"), "name"));
+		name = json_string_value(json_member(
+			json_member(object, "metadata"), "name"));
 	if (!name)
-		name = json_string_value(member_of(
-			member_of(object, "metadata"), "generateName"));
+		name = json_string_value(json_member(
+			json_member(object, "metadata"), "generateName"));
 	if (dup_field(&out->namespace_name, ns) || dup_field(&out->name, name))
 		goto out_clear;
 	if (dry_run && !json_is_boolean(dry_run) && !json_is_null(dry_run)) {
@@ -1276,12 +1272,12 @@ static int review_request(const struct config *cfg, json_t *request,
 	}
 	/* an object being deleted: only its finalizers still change */
 	if (op == OP_UPDATE &&
-	    member_of(member_of(object, "metadata"),
-			    "deletionTimestamp")) {
+	    json_member(json_member(object, "metadata"),
+			"deletionTimestamp")) {
 		rc = 0;
 		goto out_write;
 	}
-	stored = op == OP_CREATE ? NULL : member_of(request, "oldObject");
+	stored = op == OP_CREATE ? NULL : json_member(request, "oldObject");
 	rc = review_object(cfg, op == OP_CREATE ? REVIEW_CREATE :
 			   update_mode(request, object, kind), ns, skip,
 			   object, stored, src, &a, out);
@@ -1411,8 +1407,8 @@ read:
 		rc = answer_plain(out, "the body is not a JSON object");
 		goto out_free;
 	}
-	api_version = json_string_value(member_of(review, "apiVersion"));
-	kind = json_string_value(member_of(review, "kind"));
+	api_version = json_string_value(json_member(review, "apiVersion"));
+	kind = json_string_value(json_member(review, "kind"));
 	if (!api_version || (strcmp(api_version, review_versions[0]) &&
 			     strcmp(api_version, review_versions[1]))) {
 		rc = answer_plain(out,
@@ -1428,12 +1424,12 @@ read:
 	/* one of the two names, the static one kept */
 	out->api_version = strcmp(api_version, review_versions[0]) == 0 ?
 			   review_versions[0] : review_versions[1];
-	request = member_of(review, "request");
+	request = json_member(review, "request");
 	if (!json_is_object(request)) {
 		rc = answer_plain(out, "'request' is missing or not an object");
 		goto out_free;
 	}
-	uid = json_string_value(member_of(request, "uid"));
+	uid = json_string_value(json_member(request, "uid"));
 	if (!uid || !*uid || strlen(uid) > ADMISSION_UID_MAX) {
 		rc = answer_plain(out,
 				  "'request.uid' must be a string of 1 to %d bytes",

@@ -117,9 +117,9 @@ static int walk_member(struct converge *c, json_t *sent, json_t *migrated,
 		       json_t *stored_map, const char *key,
 		       const char *pointer, int take_direct, json_t *result)
 {
-	json_t *s = json_object_get(sent, key);
-	json_t *m = json_object_get(migrated, key);
-	json_t *st = json_object_get(stored_map, key);
+	json_t *s = json_member(sent, key);
+	json_t *m = json_member(migrated, key);
+	json_t *st = json_member(stored_map, key);
 	json_t *value = NULL;
 	char *at;
 	int rc = -1;
@@ -153,9 +153,9 @@ static int walk_object(struct converge *c, json_t *sent, json_t *migrated,
 	/* the members decided whole: are they all held migrated? */
 	for (int side = 0; side < 2; side++) {
 		json_object_foreach(side ? migrated : sent, key, value) {
-			json_t *s = json_object_get(sent, key);
-			json_t *m = json_object_get(migrated, key);
-			json_t *st = json_object_get(stored_map, key);
+			json_t *s = json_member(sent, key);
+			json_t *m = json_member(migrated, key);
+			json_t *st = json_member(stored_map, key);
 
 			if ((side && s) || (s && m && json_equal(s, m)) ||
 			    descends(s, m, st, stored_map != NULL))
@@ -172,7 +172,7 @@ static int walk_object(struct converge *c, json_t *sent, json_t *migrated,
 				all_held, out))
 			goto out_fail;
 	json_object_foreach(migrated, key, value)
-		if (!json_object_get(sent, key) &&
+		if (!json_member(sent, key) &&
 		    walk_member(c, sent, migrated, stored_map, key, pointer,
 				all_held, out))
 			goto out_fail;

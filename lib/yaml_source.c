@@ -763,7 +763,7 @@ static int merge_into(struct frame *f, json_t *from)
 	if (!f->merged_keys && !(f->merged_keys = json_object()))
 		return -1;
 	json_object_foreach(from, key, value) {
-		if (json_object_get(f->json, key))
+		if (json_member(f->json, key))
 			continue;
 		if (json_object_set(f->json, key, value) ||
 		    json_object_set_new(f->merged_keys, key, json_true()))

@@ -10,23 +10,23 @@
 
 int pod_constrains_node_label(struct pod_spec *pod, const char *key)
 {
-	json_t *selector = json_object_get(pod->spec, "nodeSelector");
+	json_t *selector = json_member(pod->spec, "nodeSelector");
 	json_t *terms, *term, *expr;
 	size_t i, j;
 
-	if (json_object_get(selector, key))
+	if (json_member(selector, key))
 		return 1;
-	terms = json_object_get(
-		json_object_get(json_object_get(json_object_get(pod->spec,
-								"affinity"),
+	terms = json_member(
+		json_member(json_member(json_member(pod->spec,
+						    "affinity"),
 						"nodeAffinity"),
 				REQUIRED),
 		"nodeSelectorTerms");
 	json_array_foreach(terms, i, term) {
-		json_array_foreach(json_object_get(term, "matchExpressions"), j,
+		json_array_foreach(json_member(term, "matchExpressions"), j,
 				   expr) {
 			const char *k = json_string_value(
-				json_object_get(expr, "key"));
+				json_member(expr, "key"));
 
 			if (k && strcmp(k, key) == 0)
 				return 1;
@@ -67,10 +67,10 @@ int pod_require_node_label(struct rule_ctx *ctx, struct pod_spec *pod,
 	if (!expr)
 		return rule_add(ctx, pod->pointer, NULL);
 	pod->spec = json_pointer_get(ctx->root, pod->pointer);
-	affinity = json_object_get(pod->spec, "affinity");
-	node_affinity = json_object_get(affinity, "nodeAffinity");
-	required = json_object_get(node_affinity, REQUIRED);
-	terms = json_object_get(required, "nodeSelectorTerms");
+	affinity = json_member(pod->spec, "affinity");
+	node_affinity = json_member(affinity, "nodeAffinity");
+	required = json_member(node_affinity, REQUIRED);
+	terms = json_member(required, "nodeSelectorTerms");
 
 	if (!(p_aff = child(pod->pointer, "affinity")) ||
 	    !(p_node = child(p_aff, "nodeAffinity")) ||
@@ -84,7 +84,7 @@ int pod_require_node_label(struct rule_ctx *ctx, struct pod_spec *pod,
 			char *p_term = json_pointer_join_index(p_terms, i);
 			char *p_exprs = p_term ? child(p_term, "matchExpressions")
 					       : NULL;
-			json_t *exprs = json_object_get(term, "matchExpressions");
+			json_t *exprs = json_member(term, "matchExpressions");
 			int r;
 
 			if (!p_exprs) {
@@ -146,7 +146,7 @@ static int visit_expressions(json_t *holder, const char *holder_pointer,
 			     const char *label, node_requirement_fn fn,
 			     void *arg)
 {
-	json_t *exprs = json_object_get(holder, "matchExpressions"), *expr;
+	json_t *exprs = json_member(holder, "matchExpressions"), *expr;
 	char *p_exprs;
 	size_t i;
 	int rc = 0;
@@ -156,7 +156,7 @@ static int visit_expressions(json_t *holder, const char *holder_pointer,
 	if (!(p_exprs = child(holder_pointer, "matchExpressions")))
 		return -1;
 	json_array_foreach(exprs, i, expr) {
-		const char *key = json_string_value(json_object_get(expr, "key"));
+		const char *key = json_string_value(json_member(expr, "key"));
 		char *p_expr;
 
 		if (!json_is_object(expr) || !key || strcmp(key, label) != 0)
@@ -178,7 +178,7 @@ int affinity_for_each_node_requirement(json_t *affinity, const char *pointer,
 				       const char *label,
 				       node_requirement_fn fn, void *arg)
 {
-	json_t *node_affinity = json_object_get(affinity, "nodeAffinity");
+	json_t *node_affinity = json_member(affinity, "nodeAffinity");
 	json_t *terms, *term;
 	char *p_node, *p_terms = NULL, *p_pref = NULL;
 	size_t i;
@@ -189,8 +189,8 @@ int affinity_for_each_node_requirement(json_t *affinity, const char *pointer,
 	if (!(p_node = child(pointer, "nodeAffinity")))
 		return -1;
 
-	terms = json_object_get(json_object_get(node_affinity, REQUIRED),
-				"nodeSelectorTerms");
+	terms = json_member(json_member(node_affinity, REQUIRED),
+			    "nodeSelectorTerms");
 	if (json_is_array(terms)) {
 		char *p_req = child(p_node, REQUIRED);
 
@@ -212,7 +212,7 @@ int affinity_for_each_node_requirement(json_t *affinity, const char *pointer,
 		}
 	}
 
-	terms = json_object_get(node_affinity, PREFERRED);
+	terms = json_member(node_affinity, PREFERRED);
 	if (json_is_array(terms)) {
 		if (!(p_pref = child(p_node, PREFERRED))) {
 			rc = -1;
@@ -224,8 +224,8 @@ int affinity_for_each_node_requirement(json_t *affinity, const char *pointer,
 						    : NULL;
 
 			rc = p_preference
-				? visit_expressions(json_object_get(term,
-								    "preference"),
+				? visit_expressions(json_member(term,
+								"preference"),
 						    p_preference, label, fn, arg)
 				: -1;
 			free(p_term);
@@ -308,7 +308,7 @@ static int values_translatable(json_t *values)
 static int requirement_translate(const struct config *cfg,
 				 json_t *requirement)
 {
-	json_t *values = json_incref(json_object_get(requirement, "values"));
+	json_t *values = json_incref(json_member(requirement, "values"));
 	json_t *value, *fresh_values;
 	size_t i;
 	int rc = -1;
@@ -345,7 +345,7 @@ json_t *node_requirement_translate_new(const struct config *cfg,
 {
 	json_t *copy;
 
-	*bad = !values_translatable(json_object_get(requirement, "values"));
+	*bad = !values_translatable(json_member(requirement, "values"));
 	if (*bad)
 		return NULL;
 	copy = json_deep_copy(requirement);
@@ -363,7 +363,7 @@ static int translate_in_place(json_t *requirement, const char *pointer,
 	struct affinity_translation *t = arg;
 
 	(void)pointer;
-	if (!values_translatable(json_object_get(requirement, "values"))) {
+	if (!values_translatable(json_member(requirement, "values"))) {
 		t->bad++;
 		return 0;
 	}

@@ -23,7 +23,7 @@
  * DaemonSet controls. */
 static int is_daemonset_pod(json_t *object)
 {
-	const char *kind = json_string_value(json_object_get(object, "kind"));
+	const char *kind = json_string_value(json_member(object, "kind"));
 	json_t *owners, *owner;
 	size_t i;
 
@@ -33,13 +33,13 @@ static int is_daemonset_pod(json_t *object)
 		return 1;
 	if (strcmp(kind, "Pod") != 0)
 		return 0;
-	owners = json_object_get(json_object_get(object, "metadata"),
-				 "ownerReferences");
+	owners = json_member(json_member(object, "metadata"),
+			     "ownerReferences");
 	json_array_foreach(owners, i, owner) {
 		const char *owner_kind = json_string_value(
-			json_object_get(owner, "kind"));
+			json_member(owner, "kind"));
 
-		if (json_is_true(json_object_get(owner, "controller")) &&
+		if (json_is_true(json_member(owner, "controller")) &&
 		    owner_kind && strcmp(owner_kind, "DaemonSet") == 0)
 			return 1;
 	}
@@ -49,8 +49,8 @@ static int is_daemonset_pod(json_t *object)
 /* The pod's priorityClassName, or NULL when it has none worth keeping. */
 static const char *priority_class(json_t *spec)
 {
-	const char *name = json_string_value(json_object_get(spec,
-							     "priorityClassName"));
+	const char *name = json_string_value(json_member(spec,
+							 "priorityClassName"));
 
 	return name && *name ? name : NULL;
 }
@@ -58,7 +58,7 @@ static const char *priority_class(json_t *spec)
 static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
 	const struct config *cfg = ctx->cfg;
-	json_t *annotations = json_object_get(pod->metadata, "annotations");
+	json_t *annotations = json_member(pod->metadata, "annotations");
 	const char *kept = priority_class(pod->spec);
 	const char *wanted = is_daemonset_pod(ctx->object)
 		? cfg->daemonset_priority_class
@@ -67,7 +67,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	int rc = -1;
 
 	(void)arg;
-	if (!json_object_get(annotations, CRITICAL_POD) ||
+	if (!json_member(annotations, CRITICAL_POD) ||
 	    !pod->metadata_pointer)
 		return 0;
 	if (!(p_annotations = json_pointer_join(pod->metadata_pointer,
@@ -96,7 +96,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 				 wanted);
 		/* an empty or null priorityClassName is replaced in place */
 		if (!rc)
-			rc = json_object_get(pod->spec, "priorityClassName")
+			rc = json_member(pod->spec, "priorityClassName")
 				? rule_replace(ctx, p_class, json_text(wanted))
 				: rule_add(ctx, p_class, json_text(wanted));
 		/*
@@ -105,7 +105,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		 * webhook was called, runs again after the webhook changed
 		 * the pod, and refuses a value that does not match the class.
 		 */
-		if (!rc && json_object_get(pod->spec, "priority")) {
+		if (!rc && json_member(pod->spec, "priority")) {
 			char *p_priority = json_pointer_join(pod->pointer,
 							     "priority");
 

@@ -99,14 +99,14 @@ static int selector_labels(struct rule_ctx *ctx, json_t *spec,
 			   json_t **labels, int *ours)
 {
 	const char *own = ctx->cfg->sharing_label;
-	json_t *all = json_object_get(json_object_get(json_object_get(spec,
+	json_t *all = json_member(json_member(json_member(spec,
 		"template"), "metadata"), "labels");
 
 	*ours = 0;
 	*labels = NULL;
 	if (!json_is_object(all))
 		return 0;
-	if (!own || !json_object_get(all, own)) {
+	if (!own || !json_member(all, own)) {
 		*labels = json_incref(all);
 		return 0;
 	}
@@ -124,7 +124,7 @@ static int selector_labels(struct rule_ctx *ctx, json_t *spec,
 static int check_labels(struct rule_ctx *ctx, const struct api_move *move,
 			json_t *labels, int ours)
 {
-	json_t *spec = json_object_get(ctx->object, "spec");
+	json_t *spec = json_member(ctx->object, "spec");
 	const char *key;
 	json_t *value;
 	char *at;
@@ -151,7 +151,7 @@ static int check_labels(struct rule_ctx *ctx, const struct api_move *move,
 		return 0;
 	}
 	/* point at the template when there is one, else at the version */
-	if (json_object_get(spec, "template")) {
+	if (json_member(spec, "template")) {
 		const char *path[] = { "spec", "template", NULL };
 
 		at = pointer_join_all(ctx->object_pointer, path);
@@ -199,8 +199,8 @@ static int add_selector(struct rule_ctx *ctx, const char *spec_pointer,
 static int add_missing_selector(struct rule_ctx *ctx,
 				const struct api_move *move)
 {
-	json_t *spec = json_object_get(ctx->object, "spec");
-	json_t *selector = json_object_get(spec, "selector");
+	json_t *spec = json_member(ctx->object, "spec");
+	json_t *selector = json_member(spec, "selector");
 	json_t *labels;
 	char *spec_pointer = NULL, *at = NULL;
 	int rc = -1, bad, ours;
@@ -238,9 +238,9 @@ out:
 int rule_run_deprecated_workload_api(struct rule_ctx *ctx)
 {
 	json_t *object = ctx->object;
-	const char *kind = json_string_value(json_object_get(object, "kind"));
-	const char *api_version = json_string_value(json_object_get(object,
-								    "apiVersion"));
+	const char *kind = json_string_value(json_member(object, "kind"));
+	const char *api_version = json_string_value(json_member(object,
+								"apiVersion"));
 	const struct api_move *move = find_move(kind, api_version);
 	json_t *spec, *selector, *labels = NULL;
 	char *version_pointer, *spec_pointer = NULL, *old_version = NULL;
@@ -254,8 +254,8 @@ int rule_run_deprecated_workload_api(struct rule_ctx *ctx)
 			return add_missing_selector(ctx, move);
 		return 0;
 	}
-	spec = json_object_get(object, "spec");
-	selector = json_object_get(spec, "selector");
+	spec = json_member(object, "spec");
+	selector = json_member(spec, "selector");
 	if (move->needs_selector && (!selector || json_is_null(selector))) {
 		needs_selector = 1;
 		if (selector_labels(ctx, spec, &labels, &ours))
@@ -288,7 +288,7 @@ int rule_run_deprecated_workload_api(struct rule_ctx *ctx)
 		rc = rule_replace(ctx, version_pointer, json_text(move->to));
 	if (!rc && needs_selector)
 		rc = add_selector(ctx, spec_pointer, selector, labels);
-	if (!rc && move->dropped && json_object_get(spec, move->dropped)) {
+	if (!rc && move->dropped && json_member(spec, move->dropped)) {
 		char *p = json_pointer_join(spec_pointer, move->dropped);
 
 		rc = p ? rule_remove(ctx, p) : -1;

@@ -523,7 +523,7 @@ int rule_remove_key_pruned(struct rule_ctx *ctx, const char *map_pointer,
 	json_t *map = json_pointer_get(ctx->root, map_pointer);
 
 	if (json_is_object(map) && json_object_size(map) == 1 &&
-	    json_object_get(map, key) && *map_pointer)
+	    json_member(map, key) && *map_pointer)
 		return rule_remove(ctx, map_pointer);
 	return emit(ctx, PATCH_REMOVE, json_pointer_join(map_pointer, key),
 		    NULL, NULL);
@@ -547,7 +547,7 @@ int rule_set_string(struct rule_ctx *ctx, const char *map_pointer,
 			return rule_replace(ctx, map_pointer, fresh);
 		return rule_add(ctx, map_pointer, fresh);
 	}
-	current = json_object_get(map, key);
+	current = json_member(map, key);
 	if (json_is_string(current) &&
 	    strcmp(json_string_value(current), value) == 0)
 		return 0;
@@ -561,8 +561,8 @@ int rule_set_string(struct rule_ctx *ctx, const char *map_pointer,
 
 static json_t *annotations_of(json_t *holder)
 {
-	return json_object_get(json_object_get(holder, "metadata"),
-			       "annotations");
+	return json_member(json_member(holder, "metadata"),
+			   "annotations");
 }
 
 /* 1 when the comma-separated list `names` holds `name`. */
@@ -602,9 +602,9 @@ static int opted_out(const struct config *cfg, struct opt_out *opt,
 
 		opt->rules = NULL;
 		if (json_is_object(annotations)) {
-			skip = json_string_value(json_object_get(
+			skip = json_string_value(json_member(
 				annotations, cfg->skip_annotation));
-			opt->rules = json_string_value(json_object_get(
+			opt->rules = json_string_value(json_member(
 				annotations, cfg->skip_rules_annotation));
 		}
 		opt->all = skip && strcmp(skip, "true") == 0;
@@ -712,8 +712,8 @@ static void opt_out_forget(struct rule_ctx *ctx, const char *path)
 static int run_object(struct rule_ctx *ctx, json_t *object,
 		      const char *pointer)
 {
-	json_t *meta = json_object_get(object, "metadata");
-	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	json_t *meta = json_member(object, "metadata");
+	const char *ns = json_string_value(json_member(meta, "namespace"));
 	size_t plen;
 
 	ctx->object = object;
@@ -758,8 +758,8 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 
 static int run_all(struct rule_ctx *ctx, json_t *object)
 {
-	const char *kind = json_string_value(json_object_get(object, "kind"));
-	json_t *items = json_object_get(object, "items");
+	const char *kind = json_string_value(json_member(object, "kind"));
+	json_t *items = json_member(object, "items");
 
 	if (kind && strcmp(kind, "List") == 0 && json_is_array(items)) {
 		size_t n = json_array_size(items);
@@ -808,7 +808,7 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
 
 static int is_pod_spec(json_t *node)
 {
-	json_t *containers = json_object_get(node, "containers"), *item;
+	json_t *containers = json_member(node, "containers"), *item;
 	size_t i;
 
 	if (!json_is_array(containers) || json_array_size(containers) == 0)
@@ -941,7 +941,7 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 		pod.metadata_pointer = e->metadata_pointer;
 		if (e->metadata_pointer) {
 			/* a rule may have added the metadata since */
-			pod.metadata = json_object_get(e->holder, "metadata");
+			pod.metadata = json_member(e->holder, "metadata");
 			if (!json_is_object(pod.metadata))
 				pod.metadata = NULL;
 		}
@@ -987,13 +987,13 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 	for (size_t l = 0; l < 3; l++) {
 		/* rules change what is inside a pod spec, never the spec itself,
 		 * so the list is looked up in it afresh, not from the root */
-		json_t *list = json_object_get(pod->spec, container_lists[l]);
+		json_t *list = json_member(pod->spec, container_lists[l]);
 		size_t n = json_is_array(list) ? json_array_size(list) : 0;
 
 		for (size_t i = 0; i < n; i++) {
 			struct container c;
 
-			list = json_object_get(pod->spec, container_lists[l]);
+			list = json_member(pod->spec, container_lists[l]);
 			c.container = json_array_get(list, i);
 			if (!json_is_object(c.container))
 				continue;
@@ -1018,10 +1018,10 @@ const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
 	json_t *value = NULL;
 
 	if (pod->metadata)
-		value = json_object_get(json_object_get(pod->metadata,
-							"annotations"), key);
+		value = json_member(json_member(pod->metadata,
+						"annotations"), key);
 	if (!value)
-		value = json_object_get(annotations_of(ctx->object), key);
+		value = json_member(annotations_of(ctx->object), key);
 	return json_string_value(value);
 }
 
@@ -1062,11 +1062,11 @@ static int is_gpu_resource(const struct config *cfg, const char *name)
 
 int container_requests_gpu(const struct config *cfg, json_t *container)
 {
-	json_t *resources = json_object_get(container, "resources");
+	json_t *resources = json_member(container, "resources");
 	const char *sections[] = { "limits", "requests" };
 
 	for (int s = 0; s < 2; s++) {
-		json_t *map = json_object_get(resources, sections[s]), *value;
+		json_t *map = json_member(resources, sections[s]), *value;
 		const char *name;
 		size_t len;
 
@@ -1083,7 +1083,7 @@ int container_requests_gpu(const struct config *cfg, json_t *container)
 int pod_requests_gpu(const struct config *cfg, json_t *spec)
 {
 	for (size_t l = 0; l < 3; l++) {
-		json_t *list = json_object_get(spec, container_lists[l]), *c;
+		json_t *list = json_member(spec, container_lists[l]), *c;
 		size_t i;
 
 		json_array_foreach(list, i, c)

@@ -30,16 +30,16 @@ static int find_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
 	json_t *annotations;
 	char *p_meta = NULL, *p_annotations;
 
-	annotations = json_object_get(pod->metadata, "annotations");
-	src->annotation = json_object_get(annotations, key);
+	annotations = json_member(pod->metadata, "annotations");
+	src->annotation = json_member(annotations, key);
 	if (src->annotation) {
 		p_annotations = json_pointer_join(pod->metadata_pointer,
 						  "annotations");
 	} else {
-		annotations = json_object_get(json_object_get(ctx->object,
-							      "metadata"),
+		annotations = json_member(json_member(ctx->object,
+						      "metadata"),
 					      "annotations");
-		src->annotation = json_object_get(annotations, key);
+		src->annotation = json_member(annotations, key);
 		if (!src->annotation)
 			return 0;
 		if (!(p_meta = json_pointer_join(ctx->object_pointer,

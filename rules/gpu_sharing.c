@@ -144,7 +144,7 @@ static void value_text(json_t *value, char *text, size_t size)
 static int report_bad_value(struct rule_ctx *ctx, struct section *sec,
 			    const char *name, const char *what)
 {
-	json_t *value = json_object_get(sec->map, name);
+	json_t *value = json_member(sec->map, name);
 	char *at = json_pointer_join(sec->pointer, name);
 	char text[32];
 	int rc = -1;
@@ -168,7 +168,7 @@ static int memory_read(struct rule_ctx *ctx, struct section *sec,
 		       struct share_pod *pod)
 {
 	const struct config *cfg = ctx->cfg;
-	json_t *value = json_object_get(sec->map, name);
+	json_t *value = json_member(sec->map, name);
 	long long max_mib = (long long)cfg->max_gpu_memory_gib * 1024;
 	char text[32], *at;
 	int rc;
@@ -228,8 +228,8 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 	free(resources);
 	if (!sec->pointer)
 		return -1;
-	sec->map = json_object_get(json_object_get(c->container, "resources"),
-				   name);
+	sec->map = json_member(json_member(c->container, "resources"),
+			       name);
 	if (!json_is_object(sec->map)) {
 		sec->map = NULL;
 		return 0;
@@ -332,7 +332,7 @@ static int container_read(struct rule_ctx *ctx, struct container *c,
 static int record_memory(struct share_pod *pod, struct container *c,
 			 long long mib)
 {
-	const char *name = json_string_value(json_object_get(c->container,
+	const char *name = json_string_value(json_member(c->container,
 							      "name"));
 	char fallback[64], *grown;
 	int len;
@@ -444,7 +444,7 @@ static int report_resource(struct rule_ctx *ctx, struct report_state *st,
 	struct section *sections[] = { &sc->lim, &sc->req };
 
 	for (size_t i = 0; i < 2; i++)
-		if (json_object_get(sections[i]->map, name) &&
+		if (json_member(sections[i]->map, name) &&
 		    report_resource_in(ctx, st, sc, name, sections[i]))
 			return -1;
 	return 0;
@@ -532,9 +532,9 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 			      struct pod_spec *pod)
 {
 	const struct config *cfg = ctx->cfg;
-	json_t *selector = json_object_get(pod->spec, "nodeSelector");
-	json_t *scheduler = json_object_get(pod->spec, "schedulerName");
-	json_t *annotations = json_object_get(pod->metadata, "annotations");
+	json_t *selector = json_member(pod->spec, "nodeSelector");
+	json_t *scheduler = json_member(pod->spec, "schedulerName");
+	json_t *annotations = json_member(pod->metadata, "annotations");
 	int keep = cfg->strategy == SHARING_KEEP;
 	const char *key;
 	json_t *value;
@@ -545,7 +545,7 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 		const struct text_pair *sel = &cfg->share_selectors.items[i];
 		char *map;
 
-		if (!selector_matches(json_object_get(selector, sel->key),
+		if (!selector_matches(json_member(selector, sel->key),
 				      sel->value))
 			continue;
 		map = json_pointer_join(pod->pointer, "nodeSelector");
@@ -636,7 +636,7 @@ static int add_member(struct rule_ctx *ctx, const char *pointer,
 	char *at;
 	int rc;
 
-	if (json_object_get(map, name))
+	if (json_member(map, name))
 		return 0;
 	if (!json_is_object(map)) {
 		json_t *fresh = json_pack("{s:I}", name, (json_int_t)value);
@@ -682,7 +682,7 @@ static int section_fix(struct rule_ctx *ctx, struct section *sec,
 
 	if (!json_is_object(map))
 		return 0;
-	has_target = json_object_get(map, target) != NULL;
+	has_target = json_member(map, target) != NULL;
 	json_object_foreach(map, key, value) {
 		const char *name = config_copy_of(cfg, key);
 
@@ -701,7 +701,7 @@ static int section_fix(struct rule_ctx *ctx, struct section *sec,
 			rc = rule_remove_key_pruned(ctx, sec->pointer, keys[i]);
 			continue;
 		}
-		value = json_object_get(map, keys[i]);
+		value = json_member(map, keys[i]);
 		if (resource_count(value, &have) == 0 && have == count &&
 		    !is_memory_resource(cfg, keys[i], NULL)) {
 			rc = rule_rename(ctx, sec->pointer, keys[i], target);
@@ -730,7 +730,7 @@ static int fix_container(struct rule_ctx *ctx, struct pod_spec *p,
 	(void)arg;
 	if (container_read(ctx, c, &sc, &scratch) != 0)
 		goto out;
-	lim_had = json_object_get(sc.lim.map, target_resource(cfg)) != NULL;
+	lim_had = json_member(sc.lim.map, target_resource(cfg)) != NULL;
 	if (section_fix(ctx, &sc.lim, sc.count, sc.mib) != 0 ||
 	    section_fix(ctx, &sc.req, sc.count, sc.mib) != 0)
 		goto out;
@@ -761,13 +761,13 @@ static int fix_placement(struct rule_ctx *ctx, struct pod_spec *pod)
 		const struct text_pair *sel = &cfg->share_selectors.items[i];
 		json_t *selector = json_pointer_get(ctx->root, map);
 
-		if (selector_matches(json_object_get(selector, sel->key),
+		if (selector_matches(json_member(selector, sel->key),
 				     sel->value))
 			rc = rule_remove_key_pruned(ctx, map, sel->key);
 	}
 	free(map);
 	pod->spec = json_pointer_get(ctx->root, pod->pointer);
-	scheduler = json_object_get(pod->spec, "schedulerName");
+	scheduler = json_member(pod->spec, "schedulerName");
 	if (!rc && json_is_string(scheduler) &&
 	    string_list_has(&cfg->share_schedulers,
 			    json_string_value(scheduler))) {
@@ -870,27 +870,27 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	if (pod_for_each_container(ctx, pod, scan_container, &sp) != 0)
 		goto out;
 
-	selector = json_object_get(pod->spec, "nodeSelector");
+	selector = json_member(pod->spec, "nodeSelector");
 	for (size_t i = 0; i < cfg->share_selectors.n; i++)
-		if (selector_matches(json_object_get(selector,
-						     cfg->share_selectors.items[i].key),
+		if (selector_matches(json_member(selector,
+						 cfg->share_selectors.items[i].key),
 				     cfg->share_selectors.items[i].value))
 			placement = selected = 1;
-	scheduler = json_object_get(pod->spec, "schedulerName");
+	scheduler = json_member(pod->spec, "schedulerName");
 	if (json_is_string(scheduler) &&
 	    string_list_has(&cfg->share_schedulers,
 			    json_string_value(scheduler)))
 		placement = 1;
-	annotations = json_object_get(pod->metadata, "annotations");
+	annotations = json_member(pod->metadata, "annotations");
 	json_object_foreach(annotations, key, key_value)
 		if (has_prefix(&cfg->stale_annotation_prefixes, key))
 			stale = 1;
 
 	if (sp.shares && pod->metadata_pointer) {
-		const char *label = json_string_value(json_object_get(
-			json_object_get(pod->metadata, "labels"),
+		const char *label = json_string_value(json_member(
+			json_member(pod->metadata, "labels"),
 			cfg->sharing_label));
-		const char *record = json_string_value(json_object_get(
+		const char *record = json_string_value(json_member(
 			annotations, cfg->memory_request_annotation));
 
 		need_label = !label || strcmp(label, strategy) != 0;

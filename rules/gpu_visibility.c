@@ -43,8 +43,8 @@ static long find_entry(json_t *env)
 	size_t i;
 
 	json_array_foreach(env, i, entry) {
-		const char *name = json_string_value(json_object_get(entry,
-								     "name"));
+		const char *name = json_string_value(json_member(entry,
+								 "name"));
 
 		if (name && strcmp(name, VISIBLE_DEVICES) == 0)
 			found = (long)i;
@@ -62,14 +62,14 @@ static json_t *void_entry_new(void)
 static int hide_gpus(struct rule_ctx *ctx, struct container *c, json_t *entry,
 		     const char *entry_pointer, const char *env_pointer)
 {
-	json_t *env = json_object_get(c->container, "env");
-	json_t *value_from = json_object_get(entry, "valueFrom");
+	json_t *env = json_member(c->container, "env");
+	json_t *value_from = json_member(entry, "valueFrom");
 	char *p;
 	int rc;
 
 	if (entry && value_from && !json_is_null(value_from))
 		return rule_replace(ctx, entry_pointer, void_entry_new());
-	if (entry && json_object_get(entry, "value")) {
+	if (entry && json_member(entry, "value")) {
 		p = json_pointer_join(entry_pointer, "value");
 		rc = p ? rule_replace(ctx, p, json_text("void")) : -1;
 		free(p);
@@ -91,11 +91,11 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   struct container *c, void *arg)
 {
 	const struct config *cfg = ctx->cfg;
-	const char *name = json_string_value(json_object_get(c->container,
-							     "name"));
-	const char *image = json_string_value(json_object_get(c->container,
-							      "image"));
-	json_t *env = json_object_get(c->container, "env");
+	const char *name = json_string_value(json_member(c->container,
+							 "name"));
+	const char *image = json_string_value(json_member(c->container,
+							  "image"));
+	json_t *env = json_member(c->container, "env");
 	json_t *entry = NULL, *value = NULL, *value_from = NULL;
 	char *env_pointer, *entry_pointer = NULL, *image_pointer = NULL;
 	char *shown_value = NULL;
@@ -113,8 +113,8 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 		index = find_entry(env);
 	if (index >= 0) {
 		entry = json_array_get(env, (size_t)index);
-		value = json_object_get(entry, "value");
-		value_from = json_object_get(entry, "valueFrom");
+		value = json_member(entry, "value");
+		value_from = json_member(entry, "valueFrom");
 		if (json_is_null(value_from))
 			value_from = NULL;
 		/* no value at all is the empty value; "all", said outright,

@@ -56,7 +56,7 @@ static int term_implies(json_t *strict, json_t *loose)
 	if (!json_is_object(strict) || !json_is_object(loose))
 		return 0;
 	json_object_foreach(loose, key, value)
-		if (!array_within(value, json_object_get(strict, key)))
+		if (!array_within(value, json_member(strict, key)))
 			return 0;
 	return 1;
 }
@@ -83,9 +83,9 @@ static int node_affinity_covers(json_t *present, json_t *wanted)
 	if (!json_is_object(present) || !json_is_object(wanted))
 		return 0;
 	json_object_foreach(wanted, key, value) {
-		json_t *mine = json_object_get(present, key);
-		json_t *terms = json_object_get(mine, "nodeSelectorTerms");
-		json_t *wanted_terms = json_object_get(value, "nodeSelectorTerms");
+		json_t *mine = json_member(present, key);
+		json_t *terms = json_member(mine, "nodeSelectorTerms");
+		json_t *wanted_terms = json_member(value, "nodeSelectorTerms");
 
 		if (json_equal(mine, value))
 			continue;
@@ -129,7 +129,7 @@ static int check_merge(struct rule_ctx *ctx, json_t *parsed, json_t *current,
 			return rule_report(ctx, SEVERITY_ERROR, at, 0,
 					   "annotation '%s' has unknown member '%.24s'",
 					   AFFINITY_ANNOTATION, kind) ? -1 : 1;
-		present = json_object_get(current, kind);
+		present = json_member(current, kind);
 		if (present && !json_equal(present, value) &&
 		    !(strcmp(kind, "nodeAffinity") == 0 &&
 		      node_affinity_covers(present, value)))
@@ -143,7 +143,7 @@ static int check_merge(struct rule_ctx *ctx, json_t *parsed, json_t *current,
 /* Adds what spec.affinity lacks of `parsed`. */
 static int merge(struct rule_ctx *ctx, struct pod_spec *pod, json_t *parsed)
 {
-	json_t *current = json_object_get(pod->spec, "affinity");
+	json_t *current = json_member(pod->spec, "affinity");
 	const char *kind;
 	json_t *value;
 	char *p_affinity = json_pointer_join(pod->pointer, "affinity");
@@ -162,7 +162,7 @@ static int merge(struct rule_ctx *ctx, struct pod_spec *pod, json_t *parsed)
 	json_object_foreach(parsed, kind, value) {
 		char *p_kind;
 
-		if (json_object_get(current, kind))
+		if (json_member(current, kind))
 			continue;
 		if (!(p_kind = json_pointer_join(p_affinity, kind))) {
 			rc = -1;
@@ -191,8 +191,8 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	(void)arg;
 	if (!pod->metadata)
 		return 0;
-	annotations = json_object_get(pod->metadata, "annotations");
-	text = json_object_get(annotations, AFFINITY_ANNOTATION);
+	annotations = json_member(pod->metadata, "annotations");
+	text = json_member(annotations, AFFINITY_ANNOTATION);
 	if (!text)
 		return 0;
 	if (!(p_annotations = json_pointer_join(pod->metadata_pointer,
@@ -227,7 +227,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 				 AFFINITY_ANNOTATION);
 		goto out;
 	}
-	current = json_object_get(pod->spec, "affinity");
+	current = json_member(pod->spec, "affinity");
 	if (current && !json_is_object(current) && !json_is_null(current)) {
 		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
 				 "annotation '%s' cannot merge: spec.affinity is not a mapping",

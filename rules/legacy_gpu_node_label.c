@@ -32,9 +32,9 @@ static int report_legacy(struct rule_ctx *ctx, const char *at)
 static int fix_node_selector(struct rule_ctx *ctx, struct pod_spec *pod)
 {
 	const struct config *cfg = ctx->cfg;
-	json_t *selector = json_object_get(pod->spec, "nodeSelector");
-	json_t *legacy = json_object_get(selector, cfg->legacy_gpu_name_label);
-	json_t *product = json_object_get(selector, cfg->gpu_product_label);
+	json_t *selector = json_member(pod->spec, "nodeSelector");
+	json_t *legacy = json_member(selector, cfg->legacy_gpu_name_label);
+	json_t *product = json_member(selector, cfg->gpu_product_label);
 	char *map = NULL, *at = NULL, *name = NULL, *other = NULL, *target;
 	int rc = -1;
 
@@ -142,8 +142,8 @@ static int fix_requirement(json_t *requirement, const char *pointer,
 
 	/* values one by one, so that untouched ones keep their spelling;
 	 * then the shared spellings, if any, at the end */
-	values = json_object_get(requirement, "values");
-	fresh_values = json_object_get(fresh, "values");
+	values = json_member(requirement, "values");
+	fresh_values = json_member(fresh, "values");
 	if (!rc && json_is_array(values) &&
 	    !(p_values = json_pointer_join(pointer, "values")))
 		rc = -1;
@@ -151,7 +151,7 @@ static int fix_requirement(json_t *requirement, const char *pointer,
 		    i < json_array_size(fresh_values); i++) {
 		json_t *name = json_array_get(fresh_values, i);
 		int added = i >= json_array_size(
-			json_object_get(requirement, "values"));
+			json_member(requirement, "values"));
 		char *p_value;
 
 		if (!added && json_equal(name, json_array_get(values, i)))
@@ -185,7 +185,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	if (!(p_affinity = json_pointer_join(pod->pointer, "affinity")))
 		return -1;
 	rc = affinity_for_each_node_requirement(
-		json_object_get(pod->spec, "affinity"), p_affinity,
+		json_member(pod->spec, "affinity"), p_affinity,
 		ctx->cfg->legacy_gpu_name_label, fix_requirement, ctx);
 	free(p_affinity);
 	return rc ? -1 : 0;

@@ -65,8 +65,8 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 		s->map = NULL;
 		return 0;
 	}
-	s->legacy = json_object_get(s->map, legacy_name);
-	s->target = json_object_get(s->map, cfg->gpu_resource);
+	s->legacy = json_member(s->map, legacy_name);
+	s->target = json_member(s->map, cfg->gpu_resource);
 	if (!s->legacy)
 		return 0;
 	if (!section_pointer(s))
@@ -170,12 +170,12 @@ static int check_name(struct rule_ctx *ctx, struct container *c,
 	char *at = NULL, message[256];
 	int rc = -1, bad;
 	/* looked up for each name: the one before may have pruned them */
-	json_t *resources = json_object_get(c->container, "resources");
-	json_t *limits = json_object_get(resources, "limits");
-	json_t *requests = json_object_get(resources, "requests");
+	json_t *resources = json_member(c->container, "resources");
+	json_t *limits = json_member(resources, "limits");
+	json_t *requests = json_member(resources, "requests");
 
 	/* most containers hold none of the names */
-	if (!json_object_get(limits, name) && !json_object_get(requests, name))
+	if (!json_member(limits, name) && !json_member(requests, name))
 		return 0;
 	bad = section_read(ctx, c, &lim, "limits", limits, name);
 	if (bad >= 0) {

@@ -100,7 +100,7 @@ static const struct removed_version *removed_version(const char *api_version)
 
 static int is_kind(json_t *doc, const char *kind)
 {
-	const char *k = json_string_value(json_object_get(doc, "kind"));
+	const char *k = json_string_value(json_member(doc, "kind"));
 
 	return k && strcmp(k, kind) == 0;
 }
@@ -109,7 +109,7 @@ static int is_kind(json_t *doc, const char *kind)
  * no apiVersion, as files often had). */
 static int is_policy(json_t *doc)
 {
-	json_t *version = json_object_get(doc, "apiVersion");
+	json_t *version = json_member(doc, "apiVersion");
 
 	if (!is_kind(doc, "Policy"))
 		return 0;
@@ -117,7 +117,7 @@ static int is_policy(json_t *doc)
 			strcmp(json_string_value(version), "v1") != 0))
 		return 0;
 	for (size_t i = 0; i < N_OF(policy_fields); i++)
-		if (json_object_get(doc, policy_fields[i]))
+		if (json_member(doc, policy_fields[i]))
 			return 1;
 	return 0;
 }
@@ -143,17 +143,17 @@ static int is_sharing_resource(const struct config *cfg, const char *name)
 static int check_extenders(struct rule_ctx *ctx, json_t *doc,
 			   const char *doc_pointer, const char *at_text)
 {
-	json_t *extenders = json_object_get(doc, "extenders"), *extender;
+	json_t *extenders = json_member(doc, "extenders"), *extender;
 	size_t i;
 
 	json_array_foreach(extenders, i, extender) {
-		json_t *managed = json_object_get(extender, "managedResources");
+		json_t *managed = json_member(extender, "managedResources");
 		json_t *entry;
 		size_t j;
 
 		json_array_foreach(managed, j, entry) {
 			const char *name = json_string_value(
-				json_object_get(entry, "name"));
+				json_member(entry, "name"));
 			char *at = NULL;
 			int rc;
 
@@ -195,7 +195,7 @@ static int first_unkept_item_field(json_t *doc, const char *base,
 	json_t *item, *value;
 	size_t i;
 
-	json_array_foreach(json_object_get(doc, list), i, item) {
+	json_array_foreach(json_member(doc, list), i, item) {
 		json_object_foreach(item, name, value) {
 			char *list_at, *item_at;
 
@@ -244,7 +244,7 @@ static int check_configuration(struct rule_ctx *ctx)
 {
 	json_t *doc = ctx->object;
 	const struct removed_version *removed = removed_version(
-		json_string_value(json_object_get(doc, "apiVersion")));
+		json_string_value(json_member(doc, "apiVersion")));
 	char *at = NULL, *version_at;
 	const char *short_version, *field;
 	int rc = -1;
@@ -326,7 +326,7 @@ static int check_config_text(struct rule_ctx *ctx, const char *key,
 
 	if (json_is_object(doc)) {
 		const struct removed_version *removed = removed_version(
-			json_string_value(json_object_get(doc, "apiVersion")));
+			json_string_value(json_member(doc, "apiVersion")));
 
 		if (is_policy(doc))
 			rc = report_policy(ctx, at);
@@ -367,7 +367,7 @@ static int check_config_text(struct rule_ctx *ctx, const char *key,
 
 static int check_config_map(struct rule_ctx *ctx)
 {
-	json_t *data = json_object_get(ctx->object, "data"), *value;
+	json_t *data = json_member(ctx->object, "data"), *value;
 	char *p_data = json_pointer_join(ctx->object_pointer, "data");
 	const char *key;
 	int rc = 0;
@@ -429,7 +429,7 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 	(void)pod;
 	(void)arg;
 	for (size_t l = 0; l < N_OF(lists); l++) {
-		json_t *words = json_object_get(c->container, lists[l]), *word;
+		json_t *words = json_member(c->container, lists[l]), *word;
 		char *p_list;
 		size_t i;
 

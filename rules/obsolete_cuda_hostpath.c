@@ -42,8 +42,8 @@ static int obsolete_set_has(const struct obsolete_set *set, const char *name)
 /* 1 when the volumeMount `mount` uses a volume of `set`. */
 static int mount_is_obsolete(const struct obsolete_set *set, json_t *mount)
 {
-	return obsolete_set_has(set, json_string_value(json_object_get(mount,
-								       "name")));
+	return obsolete_set_has(set, json_string_value(json_member(mount,
+								   "name")));
 }
 
 /* A copy of `path` without trailing slashes ("/" stays "/"); NULL on OOM. */
@@ -93,11 +93,11 @@ typedef int (*mount_fn)(json_t *container, json_t *mount, void *arg);
 static int spec_for_each_mount(json_t *spec, mount_fn fn, void *arg)
 {
 	for (size_t l = 0; l < 3; l++) {
-		json_t *list = json_object_get(spec, container_lists[l]), *c;
+		json_t *list = json_member(spec, container_lists[l]), *c;
 		size_t i;
 
 		json_array_foreach(list, i, c) {
-			json_t *mounts = json_object_get(c, "volumeMounts"), *m;
+			json_t *mounts = json_member(c, "volumeMounts"), *m;
 			size_t j;
 			int rc;
 
@@ -119,8 +119,8 @@ struct ambiguous_search {
 static int find_ambiguous(json_t *container, json_t *mount, void *arg)
 {
 	struct ambiguous_search *search = arg;
-	const char *name = json_string_value(json_object_get(mount, "name"));
-	const char *path = json_string_value(json_object_get(mount, "mountPath"));
+	const char *name = json_string_value(json_member(mount, "name"));
+	const char *path = json_string_value(json_member(mount, "mountPath"));
 	int match;
 
 	(void)container;
@@ -152,7 +152,7 @@ static int strip_mounts(struct rule_ctx *ctx, struct pod_spec *pod,
 			struct container *c, void *arg)
 {
 	const struct obsolete_set *set = arg;
-	json_t *mounts = json_object_get(c->container, "volumeMounts");
+	json_t *mounts = json_member(c->container, "volumeMounts");
 	size_t n = json_array_size(mounts), kept = 0;
 	char *mounts_pointer;
 	int rc = 0;
@@ -219,8 +219,8 @@ static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
 	const char *path, *mount;
 	int match, failed = 0;
 
-	path = json_string_value(json_object_get(json_object_get(volume,
-								 "hostPath"),
+	path = json_string_value(json_member(json_member(volume,
+							 "hostPath"),
 						 "path"));
 	if (!path)
 		return 0;
@@ -281,10 +281,10 @@ static int note_stack_volume(json_t *container, json_t *mount, void *arg)
 	if (container != sv->container) {
 		sv->container = container;
 		sv->stack = rule_image_is_stack_component(sv->ctx,
-			json_string_value(json_object_get(container, "image")));
+			json_string_value(json_member(container, "image")));
 	}
 	if (!sv->stack ||
-	    !(name = json_string_value(json_object_get(mount, "name"))))
+	    !(name = json_string_value(json_member(mount, "name"))))
 		return 0;
 	if (!sv->set->names)
 		sv->cap++;
@@ -317,7 +317,7 @@ static int stack_volumes_collect(struct rule_ctx *ctx, json_t *spec,
 
 static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
-	json_t *volumes = json_object_get(pod->spec, "volumes");
+	json_t *volumes = json_member(pod->spec, "volumes");
 	size_t n = json_array_size(volumes), n_obsolete = 0;
 	struct obsolete_set set = { 0 }, stack = { 0 };
 	unsigned char *obsolete = NULL;
@@ -337,8 +337,8 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	/* report everything first, at the pointers of the input */
 	for (size_t i = 0; i < n; i++) {
 		json_t *volume = json_array_get(volumes, i);
-		const char *name = json_string_value(json_object_get(volume,
-								     "name"));
+		const char *name = json_string_value(json_member(volume,
+								 "name"));
 		char *p;
 		int found;
 

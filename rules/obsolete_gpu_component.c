@@ -28,10 +28,10 @@ static const struct text_pair *find_component(const struct config *cfg,
 static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   struct container *c, void *arg)
 {
-	const char *image = json_string_value(json_object_get(c->container,
-							      "image"));
-	const char *name = json_string_value(json_object_get(c->container,
-							     "name"));
+	const char *image = json_string_value(json_member(c->container,
+							  "image"));
+	const char *name = json_string_value(json_member(c->container,
+							 "name"));
 	const struct text_pair *component;
 	char *at;
 	int rc, len;

@@ -145,7 +145,7 @@ static int check_argument(struct rule_ctx *ctx, struct argument *argv,
 static int collect_arguments(struct container *c, const char *field,
 			     struct argument *argv, size_t *argc)
 {
-	json_t *list = json_object_get(c->container, field), *item;
+	json_t *list = json_member(c->container, field), *item;
 	char *list_pointer;
 	size_t i;
 
@@ -174,8 +174,8 @@ static int collect_arguments(struct container *c, const char *field,
 static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   struct container *c, void *arg)
 {
-	size_t n = json_array_size(json_object_get(c->container, "command")) +
-		   json_array_size(json_object_get(c->container, "args"));
+	size_t n = json_array_size(json_member(c->container, "command")) +
+		   json_array_size(json_member(c->container, "args"));
 	struct argument *argv;
 	size_t argc = 0;
 	int rc = -1;
@@ -208,7 +208,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 /* featureGates of a KubeletConfiguration file. */
 static int check_kubelet_config(struct rule_ctx *ctx)
 {
-	json_t *gates = json_object_get(ctx->object, "featureGates");
+	json_t *gates = json_member(ctx->object, "featureGates");
 	char *gates_pointer;
 	int rc = 0;
 
@@ -220,7 +220,7 @@ static int check_kubelet_config(struct rule_ctx *ctx)
 	for (size_t g = 0; rc == 0 && g < N_REMOVED_GATES; g++) {
 		char *p;
 
-		if (!json_object_get(gates, removed_gates[g].name))
+		if (!json_member(gates, removed_gates[g].name))
 			continue;
 		p = json_pointer_join(gates_pointer, removed_gates[g].name);
 		rc = p ? report_gate(ctx, p, &removed_gates[g]) : -1;
@@ -232,8 +232,8 @@ static int check_kubelet_config(struct rule_ctx *ctx)
 
 int rule_run_removed_gpu_feature_gate(struct rule_ctx *ctx)
 {
-	const char *kind = json_string_value(json_object_get(ctx->object,
-							     "kind"));
+	const char *kind = json_string_value(json_member(ctx->object,
+							 "kind"));
 
 	if (kind && strcmp(kind, "KubeletConfiguration") == 0 &&
 	    check_kubelet_config(ctx))

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <jansson.h>
 
 #define GPUMEND_VERSION "0.1.0"
@@ -412,6 +413,16 @@ char *json_pointer_join_index(const char *base, size_t index);
 int json_pointer_next(const char **pointer, char *out, size_t size);
 /* The value at `pointer` in `root`, borrowed; NULL when absent. */
 json_t *json_pointer_get(json_t *root, const char *pointer);
+
+/*
+ * json_object_get(), inline: the member `key` of `object` (borrowed),
+ * NULL when there is none or `object` is no object. The length of a
+ * literal key is known at compile time, and no call is made for it.
+ */
+static inline json_t *json_member(const json_t *object, const char *key)
+{
+	return key ? json_object_getn(object, key, strlen(key)) : NULL;
+}
 
 /*
  * patch_apply_op() with a copy of the operation's value, so that later

@@ -69,7 +69,7 @@ static int is_site(json_t *map)
 {
 	for (size_t i = 0; i < SITE_MARKERS; i++)
 		if (member_of(site_members[i].key,
-			      json_object_get(map, site_members[i].key)))
+			      json_member(map, site_members[i].key)))
 			return 1;
 	return 0;
 }
@@ -164,11 +164,11 @@ static json_t *site_pod_new(json_t *map, const char *name)
 				"apiVersion", "v1", "kind", "Pod",
 				"metadata", "name", name,
 				"spec", "containers", "name", name);
-	json_t *image = json_object_get(map, "image");
+	json_t *image = json_member(map, "image");
 	/* what a container sees of the GPUs is judged from its requests: a
 	 * site without its resources (a template holds them) says nothing
 	 * of its image or environment */
-	int judged = json_is_object(json_object_get(map, "resources"));
+	int judged = json_is_object(json_member(map, "resources"));
 	const char *key;
 	json_t *value;
 
@@ -193,13 +193,13 @@ static json_t *site_pod_new(json_t *map, const char *name)
 	/* image: {repository, tag} as a chart writes it, for the rules that
 	 * look at images; no rule changes an image */
 	if (judged && json_is_object(image) &&
-	    json_is_string(json_object_get(image, "repository"))) {
-		json_t *tag = json_object_get(image, "tag");
+	    json_is_string(json_member(image, "repository"))) {
+		json_t *tag = json_member(image, "tag");
 		char *text = NULL;
-		const char *repo = json_string_value(json_object_get(image,
-								     "repository"));
-		json_t *container = json_array_get(json_object_get(
-			json_object_get(pod, "spec"), "containers"), 0);
+		const char *repo = json_string_value(json_member(image,
+								 "repository"));
+		json_t *container = json_array_get(json_member(
+			json_member(pod, "spec"), "containers"), 0);
 		int len;
 
 		if (json_is_string(tag) || json_is_number(tag)) {
@@ -248,7 +248,7 @@ static char *map_path(json_t *map, const char *site, const char *pod_path,
 			continue;
 		/* an image made up from repository and tag is not the site's */
 		if (strict && strcmp(m->key, "image") == 0 &&
-		    !json_is_string(json_object_get(map, "image")))
+		    !json_is_string(json_member(map, "image")))
 			return NULL;
 		*unmapped = 0;
 		if (!(base = json_pointer_join(site, m->key)))
