@@ -46,34 +46,20 @@ static int mount_is_obsolete(const struct obsolete_set *set, json_t *mount)
 								   "name")));
 }
 
-/* A copy of `path` without trailing slashes ("/" stays "/"); NULL on OOM. */
-static char *path_trimmed(const char *path)
-{
-	size_t len = strlen(path);
-	char *copy;
-
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	copy = malloc(len + 1);
-	if (!copy)
-		return NULL;
-	memcpy(copy, path, len);
-	copy[len] = '\0';
-	return copy;
-}
-
-/* 1 when `path`, trailing slashes aside, matches one of `patterns`; -1 on
- * OOM. */
+/* 1 when `path`, trailing slashes aside ("/" stays "/"), matches one of
+ * `patterns`; -1 on OOM. */
 static int path_matches(const struct string_list *patterns, const char *path)
 {
-	size_t len = strlen(path);
+	size_t len = strlen(path), kept = len;
 	char *trimmed;
 	int match;
 
+	while (kept > 1 && path[kept - 1] == '/')
+		kept--;
 	/* most paths end without a slash: matched as they are */
-	if (len <= 1 || path[len - 1] != '/')
+	if (kept == len)
 		return string_list_match(patterns, path);
-	if (!(trimmed = path_trimmed(path)))
+	if (!(trimmed = strndup(path, kept)))
 		return -1;
 	match = string_list_match(patterns, trimmed);
 	free(trimmed);

@@ -273,6 +273,12 @@ static json_t *last_of(json_t *parent, const struct last_token *last)
 	return child_of(parent, last->text, last->len);
 }
 
+/* `last` as an array index: 0, or -1 when it is none. */
+static int last_index(const struct last_token *last, size_t *index)
+{
+	return parse_index_n(last->text, last->len, index);
+}
+
 /*
  * Adds `value` (not stolen) at `last` of `parent`. *old gets the member
  * it replaced (a new reference; NULL when there was none), *index the
@@ -283,8 +289,7 @@ static int put_at(json_t *parent, const struct last_token *last,
 {
 	*old = NULL;
 	if (json_is_object(parent)) {
-		json_t *member = json_object_getn(parent, last->text,
-						  last->len);
+		json_t *member = last_of(parent, last);
 
 		if (member)
 			*old = json_incref(member);
@@ -300,8 +305,7 @@ static int put_at(json_t *parent, const struct last_token *last,
 		*index = json_array_size(parent);
 		return json_array_append(parent, value);
 	}
-	if (parse_index_n(last->text, last->len, index) != 0 ||
-	    *index > json_array_size(parent))
+	if (last_index(last, index) != 0 || *index > json_array_size(parent))
 		return -1;
 	return json_array_insert(parent, *index, value);
 }
@@ -316,14 +320,13 @@ static int take_at(json_t *parent, const struct last_token *last,
 
 	*removed = NULL;
 	if (json_is_object(parent)) {
-		value = json_object_getn(parent, last->text, last->len);
+		value = last_of(parent, last);
 		if (!value)
 			return -1;
 		*removed = json_incref(value);
 		if (json_object_deln(parent, last->text, last->len) == 0)
 			return 0;
-	} else if (json_is_array(parent) &&
-		   parse_index_n(last->text, last->len, &index) == 0 &&
+	} else if (json_is_array(parent) && last_index(last, &index) == 0 &&
 		   (value = json_array_get(parent, index))) {
 		*removed = json_incref(value);
 		if (json_array_remove(parent, index) == 0)
@@ -488,8 +491,7 @@ static int revert_take(json_t *parent, const struct last_token *last,
 	if (json_is_object(parent))
 		return last_of(parent, last) ? -1 :
 		       member_set(parent, last->text, last->len, value);
-	if (!json_is_array(parent) ||
-	    parse_index_n(last->text, last->len, &index) != 0 ||
+	if (!json_is_array(parent) || last_index(last, &index) != 0 ||
 	    index > json_array_size(parent))
 		return -1;
 	return json_array_insert(parent, index, value);
@@ -521,8 +523,7 @@ int patch_revert_op(json_t *root, const struct patch_op *op)
 		if (json_is_object(parent))
 			return member_set(parent, last.text, last.len,
 					  op->undo);
-		if (json_is_array(parent) &&
-		    parse_index_n(last.text, last.len, &index) == 0)
+		if (json_is_array(parent) && last_index(&last, &index) == 0)
 			return json_array_set(parent, index, op->undo);
 		return -1;
 	case PATCH_MOVE:

@@ -14,10 +14,11 @@
  * same value (NULL for NULL), for less. */
 static inline json_t *json_text(const char *s)
 {
-	size_t len = s ? strlen(s) : 0;
+	size_t len;
 
 	if (!s)
 		return NULL;
+	len = strlen(s);
 	return ascii_span(s, len) == len ? json_stringn_nocheck(s, len) :
 					   json_stringn(s, len);
 }
