@@ -28,7 +28,9 @@
 # Deployment; BENCH_CALLGRIND_ARGS: more callgrind options (for example
 # --dump-instr=yes to profile); BENCH_COUNT_SERVERS (gpumend floor
 # go-peer) and BENCH_COUNT_BODIES (legacy modern plain large): what to
-# measure, the others being reported as "-". About fifteen minutes.
+# measure, the others being reported as "-"; BENCH_COUNT_LEGACY_BODY:
+# another body in place of the legacy pod's (review-legacy-pod-reads.json
+# is it with only the members its rules read). About fifteen minutes.
 set -eu
 BUILD=$(cd "$1" && pwd)
 OUT=$2
@@ -258,7 +260,8 @@ $1: $_line"
 | $1 | $(awk -v b="$(stat -c %s "$2")" 'BEGIN { printf "%.1f KB", b / 1000 }') | $(kilo "$_f") | $(kilo "$_g") | $(kilo "$_p") | $(ratio "$_g" "$_f") | $(ratio "$_p" "$_g") |"
 }
 
-measure legacy "legacy pod" "$HERE/review-legacy-pod.json" "$N" "$M"
+measure legacy "legacy pod" \
+	"${BENCH_COUNT_LEGACY_BODY:-$HERE/review-legacy-pod.json}" "$N" "$M"
 measure modern "modern GPU pod" "$HERE/review-modern-pod.json" "$N" "$M"
 measure plain "pod without GPUs" "$HERE/review-plain-pod.json" "$N" "$M"
 measure large "Deployment, ${LARGE_KB} KB" "$large" "$LARGE_N" "$LARGE_M"
