@@ -53,6 +53,10 @@ die() {
 	exit 1
 }
 
+legacy_body=${BENCH_COUNT_LEGACY_BODY:-$HERE/review-legacy-pod.json}
+[ -r "$legacy_body" ] ||
+	die "BENCH_COUNT_LEGACY_BODY: cannot read $legacy_body"
+
 server_pid=""
 cleanup() {
 	exec 3>&- 2>/dev/null || true
@@ -260,8 +264,7 @@ $1: $_line"
 | $1 | $(awk -v b="$(stat -c %s "$2")" 'BEGIN { printf "%.1f KB", b / 1000 }') | $(kilo "$_f") | $(kilo "$_g") | $(kilo "$_p") | $(ratio "$_g" "$_f") | $(ratio "$_p" "$_g") |"
 }
 
-measure legacy "legacy pod" \
-	"${BENCH_COUNT_LEGACY_BODY:-$HERE/review-legacy-pod.json}" "$N" "$M"
+measure legacy "legacy pod" "$legacy_body" "$N" "$M"
 measure modern "modern GPU pod" "$HERE/review-modern-pod.json" "$N" "$M"
 measure plain "pod without GPUs" "$HERE/review-plain-pod.json" "$N" "$M"
 measure large "Deployment, ${LARGE_KB} KB" "$large" "$LARGE_N" "$LARGE_M"
