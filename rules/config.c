@@ -28,6 +28,7 @@ enum field_kind {
 	FIELD_NAMESPACE_MODELS, /* namespace_models, n_namespace_models */
 	FIELD_SIZE,             /* size_t, at least 1 */
 	FIELD_INT,              /* int, at least 1 */
+	FIELD_TIMEOUT,          /* int seconds, 1 to 30 (a webhook's range) */
 	FIELD_FAILURE_POLICY,   /* int failure_allow: "allow" or "deny" */
 	FIELD_COMPONENTS,       /* struct text_map: image patterns to advice */
 	FIELD_SUFFIX,           /* char *: text appended to a label value */
@@ -113,6 +114,7 @@ static const struct config_field annotations_fields[] = {
 	FIELD("skip", FIELD_NAME, skip_annotation),
 	FIELD("skipRules", FIELD_NAME, skip_rules_annotation),
 	FIELD("mutations", FIELD_NAME, mutations_annotation),
+	FIELD("denyOptOutNamespaces", FIELD_TEXT_LIST, deny_opt_out_namespaces),
 	{ NULL, 0, 0 }
 };
 
@@ -125,6 +127,7 @@ static const struct config_field limits_fields[] = {
 
 static const struct config_field webhook_fields[] = {
 	FIELD("failurePolicy", FIELD_FAILURE_POLICY, failure_allow),
+	FIELD("timeoutSeconds", FIELD_TIMEOUT, timeout_seconds),
 	{ NULL, 0, 0 }
 };
 
@@ -320,6 +323,7 @@ void config_free(struct config *cfg)
 	free(cfg->skip_annotation);
 	free(cfg->skip_rules_annotation);
 	free(cfg->mutations_annotation);
+	string_list_clear(&cfg->deny_opt_out_namespaces);
 	free(cfg);
 }
 
@@ -386,6 +390,7 @@ static int field_copy(struct config *dst, const struct config *src,
 		*MEMBER(dst, f, size_t) = *CONST_MEMBER(src, f, size_t);
 		return 0;
 	case FIELD_INT:
+	case FIELD_TIMEOUT:
 	case FIELD_FAILURE_POLICY:
 		*MEMBER(dst, f, int) = *CONST_MEMBER(src, f, int);
 		return 0;
@@ -536,6 +541,7 @@ struct config *config_new_default(void)
 	cfg->max_depth = 128;
 	cfg->max_alias_nodes = 100000;
 	cfg->failure_allow = 1;
+	cfg->timeout_seconds = 10;
 	cfg->max_gpu_memory_gib = 288;
 
 	if (!(cfg->legacy_gpu_resource = strdup("alpha.kubernetes.io/nvidia-gpu")) ||
@@ -770,6 +776,9 @@ static const char default_yaml[] =
 	"  skip: gpumend.io/skip                # \"true\" skips the object\n"
 	"  skipRules: gpumend.io/skip-rules     # comma-separated rule ids to skip\n"
 	"  mutations: gpumend.io/mutations      # where the webhook records what it changed\n"
+	"  # namespaces whose objects may opt out of rules in deny mode with skip\n"
+	"  # or skipRules; elsewhere a deny rule applies whatever the annotations say\n"
+	"  denyOptOutNamespaces: []\n"
 	"\n"
 	"# Input limits of the CLI and the webhook.\n"
 	"limits:\n"
@@ -779,7 +788,8 @@ static const char default_yaml[] =
 	"\n"
 	"# The webhook.\n"
 	"webhook:\n"
-	"  failurePolicy: allow  # allow | deny: the answer when the webhook itself fails\n";
+	"  failurePolicy: allow  # allow | deny: the answer when the webhook itself fails\n"
+	"  timeoutSeconds: 10    # the registration's timeout (1 to 30); the server answers within it\n";
 
 const char *config_default_yaml(void)
 {
@@ -1072,11 +1082,12 @@ static int apply_limit(struct config *cfg, const struct config_field *f,
 	if (!json_is_integer(value) || n <= 0)
 		return config_fail(err, NULL, pointer,
 				   "%s must be a positive integer", f->key);
-	if (f->kind == FIELD_INT) {
-		if (n > INT_MAX)
+	if (f->kind == FIELD_INT || f->kind == FIELD_TIMEOUT) {
+		int max = f->kind == FIELD_TIMEOUT ? 30 : INT_MAX;
+
+		if (n > max)
 			return config_fail(err, NULL, pointer,
-					   "%s must be at most %d", f->key,
-					   INT_MAX);
+					   "%s must be at most %d", f->key, max);
 		*MEMBER(cfg, f, int) = (int)n;
 		return 0;
 	}
@@ -1334,6 +1345,7 @@ static int field_apply(struct config *cfg, const struct config_field *f,
 		return apply_namespace_models(cfg, value, pointer, err);
 	case FIELD_SIZE:
 	case FIELD_INT:
+	case FIELD_TIMEOUT:
 		return apply_limit(cfg, f, value, pointer, err);
 	case FIELD_FAILURE_POLICY:
 		return apply_failure_policy(cfg, value, pointer, err);
@@ -1698,6 +1710,7 @@ static json_t *field_to_json(const struct config *cfg,
 	case FIELD_SIZE:
 		return json_integer((json_int_t)*CONST_MEMBER(cfg, f, size_t));
 	case FIELD_INT:
+	case FIELD_TIMEOUT:
 		return json_integer(*CONST_MEMBER(cfg, f, int));
 	case FIELD_FAILURE_POLICY:
 		return json_text(cfg->failure_allow ? "allow" : "deny");

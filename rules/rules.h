@@ -175,6 +175,8 @@ struct config {
 	char *skip_annotation;                  /* gpumend.io/skip */
 	char *skip_rules_annotation;            /* gpumend.io/skip-rules */
 	char *mutations_annotation;             /* gpumend.io/mutations (webhook) */
+	/* namespaces whose objects may opt out of deny-mode rules */
+	struct string_list deny_opt_out_namespaces;
 
 	/* input limits, enforced by the front ends */
 	size_t max_document_bytes;
@@ -183,6 +185,8 @@ struct config {
 
 	/* webhook: answer to an internal failure: 1 allow with a warning, 0 deny */
 	int failure_allow;
+	/* webhook: the registration's timeoutSeconds, 1 to 30 */
+	int timeout_seconds;
 };
 
 /* Error detail: the JSON Pointer of the offending value and a message. */

@@ -64,6 +64,9 @@ static int config_same(const struct config *a, const struct config *b)
 	    !strings_same(a->skip_annotation, b->skip_annotation) ||
 	    !strings_same(a->skip_rules_annotation, b->skip_rules_annotation) ||
 	    !strings_same(a->mutations_annotation, b->mutations_annotation) ||
+	    !lists_same(&a->deny_opt_out_namespaces,
+			&b->deny_opt_out_namespaces) ||
+	    a->timeout_seconds != b->timeout_seconds ||
 	    a->max_document_bytes != b->max_document_bytes ||
 	    a->max_depth != b->max_depth ||
 	    a->max_alias_nodes != b->max_alias_nodes ||
@@ -178,10 +181,11 @@ static const char every_key[] =
 	"   \"infer\": [\"Tesla T4\"]}},"
 	" \"annotations\": {\"skip\": \"example.com/skip\","
 	"  \"skipRules\": \"example.com/skip-rules\","
-	"  \"mutations\": \"example.com/mutations\"},"
+	"  \"mutations\": \"example.com/mutations\","
+	"  \"denyOptOutNamespaces\": [\"sandbox\"]},"
 	" \"limits\": {\"maxDocumentBytes\": 1048576, \"maxDepth\": 64,"
 	"  \"maxAliasNodes\": 5000},"
-	" \"webhook\": {\"failurePolicy\": \"deny\"}}";
+	" \"webhook\": {\"failurePolicy\": \"deny\", \"timeoutSeconds\": 5}}";
 
 TEST(config_every_key_set_and_read_back)
 {
@@ -290,6 +294,10 @@ TEST(config_every_key_set_and_read_back)
 	CHECK(cfg->max_depth == 64);
 	CHECK(cfg->max_alias_nodes == 5000);
 	CHECK(cfg->failure_allow == 0);
+	CHECK(cfg->timeout_seconds == 5);
+	CHECK(cfg->deny_opt_out_namespaces.n == 1);
+	if (cfg->deny_opt_out_namespaces.n == 1)
+		CHECK_STR(cfg->deny_opt_out_namespaces.items[0], "sandbox");
 
 	/* printing gives back exactly what was loaded, key for key */
 	got = config_to_json(cfg);
@@ -592,6 +600,10 @@ static const struct bad_case bad_cases[] = {
 	  "maxAliasNodes must be a positive integer" },
 	{ "{\"webhook\": {\"failurePolicy\": \"Ignore\"}}",
 	  "/webhook/failurePolicy", "failurePolicy must be one of allow, deny" },
+	{ "{\"webhook\": {\"timeoutSeconds\": 31}}", "/webhook/timeoutSeconds",
+	  "timeoutSeconds must be at most 30" },
+	{ "{\"webhook\": {\"timeoutSeconds\": 0}}", "/webhook/timeoutSeconds",
+	  "timeoutSeconds must be a positive integer" },
 	{ "{\"webhook\": {\"listen\": \":8443\"}}", "/webhook/listen",
 	  "unknown key 'listen'" },
 };
