@@ -148,14 +148,20 @@ $(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
 $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-# The tools only the tests use (as root, when missing). kubectl and
-# kustomize come from tests/tools/get.sh, which the suites call.
+# The tools only the tests use (as root, when missing): TEST_PKGS are
+# commands named as their packages, TEST_DEBS packages checked by name (Go
+# and the sources tests/helm-template builds with). kubectl and kustomize
+# come from tests/tools/get.sh, which the suites call.
 TEST_PKGS := wrk
+TEST_DEBS := golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v2-dev
 test-deps:
 	@missing=""; \
 	for t in $(TEST_PKGS); do \
 	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
-	$(call apt_install,test tools,$(TEST_PKGS))
+	for p in $(TEST_DEBS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q ' installed$$' || \
+	    missing="$$missing $$p"; done; \
+	$(call apt_install,test tools,$$missing)
 
 # Runs every test suite; the last line is "N passed, N failed, N skipped",
 # after the list of the checks skipped (under CI=true a skip not allowed
