@@ -14,6 +14,11 @@
 //	    members left out (empty documents too)
 //	helm-template actions FILE
 //	    each {{ ... }} action of FILE on a line, in order (newlines as \n)
+//	helm-template valuesets CHART
+//	    the --set arguments of the value sets a chart's conditionals are
+//	    tried under, one set a line: each boolean of values.yaml flipped
+//	    alone, then all of them true, then all false (sets equal to the
+//	    defaults or to an earlier line left out)
 //
 // Exit status 0, or 2 with a message on stderr.
 package main
@@ -44,7 +49,7 @@ func die(format string, args ...interface{}) {
 
 func main() {
 	if len(os.Args) < 2 {
-		die("usage: helm-template render|json|actions ...")
+		die("usage: helm-template render|json|actions|valuesets ...")
 	}
 	var err error
 	switch os.Args[1] {
@@ -54,8 +59,10 @@ func main() {
 		err = cmdJSON(os.Args[2:], os.Stdout)
 	case "actions":
 		err = cmdActions(os.Args[2:], os.Stdout)
+	case "valuesets":
+		err = cmdValueSets(os.Args[2:], os.Stdout)
 	default:
-		die("usage: helm-template render|json|actions ...")
+		die("usage: helm-template render|json|actions|valuesets ...")
 	}
 	if err != nil {
 		die("%v", err)
@@ -676,4 +683,64 @@ func cmdActions(args []string, w io.Writer) error {
 		fmt.Fprintln(w, strings.ReplaceAll(text[start:end], "\n", `\n`))
 		pos = end
 	}
+}
+
+// ------------------------------------------------------------ valuesets
+
+// booleans collects the dotted paths of the boolean leaves of `m`, through
+// mappings only (a list item cannot be --set by path).
+func booleans(m map[string]interface{}, prefix string, out map[string]bool) {
+	for k, v := range m {
+		if strings.ContainsAny(k, ".=,[") {
+			continue
+		}
+		switch x := v.(type) {
+		case bool:
+			out[prefix+k] = x
+		case map[string]interface{}:
+			booleans(x, prefix+k+".", out)
+		}
+	}
+}
+
+func cmdValueSets(args []string, w io.Writer) error {
+	if len(args) != 1 {
+		return errors.New("usage: helm-template valuesets CHART")
+	}
+	vals := map[string]interface{}{}
+	file := filepath.Join(args[0], "values.yaml")
+	if _, err := os.Stat(file); err == nil {
+		var err error
+		if vals, err = readValues(file); err != nil {
+			return err
+		}
+	}
+	found := map[string]bool{}
+	booleans(vals, "", found)
+	var paths []string
+	for p := range found {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	seen := map[string]bool{"": true}
+	emit := func(set func(p string) bool) {
+		var b strings.Builder
+		for _, p := range paths {
+			if v := set(p); v != found[p] {
+				fmt.Fprintf(&b, "--set %s=%t ", p, v)
+			}
+		}
+		line := strings.TrimSpace(b.String())
+		if !seen[line] {
+			seen[line] = true
+			fmt.Fprintln(w, line)
+		}
+	}
+	for _, flip := range paths {
+		flip := flip
+		emit(func(p string) bool { return found[p] != (p == flip) })
+	}
+	emit(func(string) bool { return true })
+	emit(func(string) bool { return false })
+	return nil
 }

@@ -7,7 +7,7 @@
 #   expected.stderr    what `gpumend migrate -i input` prints on stderr
 #   expected.exit      (optional) migrate's exit status, default 0
 #   render-*.yaml      (optional) values to render the chart with, besides
-#                      its own
+#                      its own and the value sets that flip its booleans
 #   partial            (optional) some changes are left to the user (and
 #                      reported): rendering the migrated chart then needs
 #                      migrating still
@@ -198,11 +198,22 @@ for dir in "$cases"/*/; do
 	done
 	check "$name: the JSON, SARIF and GitHub reports hold the same places" [ $ok = 1 ]
 
-	# rendered: the source migration agrees with migrating the output
-	for values in "" $(cd "$dir" && ls render-*.yaml 2>/dev/null); do
-		label=${values:-values.yaml}
-		vargs=""
-		[ -n "$values" ] && vargs="$dir/$values"
+	# rendered: the source migration agrees with migrating the output,
+	# under the chart's own values, each render-*.yaml, and each value set
+	# of `helm-template valuesets` (every boolean flipped alone, all true,
+	# all false): "LABEL<tab>ARGS" a line
+	tab=$(printf '\t')
+	{
+		printf 'values.yaml\t\n'
+		for values in $(cd "$dir" && ls render-*.yaml 2>/dev/null); do
+			printf '%s\t%s\n' "$values" "$dir/$values"
+		done
+		render valuesets "$work/input" | while read -r set; do
+			printf '%s\t%s\n' "$set" "$set"
+		done
+	} >"$work/sets"
+	while IFS=$tab read -r label vargs <&3; do
+		# shellcheck disable=SC2086
 		if ! render render "$work/input" $vargs >"$work/r.in" 2>"$work/r.err" ||
 		   ! render render "$work/migrated" $vargs >"$work/r.out" 2>>"$work/r.err"; then
 			fail "$name ($label): the chart renders"
@@ -272,7 +283,7 @@ for dir in "$cases"/*/; do
 			fail "$name ($label): gpumend review agrees on the $i rendered objects"
 			sed 's/^/    /' "$work/w.err" | head -n 40
 		fi
-	done
+	done 3<"$work/sets"
 done
 
 # ------------------------------------------------ the CLI around charts
