@@ -128,9 +128,14 @@ tool() {
 #   WEBHOOK_LISTEN the --listen address (default 127.0.0.1:0, a port of
 #                  its choosing); set but empty: no --listen at all (the
 #                  address comes from GPUMEND_LISTEN)
-# Every server started is killed at exit if still running.
+# Every server started is killed at exit if still running. Servers start
+# without a shutdown delay (GPUMEND_SHUTDOWN_DELAY=0, exported unless set):
+# a SIGTERM drains at once, as the suites' drain tests expect;
+# tests/suites/shutdown.sh tests the delay (--shutdown-delay, the default).
 
 _webhook_pids=""
+: "${GPUMEND_SHUTDOWN_DELAY=0}"
+export GPUMEND_SHUTDOWN_DELAY
 
 # _webhook_now: the seconds since boot, a clock that goes on when the
 # wall clock is stepped (the waits below read it, not date).
