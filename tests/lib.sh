@@ -8,9 +8,9 @@
 # allows it. Binaries are in $GPUMEND_BUILD (default: build); `tool`
 # gives the kubectl and kustomize to use.
 #
-# Also here: scratch directories, clean-up at exit (at_exit), and the one
-# way to run gpumend-webhook in a test (webhook_pair, webhook_start,
-# webhook_stop).
+# Also here: scratch directories, clean-up at exit (at_exit), the raw
+# HTTPS client (tls_client_build), and the one way to run gpumend-webhook
+# in a test (webhook_pair, webhook_start, webhook_stop).
 
 : "${GPUMEND_BUILD:=build}"
 case "$GPUMEND_BUILD" in /*) ;; *) GPUMEND_BUILD="$(pwd)/$GPUMEND_BUILD" ;; esac
@@ -108,6 +108,15 @@ finish() {
 # why on stderr, when there is none.
 tool() {
 	sh "$TESTS_DIR/tools/get.sh" "$1"
+}
+
+# tls_client_build DIR: builds tests/hostile/tls_client.c, the raw HTTPS
+# client of the webhook tests, into DIR/tls_client (cc and OpenSSL's
+# headers); the compiler's messages in DIR/cc.err. Fails as cc does.
+tls_client_build() {
+	# shellcheck disable=SC2046
+	cc -O2 -o "$1/tls_client" "$TESTS_DIR/hostile/tls_client.c" \
+		$(pkg-config --cflags --libs openssl) 2>"$1/cc.err"
 }
 
 # ------------------------------------------------------------------

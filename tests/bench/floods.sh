@@ -29,9 +29,8 @@ die() {
 hold_pid=""
 at_exit '[ -z "$hold_pid" ] || kill -KILL "$hold_pid" 2>/dev/null'
 
-# shellcheck disable=SC2046
-cc -O2 -o "$work/tls_client" "$TESTS_DIR/hostile/tls_client.c" \
-	$(pkg-config --cflags --libs openssl) || die "cannot build tests/hostile/tls_client.c"
+tls_client_build "$work" ||
+	die "cannot build tests/hostile/tls_client.c: $(cat "$work/cc.err")"
 "$BUILD/gpumend" certs --service gpumend --namespace gpumend --out "$work/certs" \
 	--ip 127.0.0.1 --force >/dev/null 2>"$work/certs.err" ||
 	die "cannot make certificates: $(cat "$work/certs.err")"

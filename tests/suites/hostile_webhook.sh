@@ -320,8 +320,7 @@ run_queue() {
 # ------------------------------------------------------------------
 # The client, certificates, the server
 
-if ! cc -O2 -o "$dir/tls_client" "$hostile/tls_client.c" \
-	$(pkg-config --cflags --libs openssl) 2>"$dir/cc.err"; then
+if ! tls_client_build "$dir"; then
 	fail "cannot build tests/hostile/tls_client.c"
 	sed 's/^/    /' "$dir/cc.err"
 	finish hostile_webhook

@@ -29,8 +29,7 @@ for tool in curl jq cc pkg-config; do
 		exit 1
 	fi
 done
-if ! cc -O2 -o "$dir/tls_client" "$TESTS_DIR/hostile/tls_client.c" \
-	$(pkg-config --cflags --libs openssl) 2>"$dir/cc.err"; then
+if ! tls_client_build "$dir"; then
 	fail "shutdown: cannot build tests/hostile/tls_client.c"
 	sed 's/^/    /' "$dir/cc.err"
 	finish shutdown
