@@ -10,10 +10,12 @@
 //	    unselected, reject (an evaluation error or a budget overrun under
 //	    Fail) or skip (the same under Ignore); COST is the runtime cost of
 //	    the webhook's conditions.
-//	celcheck wrap -out DIR FILE...
+//	celcheck wrap -out DIR [-ops CREATE,UPDATE] FILE...
 //	    every object of the YAML or JSON FILEs (each document; each item of
-//	    a List) as a CREATE AdmissionReview, DIR/NNNNN.json; one line per
-//	    object: REVIEW <TAB> FILE#DOCUMENT[.ITEM] <TAB> KIND.
+//	    a List; the object of an AdmissionReview) as an AdmissionReview of
+//	    each operation (default CREATE; an UPDATE's oldObject is the object
+//	    itself), DIR/NNNNN.OPERATION.json; one line per object:
+//	    DIR/NNNNN <TAB> FILE#DOCUMENT[.ITEM] <TAB> KIND.
 //	celcheck selector -expr EXPR [-limit N] DEVICE.json...
 //	    a DRA device selector over devices ({"driver", "attributes",
 //	    "capacity"}): DEVICE <TAB> true|false|error <TAB> COST <TAB> DETAIL.
@@ -35,6 +37,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/cel-go/cel"
 	"gopkg.in/yaml.v3"
 )
 
@@ -155,13 +158,16 @@ func cmdMatch(args []string) {
 	defer out.Flush()
 	for _, path := range fs.Args() {
 		v, err := readJSON(path)
-		if err != nil {
-			die("%v", err)
-		}
 		review, _ := v.(map[string]any)
 		req, ok := review["request"].(map[string]any)
-		if !ok {
-			die("'%s': no /request object", path)
+		if err != nil || !ok {
+			/* the API server sends no such body: nothing to match */
+			why := "no /request object"
+			if err != nil {
+				why = err.Error()
+			}
+			fmt.Fprintf(out, "%s\t-\t-\t-\tunreadable\t0\t%s\n", path, oneLine(why))
+			continue
 		}
 		operations := []string{str(req, "operation")}
 		if *ops != "" {
@@ -253,11 +259,24 @@ func yamlToJSON(v any) any {
 	return v
 }
 
-// documents: the documents of a YAML (or JSON) file.
+// documents: the documents of a YAML (or JSON) file. JSON is read as JSON
+// first (a YAML reader is not a full JSON reader: surrogate pairs).
 func documents(path string) ([]any, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	jdec := json.NewDecoder(bytes.NewReader(data))
+	jdec.UseNumber()
+	var jdocs []any
+	for {
+		var v any
+		if err := jdec.Decode(&v); err == io.EOF && len(jdocs) > 0 {
+			return jdocs, nil
+		} else if err != nil {
+			break
+		}
+		jdocs = append(jdocs, numbers(v))
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []any
@@ -295,7 +314,7 @@ func reviewOf(uid string, obj map[string]any) map[string]any {
 			"uid": uid, "kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr,
 			"name": str(meta, "name"), "namespace": ns, "operation": "CREATE",
 			"userInfo": map[string]any{"username": "system:serviceaccount:ci:test"},
-			"object": obj, "oldObject": nil, "dryRun": false,
+			"object":   obj, "oldObject": nil, "dryRun": false,
 			"options": map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"},
 		},
 	}
@@ -304,6 +323,7 @@ func reviewOf(uid string, obj map[string]any) map[string]any {
 func cmdWrap(args []string) {
 	fs := flag.NewFlagSet("wrap", flag.ExitOnError)
 	dir := fs.String("out", "", "the folder to write the reviews to")
+	ops := fs.String("ops", "CREATE", "the operations to write a review of (comma-separated)")
 	fs.Parse(args)
 	if *dir == "" {
 		die("wrap: -out is required")
@@ -317,17 +337,24 @@ func cmdWrap(args []string) {
 			return
 		}
 		n++
-		path := filepath.Join(*dir, fmt.Sprintf("%05d.json", n))
-		data, err := json.Marshal(reviewOf(fmt.Sprintf("cel-%05d", n), obj))
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "celcheck: %s: %v\n", origin, err)
-			n--
-			return
+		base := filepath.Join(*dir, fmt.Sprintf("%05d", n))
+		for _, op := range strings.Split(*ops, ",") {
+			review := reviewOf(fmt.Sprintf("cel-%05d-%s", n, op), obj)
+			req := review["request"].(map[string]any)
+			req["operation"] = op
+			if op == "UPDATE" {
+				req["oldObject"] = obj
+				req["options"] = map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "UpdateOptions"}
+			}
+			data, err := json.Marshal(review)
+			if err != nil {
+				die("%s: %v", origin, err)
+			}
+			if err := os.WriteFile(base+"."+op+".json", data, 0o644); err != nil {
+				die("cannot write '%s': %v", base+"."+op+".json", err)
+			}
 		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			die("cannot write '%s': %v", path, err)
-		}
-		fmt.Fprintf(out, "%s\t%s\t%s\n", path, origin, str(obj, "kind"))
+		fmt.Fprintf(out, "%s\t%s\t%s\n", base, origin, str(obj, "kind"))
 	}
 	for _, path := range fs.Args() {
 		docs, err := documents(path)
@@ -337,6 +364,11 @@ func cmdWrap(args []string) {
 		}
 		for i, d := range docs {
 			origin := fmt.Sprintf("%s#%d", path, i)
+			if m, ok := d.(map[string]any); ok && str(m, "kind") == "AdmissionReview" {
+				req, _ := m["request"].(map[string]any)
+				emit(origin, req["object"])
+				continue
+			}
 			if m, ok := d.(map[string]any); ok && str(m, "kind") == "List" {
 				for j, item := range asList(m["items"]) {
 					emit(fmt.Sprintf("%s.%d", origin, j), item)
@@ -360,6 +392,9 @@ func cmdSelector(args []string) {
 	ast, iss := env.Compile(*expr)
 	if iss != nil && iss.Err() != nil {
 		die("the selector does not compile: %v", iss.Err())
+	}
+	if t := ast.OutputType(); !t.IsExactType(cel.BoolType) && !t.IsExactType(cel.DynType) {
+		die("the selector must evaluate to bool, not %v", t)
 	}
 	prg, err := env.Program(ast, programOptions(*limit)...)
 	if err != nil {

@@ -20,7 +20,8 @@ def pods:
   + " + (has(object.spec) && has(object.spec.tfReplicaSpecs) ? object.spec.tfReplicaSpecs.map(k,"
   + " object.spec.tfReplicaSpecs[k]).filter(r, has(r.template)).map(r, r.template) : [])"
   + " + (has(object.spec) && has(object.spec.pytorchReplicaSpecs) ? object.spec.pytorchReplicaSpecs.map(k,"
-  + " object.spec.pytorchReplicaSpecs[k]).filter(r, has(r.template)).map(r, r.template) : []))";
+  + " object.spec.pytorchReplicaSpecs[k]).filter(r, has(r.template)).map(r, r.template) : [])"
+  + " + (has(object.spec) && has(object.spec.tasks) ? object.spec.tasks.filter(t, has(t.template)).map(t, t.template) : []))";
 
 def cel_list(xs): "[" + (xs | map(@json) | join(", ")) + "]";
 
@@ -39,10 +40,16 @@ def has_resource(names):
 def annotation(p; pred):
   "has(\(p).metadata) && has(\(p).metadata.annotations) && \(p).metadata.annotations.exists(a, \(pred))";
 
-def fail_resources: ["alpha.kubernetes.io/nvidia-gpu", "aliyun.com/gpu-mem", "rancher.io/gpu-mem",
-  "volcano.sh/gpu-memory", "volcano.sh/gpu-number", "aliyun.com/gpu-count", "aliyun.com/gpu",
-  "nvidia.com/gpu.shared"];
-def fail_labels: ["alpha.kubernetes.io/nvidia-gpu-name", "gpushare", "gpu.cattle.io/type"];
+def gpu_resources: ["alpha.kubernetes.io/nvidia-gpu"];
+def sharing_resources: ["aliyun.com/gpu-mem", "rancher.io/gpu-mem", "volcano.sh/gpu-memory",
+  "volcano.sh/gpu-number", "aliyun.com/gpu-count", "aliyun.com/gpu", "nvidia.com/gpu.shared"];
+def gpu_labels: ["alpha.kubernetes.io/nvidia-gpu-name"];
+def sharing_labels: ["gpushare", "gpu.cattle.io/type"];
+
+# the object opted out of the rule (annotation gpumend.io/skip-rules)
+def unless_skipped(rule; cel):
+  "(!(has(object.metadata) && has(object.metadata.annotations) && \"gpumend.io/skip-rules\" in object.metadata.annotations"
+  + " && object.metadata.annotations[\"gpumend.io/skip-rules\"].split(\",\").exists(r, r.trim() == \"\(rule)\")) && (\(cel)))";
 
 # a node affinity term of p that names one of the labels
 def affinity_key(p; labels):
@@ -56,25 +63,52 @@ def affinity_key(p; labels):
   + ".exists(w, has(w.preference) && has(w.preference.matchExpressions)"
   + " && w.preference.matchExpressions.exists(e, e.key in \(cel_list(labels)))))";
 
-# constructs that break an unmigrated pod: legacy and vendor GPU
-# resources, legacy node labels (selector, affinity, affinity annotation),
-# sharing selectors and schedulers, driver hostPaths
+# constructs that break an unmigrated pod, rule by rule: legacy GPU
+# resources, legacy node labels (selector, affinity, affinity
+# annotation), vendor sharing resources, selectors and schedulers, driver
+# hostPaths (prefixes and substrings, not a regular expression: cel-go
+# charges matches() 0.1 x the string's length x 0.25 x the pattern's)
 def fail_constructs:
   "\(pods).exists(p, has(p.spec) && ("
-  + containers("p"; has_resource(fail_resources))
-  + " || has(p.spec.nodeSelector) && p.spec.nodeSelector.exists(k, k in \(cel_list(fail_labels)))"
-  + " || " + affinity_key("p"; fail_labels)
-  + " || has(p.spec.schedulerName) && p.spec.schedulerName in [\"rancher-gpushare-scheduler\", \"gpushare-scheduler\"]"
-  + " || has(p.spec.volumes) && p.spec.volumes.exists(v, has(v.hostPath) && has(v.hostPath.path)"
-  + " && v.hostPath.path.matches('^(/usr/lib/nvidia-[0-9]|/usr/local/nvidia|/var/lib/nvidia-docker/|/usr/lib64/nvidia|/opt/nvidia-driver)|/libcuda[.]so|/libnvidia-.*[.]so'))"
-  + ") || " + annotation("p"; "a == \"scheduler.alpha.kubernetes.io/affinity\"") + ")";
+  + unless_skipped("legacy-gpu-resource"; containers("p"; has_resource(gpu_resources)))
+  + " || " + unless_skipped("gpu-sharing"; containers("p"; has_resource(sharing_resources))
+      + " || has(p.spec.nodeSelector) && p.spec.nodeSelector.exists(k, k in \(cel_list(sharing_labels)))"
+      + " || " + affinity_key("p"; sharing_labels)
+      + " || has(p.spec.schedulerName) && p.spec.schedulerName in [\"rancher-gpushare-scheduler\", \"gpushare-scheduler\"]")
+  + " || " + unless_skipped("legacy-gpu-node-label"; "has(p.spec.nodeSelector) && p.spec.nodeSelector.exists(k, k in \(cel_list(gpu_labels)))"
+      + " || " + affinity_key("p"; gpu_labels))
+  + " || " + unless_skipped("obsolete-cuda-hostpath"; "has(p.spec.volumes) && p.spec.volumes.exists(v, has(v.hostPath) && has(v.hostPath.path)"
+      + " && v.hostPath.path.size() <= 4096 && (\(cel_list(["/usr/lib/nvidia-", "/usr/local/nvidia",
+        "/var/lib/nvidia-docker/", "/usr/lib64/nvidia", "/opt/nvidia-driver"])).exists(d, v.hostPath.path.startsWith(d))"
+      + " || v.hostPath.path.contains(\"/libcuda.so\") || v.hostPath.path.contains(\"/libnvidia-\")))")
+  + ") || " + unless_skipped("legacy-affinity-annotation"; annotation("p"; "a == \"scheduler.alpha.kubernetes.io/affinity\"")) + ")";
+
+# images that see every GPU (visibility.images) or are obsolete
+# components (components.obsolete), as prefixes, suffixes and substrings:
+# no regular expression, whose cost grows with the image's length. An
+# image reference longer than 512 bytes cannot be pulled (the reference
+# grammar caps a name at 255 bytes, a tag at 128, a digest is 71), so
+# none is looked at; nor an argument longer than 4 KiB.
+def image_check:
+  "c.image.size() <= 512 && (c.image == \"nvidia/cuda\" || c.image.startsWith(\"nvidia/cuda:\")"
+  + " || c.image.endsWith(\"/nvidia/cuda\") || c.image.contains(\"/nvidia/cuda:\") || c.image.startsWith(\"nvcr.io/\")"
+  + " || c.image.contains(\":\") && (c.image.endsWith(\"-gpu\") || c.image.contains(\"-gpu-\"))"
+  + " || \(cel_list(["k8s-gpushare-plugin", "gpushare-device-plugin", "gpushare-schd-extender",
+      "gpushare-scheduler-extender", "schd-extender-deployer", "device-plugin-evict",
+      "nvidia-docker-plugin", "nvidia/k8s-device-plugin:1."])).exists(s, c.image.contains(s)))";
+
+# arguments that name a removed GPU feature gate
+def gate_check:
+  "[has(c.command) ? c.command : [], has(c.args) ? c.args : []].exists(l, l.exists(a,"
+  + " a.size() <= 4096 && (a.contains(\"Accelerators\") || a.contains(\"DevicePlugins\"))))";
 
 # constructs of pods that run anyway: GPU visibility (images that see
-# every GPU, NVIDIA_VISIBLE_DEVICES), model annotations, critical-pod and
-# stale sharing annotations, hostPaths mounted where the driver was
+# every GPU, NVIDIA_VISIBLE_DEVICES), obsolete components, removed feature
+# gates, model annotations, critical-pod and stale sharing annotations,
+# hostPaths mounted where the driver was
 def ignore_constructs:
   "\(pods).exists(p, has(p.spec) && ("
-  + containers("p"; "has(c.image) && c.image.matches('(^|/)nvidia/cuda(:|$)|^nvcr[.]io/|:.*-gpu($|-)|gpushare|nvidia-docker-plugin|k8s-device-plugin:1[.]')"
+  + containers("p"; "has(c.image) && \(image_check) || \(gate_check)"
       + " || has(c.env) && c.env.exists(e, e.name == \"NVIDIA_VISIBLE_DEVICES\")"
       + " || has(c.volumeMounts) && c.volumeMounts.exists(m, m.mountPath.startsWith(\"/usr/local/nvidia\"))")
   + ") || " + annotation("p"; "a in [\"gpumend.io/gpu-models\", \"scheduler.alpha.kubernetes.io/critical-pod\"] || a.startsWith(\"ALIYUN_COM_GPU_MEM_\")")
@@ -96,7 +130,9 @@ def rules: [
   {operations: ["CREATE", "UPDATE"], apiGroups: ["batch"], apiVersions: ["v1"],
    resources: ["jobs", "cronjobs"], scope: "Namespaced"},
   {operations: ["CREATE", "UPDATE"], apiGroups: ["kubeflow.org"], apiVersions: ["*"],
-   resources: ["tfjobs", "pytorchjobs"], scope: "Namespaced"}
+   resources: ["tfjobs", "pytorchjobs"], scope: "Namespaced"},
+  {operations: ["CREATE", "UPDATE"], apiGroups: ["batch.volcano.sh"], apiVersions: ["*"],
+   resources: ["jobs"], scope: "Namespaced"}
 ];
 
 def entry(name; policy; conditions): {
