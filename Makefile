@@ -148,12 +148,15 @@ $(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
 $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-# The tools only the tests use (as root, when missing). kubectl and
-# kustomize come from tests/tools/get.sh, which the suites call.
-TEST_PKGS := wrk
+# The tools only the tests use (as root, when missing): the commands of
+# TEST_TOOLS, from the packages of TEST_PKGS (node and npm run
+# tests/schema/validate.mjs). kubectl, kustomize, celcheck and the schema
+# validators come from tests/tools/get.sh, which the suites call.
+TEST_TOOLS := wrk node npm
+TEST_PKGS := wrk nodejs npm
 test-deps:
 	@missing=""; \
-	for t in $(TEST_PKGS); do \
+	for t in $(TEST_TOOLS); do \
 	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
 	$(call apt_install,test tools,$(TEST_PKGS))
 

@@ -9,6 +9,8 @@
 #   kustomize   >= 5.0
 #   celcheck    tests/cel/*.go built with cel-go, the API server's CEL
 #               library (see below)
+#   k8s-schemas the node_modules folder of tests/schema/package.json
+#               (Kubernetes 1.36 validators, for tests/schema/validate.mjs)
 #
 # A tool already on PATH is used when it is new enough. Otherwise the
 # project's copy in $GPUMEND_CACHE/tools (default ~/.cache/gpumend/tools)
@@ -29,6 +31,11 @@
 # but Debian's archive). The binary is cached as
 # $GPUMEND_CACHE/celcheck/celcheck-HASH, HASH being that of tests/cel/*.go
 # and of the packages' versions, so it is built again only when they change.
+#
+# k8s-schemas is `npm ci` of tests/schema/package.json and its lock file,
+# from the npm registry npm is set up for, into
+# $GPUMEND_CACHE/schema/HASH (HASH: that of the lock file), once; node and
+# npm are the machine's (the Makefile's test-deps install Debian's).
 #
 # GPUMEND_TOOLS=project skips the tools on PATH (always the project's copy).
 set -u
@@ -206,7 +213,39 @@ build_celcheck() {
 	mv "$2.tmp" "$2" || die "celcheck: cannot write $2"
 }
 
-[ $# -gt 0 ] || die "usage: get.sh kubectl|kustomize|celcheck..."
+# k8s_schemas: prints the node_modules folder of tests/schema, installing
+# it with npm ci when the cache lacks it.
+k8s_schemas() {
+	_pkg="$HERE/../schema"
+	command -v npm >/dev/null 2>&1 || die "k8s-schemas: no npm (make test-deps installs it)"
+	_hash=$(cat "$_pkg/package.json" "$_pkg/package-lock.json" | sha256sum | cut -c1-16)
+	_dir="$GPUMEND_CACHE/schema/$_hash"
+	if [ ! -f "$_dir/complete" ]; then
+		lock schema
+		if [ ! -f "$_dir/complete" ]; then
+			say "installing the Kubernetes schema validators with npm ci, once"
+			rm -rf "$_dir" && mkdir -p "$_dir" &&
+				cp "$_pkg/package.json" "$_pkg/package-lock.json" "$_dir/" ||
+				die "k8s-schemas: cannot write $_dir"
+			# the packages declare node >= 22 and run on Debian 12's 18
+			# (tests/suites/schema.sh proves it): the warning is expected
+			if ! (cd "$_dir" && npm ci --no-audit --no-fund --ignore-scripts \
+				--loglevel=error >npm.log 2>&1); then
+				tail -n 5 "$_dir/npm.log" >&2
+				rm -rf "$_dir"
+				die "k8s-schemas: npm ci failed"
+			fi
+			touch "$_dir/complete"
+			# the folders of older lock files go
+			for _old in "$GPUMEND_CACHE"/schema/*; do
+				[ "$_old" = "$_dir" ] || rm -rf "$_old"
+			done
+		fi
+	fi
+	echo "$_dir/node_modules"
+}
+
+[ $# -gt 0 ] || die "usage: get.sh kubectl|kustomize|celcheck|k8s-schemas..."
 for tool in "$@"; do
 	case $tool in
 	kubectl | kustomize) ;;
@@ -214,7 +253,11 @@ for tool in "$@"; do
 		celcheck || exit 1
 		continue
 		;;
-	*) die "unknown tool '$tool' (kubectl, kustomize, celcheck)" ;;
+	k8s-schemas)
+		k8s_schemas || exit 1
+		continue
+		;;
+	*) die "unknown tool '$tool' (kubectl, kustomize, celcheck, k8s-schemas)" ;;
 	esac
 	if [ "${GPUMEND_TOOLS:-}" != project ] && _sys=$(command -v "$tool" 2>/dev/null) &&
 		new_enough "$tool" "$(version_of "$tool" "$_sys")"; then
