@@ -52,23 +52,32 @@ one_webhook() {
 				{name: "c\(.key)", expression: .value}]}]}'
 }
 
+# known NAME WANT FIELD COMMAND...: runs COMMAND (a celcheck); its answer
+# is the FIELD-th field of its output, or compile-error when it fails;
+# passes when that is WANT.
+known() {
+	_name=$1 _want=$2 _field=$3
+	shift 3
+	if "$@" >"$dir/known.out" 2>"$dir/known.err"; then
+		_got=$(cut -f"$_field" "$dir/known.out")
+	else
+		_got=compile-error
+	fi
+	if [ "$_got" = "$_want" ]; then
+		pass "$_name ($_want)"
+	else
+		fail "$_name: $_got, not $_want"
+		sed 's/^/    /' "$dir/known.out" "$dir/known.err"
+	fi
+}
+
 review="$TESTS_DIR/bench/review-legacy-pod.json"
 n_harness=0
 cases "$cel/harness.tsv" >"$dir/harness"
 while IFS='	' read -r name policy want exprs; do
 	n_harness=$((n_harness + 1))
 	one_webhook "$policy" "$exprs" >"$dir/one.json"
-	if "$celcheck" match -config "$dir/one.json" "$review" >"$dir/one.out" 2>"$dir/one.err"; then
-		got=$(cut -f5 "$dir/one.out")
-	else
-		got=compile-error
-	fi
-	if [ "$got" = "$want" ]; then
-		pass "celcheck: $name ($want)"
-	else
-		fail "celcheck: $name: $got, not $want"
-		sed 's/^/    /' "$dir/one.out" "$dir/one.err"
-	fi
+	known "celcheck: $name" "$want" 5 "$celcheck" match -config "$dir/one.json" "$review"
 done <"$dir/harness"
 check "celcheck: the known answers ran ($n_harness cases)" [ "$n_harness" -ge 10 ]
 
@@ -77,17 +86,7 @@ cases "$cel/selector.tsv" >"$dir/selector"
 while IFS='	' read -r name want expr device; do
 	i=$((i + 1))
 	printf '%s\n' "$device" >"$dir/device-$i.json"
-	if "$celcheck" selector -expr "$expr" "$dir/device-$i.json" >"$dir/sel.out" 2>"$dir/sel.err"; then
-		got=$(cut -f2 "$dir/sel.out")
-	else
-		got=compile-error
-	fi
-	if [ "$got" = "$want" ]; then
-		pass "celcheck selector: $name ($want)"
-	else
-		fail "celcheck selector: $name: $got, not $want"
-		sed 's/^/    /' "$dir/sel.out" "$dir/sel.err"
-	fi
+	known "celcheck selector: $name" "$want" 2 "$celcheck" selector -expr "$expr" "$dir/device-$i.json"
 done <"$dir/selector"
 
 # ------------------------------------------------------------------
