@@ -150,10 +150,12 @@ $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 
 # The tools only the tests use (as root, when missing): TEST_TOOLS are
 # commands, as COMMAND:PACKAGE (promtool checks the alerting rules of
-# manifests/monitoring and the /metrics page), TEST_DEBS packages checked
-# by name (Go and the sources tests/helm-template builds with). kubectl
-# and kustomize come from tests/tools/get.sh, which the suites call.
-TEST_TOOLS := wrk:wrk promtool:prometheus
+# manifests/monitoring and the /metrics page; node and npm run
+# tests/schema/validate.mjs), TEST_DEBS packages checked by name (Go and
+# the sources tests/helm-template builds with). kubectl, kustomize,
+# celcheck and the schema validators come from tests/tools/get.sh, which
+# the suites call.
+TEST_TOOLS := wrk:wrk promtool:prometheus node:nodejs npm:npm
 TEST_DEBS := golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v2-dev
 test-deps:
 	@missing=""; \

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/tools/get.sh TOOL... - the Kubernetes client tools the tests and
+# tests/tools/get.sh TOOL... - the Kubernetes tools the tests and
 # `make e2e` use, from the project's own set-up. Prints, one line per
 # TOOL, the path of the binary to run; exits 1 (the reason on stderr,
 # naming the step that failed) when one cannot be had.
@@ -7,6 +7,10 @@
 #   kubectl     >= 1.27 (its built-in kustomize is v5: `labels`,
 #               `replacements`, the manifests' `patches`)
 #   kustomize   >= 5.0
+#   celcheck    tests/cel/*.go built with cel-go, the API server's CEL
+#               library (see below)
+#   k8s-schemas the node_modules folder of tests/schema/package.json
+#               (Kubernetes 1.36 validators, for tests/schema/validate.mjs)
 #
 # A tool already on PATH is used when it is new enough. Otherwise the
 # project's copy in $GPUMEND_CACHE/tools (default ~/.cache/gpumend/tools)
@@ -19,6 +23,20 @@
 # never used: its `config set-credentials` panics and its kustomize v2
 # cannot read the manifests.
 #
+# celcheck is always the project's: Debian 13's Go toolchain
+# (golang-1.24-go, golang-1.24-src) and cel-go 0.18.2 with the Go source
+# packages it imports (CEL_DEBS below), fetched once the same way into
+# $GPUMEND_CACHE/go, then `go build` in GOPATH mode over their
+# /usr/share/gocode (GO111MODULE=off, GOPROXY=off: no module proxy, nothing
+# but Debian's archive). The binary is cached as
+# $GPUMEND_CACHE/celcheck/celcheck-HASH, HASH being that of tests/cel/*.go
+# and of the packages' versions, so it is built again only when they change.
+#
+# k8s-schemas is `npm ci` of tests/schema/package.json and its lock file,
+# from the npm registry npm is set up for, into
+# $GPUMEND_CACHE/schema/HASH (HASH: that of the lock file), once; node and
+# npm are the machine's (the Makefile's test-deps install Debian's).
+#
 # GPUMEND_TOOLS=project skips the tools on PATH (always the project's copy).
 set -u
 
@@ -26,6 +44,14 @@ set -u
 TOOLS_DIR="$GPUMEND_CACHE/tools"
 TOOLS_SUITE=trixie
 HERE=$(cd "$(dirname "$0")" && pwd)
+GO_DIR="$GPUMEND_CACHE/go"
+GO_VERSION=1.24
+CEL_DEBS="golang-$GO_VERSION-go golang-$GO_VERSION-src
+	golang-github-google-cel-go-dev golang-github-antlr-antlr4-dev
+	golang-github-stoewer-go-strcase-dev golang-golang-x-text-dev
+	golang-golang-x-exp-dev golang-google-genproto-dev
+	golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev
+	golang-github-google-go-cmp-dev golang-gopkg-yaml.v3-dev"
 
 say() { echo "tools: $*" >&2; }
 die() { echo "tools: error: $*" >&2; exit 1; }
@@ -63,20 +89,20 @@ cached() {
 	echo "$_p"
 }
 
-# fetch: downloads and unpacks kubectl and kustomize into $TOOLS_DIR.
-fetch() {
+# fetch_debs WHAT DEST PACKAGE...: downloads the PACKAGEs from Debian
+# $TOOLS_SUITE and unpacks them into DEST/root (DEST made anew, under a
+# lock of its own; the file DEST/debs lists the packages' files). WHAT
+# names them in messages. The system's apt state is never touched.
+fetch_debs() {
+	_what=$1 _dest=$2
+	shift 2
 	. "$HERE/apt.sh"
-	command -v apt-get >/dev/null 2>&1 || die "fetching kubectl and kustomize: no apt-get on this machine"
-	command -v dpkg-deb >/dev/null 2>&1 || die "fetching kubectl and kustomize: no dpkg-deb on this machine"
+	command -v apt-get >/dev/null 2>&1 || die "fetching $_what: no apt-get on this machine"
+	command -v dpkg-deb >/dev/null 2>&1 || die "fetching $_what: no dpkg-deb on this machine"
 	mirror=$(apt_debian_mirror) ||
-		die "fetching kubectl and kustomize: no Debian archive in the apt sources (/etc/apt/sources.list*)"
+		die "fetching $_what: no Debian archive in the apt sources (/etc/apt/sources.list*)"
 	keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-	[ -f "$keyring" ] || die "fetching kubectl and kustomize: $keyring is missing (package debian-archive-keyring)"
-	mkdir -p "$GPUMEND_CACHE" || die "cannot create $GPUMEND_CACHE"
-	exec 8>"$GPUMEND_CACHE/.tools.lock"
-	flock 8 2>/dev/null || true
-	# the winner of a race has filled the cache
-	[ -f "$TOOLS_DIR/complete" ] && return 0
+	[ -f "$keyring" ] || die "fetching $_what: $keyring is missing (package debian-archive-keyring)"
 	_w=$(mktemp -d "${TMPDIR:-/tmp}/gpumend-tools.XXXXXX") || die "mktemp failed"
 	# _apt must be able to write the downloads
 	chmod 755 "$_w"
@@ -86,39 +112,152 @@ fetch() {
 	    -o Dir::State::Lists=$_w/lists -o Dir::Cache=$_w/cache
 	    -o Dir::State::status=/dev/null -o APT::Get::List-Cleanup=0
 	    -o Debug::NoLocking=1"
-	say "fetching kubectl and kustomize from Debian $TOOLS_SUITE ($mirror), once"
+	say "fetching $_what from Debian $TOOLS_SUITE ($mirror), once"
 	# shellcheck disable=SC2086
 	apt-get $_o -qq update >"$_w/apt.log" 2>&1 || {
 		tail -n 5 "$_w/apt.log" >&2
 		rm -rf "$_w"
-		die "fetching kubectl and kustomize: apt-get update of $mirror $TOOLS_SUITE failed"
+		die "fetching $_what: apt-get update of $mirror $TOOLS_SUITE failed"
 	}
 	# shellcheck disable=SC2086
-	(cd "$_w/deb" && apt-get $_o -qq download kubectl kustomize) >>"$_w/apt.log" 2>&1 || {
+	(cd "$_w/deb" && apt-get $_o -qq download "$@") >>"$_w/apt.log" 2>&1 || {
 		tail -n 5 "$_w/apt.log" >&2
 		rm -rf "$_w"
-		die "fetching kubectl and kustomize: apt-get download kubectl kustomize failed"
+		die "fetching $_what: apt-get download $* failed"
 	}
 	for _d in "$_w"/deb/*.deb; do
-		dpkg-deb -x "$_d" "$_w/root" || { rm -rf "$_w"; die "fetching kubectl and kustomize: dpkg-deb -x $(basename "$_d") failed"; }
+		dpkg-deb -x "$_d" "$_w/root" || { rm -rf "$_w"; die "fetching $_what: dpkg-deb -x $(basename "$_d") failed"; }
 	done
-	rm -rf "$TOOLS_DIR.tmp"
+	rm -rf "$_dest"
+	mkdir -p "$_dest" && mv "$_w/root" "$_dest/root" &&
+		(cd "$_w/deb" && ls *.deb) >"$_dest/debs" || {
+		rm -rf "$_w" "$_dest"
+		die "cannot write $_dest"
+	}
+	rm -rf "$_w"
+}
+
+# lock NAME: holds $GPUMEND_CACHE/.NAME.lock (fd 8) until the script ends.
+lock() {
+	mkdir -p "$GPUMEND_CACHE" || die "cannot create $GPUMEND_CACHE"
+	exec 8>"$GPUMEND_CACHE/.$1.lock"
+	flock 8 2>/dev/null || true
+}
+
+# fetch: downloads and unpacks kubectl and kustomize into $TOOLS_DIR.
+fetch() {
+	lock tools
+	# the winner of a race has filled the cache
+	[ -f "$TOOLS_DIR/complete" ] && return 0
+	fetch_debs "kubectl and kustomize" "$TOOLS_DIR.tmp" kubectl kustomize
 	mkdir -p "$TOOLS_DIR.tmp/bin" &&
-		cp "$_w/root/usr/bin/kubectl" "$_w/root/usr/bin/kustomize" "$TOOLS_DIR.tmp/bin/" &&
-		(cd "$_w/deb" && ls *.deb) >"$TOOLS_DIR.tmp/complete" || {
-		rm -rf "$_w" "$TOOLS_DIR.tmp"
+		mv "$TOOLS_DIR.tmp/root/usr/bin/kubectl" "$TOOLS_DIR.tmp/root/usr/bin/kustomize" "$TOOLS_DIR.tmp/bin/" &&
+		rm -rf "$TOOLS_DIR.tmp/root" &&
+		mv "$TOOLS_DIR.tmp/debs" "$TOOLS_DIR.tmp/complete" || {
+		rm -rf "$TOOLS_DIR.tmp"
 		die "cannot write $TOOLS_DIR.tmp"
 	}
-	rm -rf "$_w" "$TOOLS_DIR"
+	rm -rf "$TOOLS_DIR"
 	mv "$TOOLS_DIR.tmp" "$TOOLS_DIR" || die "cannot move the tools to $TOOLS_DIR"
 	say "kubectl and kustomize in $TOOLS_DIR/bin ($(tr '\n' ' ' <"$TOOLS_DIR/complete"))"
 }
 
-[ $# -gt 0 ] || die "usage: get.sh kubectl|kustomize..."
+# celcheck: prints the path of celcheck built from tests/cel/*.go,
+# fetching Go and cel-go and building it when the cache lacks it.
+celcheck() {
+	_src="$HERE/../cel"
+	ls "$_src"/*.go >/dev/null 2>&1 || die "celcheck: no sources in $_src"
+	if [ ! -f "$GO_DIR/complete" ]; then
+		lock go
+		if [ ! -f "$GO_DIR/complete" ]; then
+			# shellcheck disable=SC2086
+			fetch_debs "Go $GO_VERSION and cel-go" "$GO_DIR.tmp" $CEL_DEBS
+			mv "$GO_DIR.tmp/debs" "$GO_DIR.tmp/complete" &&
+				rm -rf "$GO_DIR" && mv "$GO_DIR.tmp" "$GO_DIR" ||
+				die "cannot move Go to $GO_DIR"
+		fi
+	fi
+	_hash=$(cat "$_src"/*.go "$GO_DIR/complete" | sha256sum | cut -c1-16)
+	_bin="$GPUMEND_CACHE/celcheck/celcheck-$_hash"
+	if [ ! -x "$_bin" ]; then
+		lock celcheck
+		[ -x "$_bin" ] || build_celcheck "$_src" "$_bin"
+	fi
+	"$_bin" budget >/dev/null 2>&1 || die "celcheck: $_bin does not run on this machine"
+	echo "$_bin"
+}
+
+# build_celcheck SRC BIN: go build of SRC into BIN, in GOPATH mode over
+# the unpacked Debian source packages (no module proxy, no network).
+build_celcheck() {
+	_root="$GO_DIR/root"
+	_goroot="$_root/usr/lib/go-$GO_VERSION"
+	[ -x "$_goroot/bin/go" ] || die "celcheck: no Go in $_goroot (remove $GO_DIR to fetch it again)"
+	_gp=$(mktemp -d "${TMPDIR:-/tmp}/gpumend-celcheck.XXXXXX") || die "mktemp failed"
+	mkdir -p "$_gp/src/celcheck" "$(dirname "$2")" &&
+		cp "$1"/*.go "$_gp/src/celcheck/" || { rm -rf "$_gp"; die "celcheck: cannot copy the sources"; }
+	say "building celcheck with Go $GO_VERSION and cel-go (once per change of tests/cel)"
+	if ! (cd "$_gp/src/celcheck" &&
+		env GOROOT="$_goroot" GOPATH="$_gp:$_root/usr/share/gocode" \
+			GO111MODULE=off GOPROXY=off GOFLAGS= GOTOOLCHAIN=local \
+			GOCACHE="$GPUMEND_CACHE/go-build" CGO_ENABLED=0 \
+			"$_goroot/bin/go" build -trimpath -o "$2.tmp" .) >&2; then
+		rm -rf "$_gp" "$2.tmp"
+		die "celcheck: go build failed"
+	fi
+	rm -rf "$_gp"
+	# the binaries of older sources go
+	for _old in "$(dirname "$2")"/celcheck-*; do
+		[ "$_old" = "$2.tmp" ] || rm -f "$_old"
+	done
+	mv "$2.tmp" "$2" || die "celcheck: cannot write $2"
+}
+
+# k8s_schemas: prints the node_modules folder of tests/schema, installing
+# it with npm ci when the cache lacks it.
+k8s_schemas() {
+	_pkg="$HERE/../schema"
+	command -v npm >/dev/null 2>&1 || die "k8s-schemas: no npm (make test-deps installs it)"
+	_hash=$(cat "$_pkg/package.json" "$_pkg/package-lock.json" | sha256sum | cut -c1-16)
+	_dir="$GPUMEND_CACHE/schema/$_hash"
+	if [ ! -f "$_dir/complete" ]; then
+		lock schema
+		if [ ! -f "$_dir/complete" ]; then
+			say "installing the Kubernetes schema validators with npm ci, once"
+			rm -rf "$_dir" && mkdir -p "$_dir" &&
+				cp "$_pkg/package.json" "$_pkg/package-lock.json" "$_dir/" ||
+				die "k8s-schemas: cannot write $_dir"
+			# the packages declare node >= 22 and run on Debian 12's 18
+			# (tests/suites/schema.sh proves it): the warning is expected
+			if ! (cd "$_dir" && npm ci --no-audit --no-fund --ignore-scripts \
+				--loglevel=error >npm.log 2>&1); then
+				tail -n 5 "$_dir/npm.log" >&2
+				rm -rf "$_dir"
+				die "k8s-schemas: npm ci failed"
+			fi
+			touch "$_dir/complete"
+			# the folders of older lock files go
+			for _old in "$GPUMEND_CACHE"/schema/*; do
+				[ "$_old" = "$_dir" ] || rm -rf "$_old"
+			done
+		fi
+	fi
+	echo "$_dir/node_modules"
+}
+
+[ $# -gt 0 ] || die "usage: get.sh kubectl|kustomize|celcheck|k8s-schemas..."
 for tool in "$@"; do
 	case $tool in
 	kubectl | kustomize) ;;
-	*) die "unknown tool '$tool' (kubectl, kustomize)" ;;
+	celcheck)
+		celcheck || exit 1
+		continue
+		;;
+	k8s-schemas)
+		k8s_schemas || exit 1
+		continue
+		;;
+	*) die "unknown tool '$tool' (kubectl, kustomize, celcheck, k8s-schemas)" ;;
 	esac
 	if [ "${GPUMEND_TOOLS:-}" != project ] && _sys=$(command -v "$tool" 2>/dev/null) &&
 		new_enough "$tool" "$(version_of "$tool" "$_sys")"; then

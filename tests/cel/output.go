@@ -1,0 +1,11 @@
+// output.go - buffered standard output for celcheck's line reports.
+package main
+
+import (
+	"bufio"
+	"os"
+)
+
+func bufferedStdout() *bufio.Writer {
+	return bufio.NewWriterSize(os.Stdout, 1<<16)
+}
