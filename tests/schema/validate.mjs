@@ -76,7 +76,7 @@ function declaration(dts) {
 	for (const m of text.matchAll(/^import \{ ([^}]+) \} from "([^"]+)";$/gm)) {
 		for (const name of m[1].split(",")) imports.set(name.trim(), m[2]);
 	}
-	const block = text.match(/^export interface \w+(?: extends [^{]+)? \{\n([\s\S]*?)\n\}$/m);
+	const block = text.match(/^export interface \w+(?: extends ([^{]+))? \{\n([\s\S]*?)\n\}$/m);
 	if (block) {
 		// a field is `    "name"?: TYPE;`, TYPE on one line or more
 		const props = new Map();
@@ -85,7 +85,7 @@ function declaration(dts) {
 			if (name !== null) props.set(name, type.replace(/;\s*$/, "").replace(/\s+/g, " "));
 			name = null;
 		};
-		for (const line of block[1].split("\n")) {
+		for (const line of block[2].split("\n")) {
 			const m = line.match(/^ {4}"([^"]+)"\??: (.*)$/);
 			if (m) {
 				flush();
@@ -98,6 +98,27 @@ function declaration(dts) {
 		}
 		flush();
 		result = { props, imports, dts };
+		// an interface that extends others has their fields too
+		interfaces.set(dts, result);
+		for (const base of (block[1] || "").split(",").map((b) => b.trim()).filter(Boolean)) {
+			const from = imports.get(base);
+			const baseDts = from && resolveSpec(from, dts);
+			const inherited = baseDts && declaration(baseDts);
+			if (!inherited) continue;
+			for (const [k, v] of inherited.props) {
+				if (!props.has(k)) {
+					props.set(k, v);
+					// the field's type is named in the base's own imports
+					const name = v.match(/\w+/);
+					if (name && inherited.imports.has(name[0]) && !imports.has(name[0]))
+					{
+						const spec = inherited.imports.get(name[0]);
+						imports.set(name[0], !spec.startsWith(".") ? spec :
+							path.relative(path.dirname(dts), path.resolve(path.dirname(baseDts), spec)).replace(/^(?!\.)/, "./"));
+					}
+				}
+			}
+		}
 	}
 	interfaces.set(dts, result);
 	return result;
