@@ -681,7 +681,28 @@ while IFS="$tab" read -r name count filter <&3; do
 done 3<"$dir/scaling.cases"
 
 # ------------------------------------------------------------------
-section "after the catalogue"
+section "log fields: each capped"
+# A review whose object name is 1 MiB of ASCII, and one whose name is "x"
+# and 300,000 two-byte characters (the cap falls inside one): the log line
+# of each stays short and valid JSON, the name cut at 256 bytes or fewer,
+# never inside a character, and marked with its whole length.
+for c in "ascii a 1048576 1048576" "utf8 é 300000 600001"; do
+	set -- $c
+	good_jq --arg uid "log-$1" --arg n "$(if [ "$1" = utf8 ]; then printf x; fi)" \
+		--arg c "$2" --argjson k "$3" \
+		'.request.uid = $uid | .request.object.metadata.name = $n + ($c * $k) |
+		 .request.name = .request.object.metadata.name' >"$dir/r"
+	got=$(post "$dir/r" "$dir/resp.out")
+	grep -F "\"uid\":\"log-$1\"" "$dir/server.log" | tail -n 1 >"$dir/line"
+	size=$(wc -c <"$dir/line")
+	check "a name of $4 bytes ($1): answered ${got% *}, its log line $size bytes (at most 2048)" \
+		[ "${got% *}" = 200 -a "$size" -gt 0 -a "$size" -le 2048 ]
+	check "a name of $4 bytes ($1): logged cut to 256 bytes or fewer, whole characters, marked" \
+		sh -c "jq -e --argjson n $4 '(.name | utf8bytelength) <= 256 + 24 and
+			(.name | endswith(\"...[cut, \\(\$n) bytes]\")) and
+			(.name | test(\"^x?[aé]+[.]\")) and (.name | contains(\"?\") | not)' \
+			'$dir/line' >/dev/null"
+done
 
 touch "$dir/stop"
 wait "$loop_pid"
