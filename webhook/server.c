@@ -591,11 +591,23 @@ static enum MHD_Result serve_review(struct server *srv,
 }
 
 /* The first call for a request: route it, answer what needs no body. */
-/* 1 when the client presented a certificate that the client CA signed. */
+/*
+ * 1 when the client presented a certificate that the client CA signed,
+ * valid now, and meant for client authentication: an extended key usage
+ * that leaves clientAuth out (a serving certificate, say the webhook's
+ * own) is refused at every link of the chain, as the API server's own
+ * verifier does; a certificate without that extension is not restricted
+ * (RFC 5280 4.2.1.12).
+ */
 static int client_verified(struct MHD_Connection *connection)
 {
 	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
 		connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	gnutls_typed_vdata_st purpose = {
+		.type = GNUTLS_DT_KEY_PURPOSE_OID,
+		.data = (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT,
+		.size = 0
+	};
 	gnutls_session_t session;
 	unsigned int status = 0, n = 0;
 
@@ -604,7 +616,7 @@ static int client_verified(struct MHD_Connection *connection)
 	session = (gnutls_session_t)info->tls_session;
 	if (!gnutls_certificate_get_peers(session, &n) || n == 0)
 		return 0;
-	return gnutls_certificate_verify_peers2(session, &status) ==
+	return gnutls_certificate_verify_peers(session, &purpose, 1, &status) ==
 		       GNUTLS_E_SUCCESS && status == 0;
 }
 

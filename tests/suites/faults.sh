@@ -15,9 +15,10 @@
 #     exit 0 within the bound; a stalled upload is abandoned after the
 #     drain timeout; 20 times SIGTERM while clients send one request per
 #     connection: no request sent whole goes unanswered;
-#   - --client-ca: client certificates required on
-#     /mutate (not on the probes), and a world-readable key refused at
-#     start-up and on reload.
+#   - --client-ca: client certificates required on /mutate (not on the
+#     probes), and for client authentication (a serving certificate of a
+#     trusted CA gets 403); a world-readable key refused at start-up and
+#     on reload.
 # Time bounds scale with $GPUMEND_SLOW.
 . "$(dirname "$0")/../lib.sh"
 
@@ -487,20 +488,36 @@ mkclient() {
 	mkdir -p "$_d"
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
 		-subj "/CN=$1-ca" -keyout "$_d/ca.key" -out "$_d/ca.crt" >/dev/null 2>&1 &&
-	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-		-subj "/CN=kube-apiserver" -keyout "$_d/client.key" -out "$_d/client.csr" \
-		>/dev/null 2>&1 &&
-	printf 'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature\n' >"$_d/ext" &&
-	openssl x509 -req -in "$_d/client.csr" -CA "$_d/ca.crt" -CAkey "$_d/ca.key" \
-		-CAcreateserial -days 2 -extfile "$_d/ext" -out "$_d/client.crt" >/dev/null 2>&1
+	mkleaf "$_d" client 'extendedKeyUsage=clientAuth'
 }
-if ! mkclient client || ! mkclient rogue; then
+# mkleaf DIR NAME [EXTENSION...]: DIR/NAME.crt and .key, signed by the CA
+# in DIR, with these extensions besides keyUsage
+mkleaf() {
+	_d=$1 _n=$2
+	shift 2
+	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-subj "/CN=kube-apiserver" -keyout "$_d/$_n.key" -out "$_d/$_n.csr" \
+		>/dev/null 2>&1 &&
+	printf '%s\n' keyUsage=digitalSignature "$@" >"$_d/$_n.ext" &&
+	openssl x509 -req -in "$_d/$_n.csr" -CA "$_d/ca.crt" -CAkey "$_d/ca.key" \
+		-CAcreateserial -days 2 -extfile "$_d/$_n.ext" -out "$_d/$_n.crt" >/dev/null 2>&1
+}
+# of the client CA: one for server authentication only, one that says
+# nothing of its use (RFC 5280: not restricted), one for both
+if ! mkclient client || ! mkclient rogue ||
+   ! mkleaf "$dir/client" server-only 'extendedKeyUsage=serverAuth' ||
+   ! mkleaf "$dir/client" no-eku ||
+   ! mkleaf "$dir/client" both 'extendedKeyUsage=serverAuth,clientAuth'; then
 	fail "cannot make client certificates with openssl"
 	finish faults
 	exit 1
 fi
+# the client CAs also hold the CA of the serving pair (one CA for both,
+# as a small cluster may have): its serving certificate is then signed by
+# a trusted CA, but not for client authentication
+cat "$dir/client/ca.crt" "$dir/a/ca.crt" >"$dir/client-cas.crt"
 if webhook_start mtls --tls-cert "$dir/a/tls.crt" --tls-key "$dir/a/tls.key" \
-	--client-ca "$dir/client/ca.crt"; then
+	--client-ca "$dir/client-cas.crt"; then
 	pass "--client-ca: the webhook started"
 	code=$(post "$webhook_url" "$dir/good.json" "$dir/mtls.out" \
 		--cert "$dir/client/client.crt" --key "$dir/client/client.key")
@@ -515,8 +532,14 @@ if webhook_start mtls --tls-cert "$dir/a/tls.crt" --tls-key "$dir/a/tls.key" \
 		sh -c "[ '$code' = 403 ] || [ '$code' = 000 ]"
 	code=$(post "$webhook_url" "$dir/good.json" "$dir/mtls.out" \
 		--cert "$dir/a/tls.crt" --key "$dir/a/tls.key")
-	check "--client-ca: the server's own certificate (another CA, server auth): refused ($code)" \
-		sh -c "[ '$code' = 403 ] || [ '$code' = 000 ]"
+	check "--client-ca: the server's own certificate (a client CA, server auth only): 403 ($code)" \
+		[ "$code" = 403 ]
+	for leaf in server-only:403 no-eku:200 both:200; do
+		code=$(post "$webhook_url" "$dir/good.json" "$dir/mtls.out" \
+			--cert "$dir/client/${leaf%:*}.crt" --key "$dir/client/${leaf%:*}.key")
+		check "--client-ca: a certificate of that CA, extended key usage ${leaf%:*}: ${leaf#*:} ($code)" \
+			[ "$code" = "${leaf#*:}" ]
+	done
 	code=$(curl -sS --cacert "$dir/bundle.crt" -o /dev/null -w '%{http_code}' \
 		"$webhook_url/healthz" 2>/dev/null)
 	check "--client-ca: /healthz needs no client certificate (kubelet probes): $code" \
