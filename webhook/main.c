@@ -618,7 +618,9 @@ static int event_loop(struct state *st, int signal_fd)
 		now = now_ms();
 		if (now >= next_stat) {
 			next_stat = now + STAT_INTERVAL_MS;
-			if (files_changed(st) && reload_at < 0)
+			/* a pair refused as not valid yet may be valid now */
+			if ((files_changed(st) || tls_store_waiting(st->tls)) &&
+			    reload_at < 0)
 				reload_at = now;
 		}
 		if (reload_at >= 0 && now >= reload_at) {
