@@ -45,6 +45,23 @@
 #define SERVER_CONNECTION_MEMORY ((size_t)12 << 10)
 /* Request bodies held at once, in units of max_body: bounds memory. */
 #define SERVER_BODY_BUDGET_FACTOR 8
+/*
+ * The body budget is taken as bytes arrive, in steps of this many (not
+ * from the announced Content-Length: a client that announces 7 MiB and
+ * sends nothing holds nothing), and one client address holds at most
+ * 1/SERVER_BODY_ADDRESS_SHARE of it.
+ */
+#define SERVER_BODY_STEP ((size_t)64 << 10)
+#define SERVER_BODY_ADDRESS_SHARE 2
+/*
+ * A body is stalled when, this long after its head, nothing of it has
+ * come for as long, or it has come at less than this many bytes a second:
+ * such a connection is closed to make room, for the body budget or the
+ * connection limit. An API server sends a review at network speed; a
+ * client holding a body open on purpose sends nothing, or a trickle.
+ */
+#define SERVER_STALL_GRACE_MS 1000
+#define SERVER_STALL_RATE 65536
 /* Largest /metrics page. */
 #define METRICS_PAGE_MAX ((size_t)1 << 20)
 /*
@@ -75,7 +92,7 @@ struct server {
 	atomic_int draining;
 	atomic_int started;             /* MHD messages are start-up errors before */
 	atomic_long in_flight;
-	atomic_size_t body_bytes;       /* reserved for request bodies */
+	size_t body_bytes;              /* reserved for request bodies (conns_lock) */
 	size_t body_budget;
 	MHD_socket quiesced_socket;
 
@@ -97,6 +114,8 @@ struct server {
  *   libmicrohttpd's idle timeout from firing) still has to arrive whole
  *   within the connection timeout;
  * - the oldest idle connection makes room when the limit is reached;
+ * - a body stalled half-way makes room, for the limit or for the body
+ *   budget, which each connection takes from as its body arrives;
  * - a drain knows which connections are idle, and which still owe an
  *   answer.
  * Reached from the connection through its tls_conn (tls_conn_owner).
@@ -111,6 +130,13 @@ struct conn_watch {
 	int active;              /* a request under way, from its request line */
 	int shut;
 	int linger;              /* answered before its body: drain on close */
+	int family;              /* of the client address: AF_INET, AF_INET6, 0 */
+	unsigned char address[16];
+	int in_body;             /* its request head is whole, the body to come */
+	struct timespec body_start;   /* the head of that request came */
+	struct timespec body_last;    /* its last bytes came (or its head) */
+	size_t body_received;    /* body bytes of that request so far */
+	size_t body_reserved;    /* of the server's body budget */
 	struct conn_watch *prev, *next;
 };
 
@@ -119,7 +145,7 @@ struct request {
 	enum metrics_path path;
 	struct timespec start;
 	struct buf body;
-	size_t reserved;                /* of the server's body budget */
+	size_t reserved;                /* of the body budget (the watch's) */
 	size_t received;                /* body bytes received */
 	int status;                     /* queued status; 0 before */
 	int too_large;                  /* body dropped: 413 or 503 to answer */
@@ -130,6 +156,11 @@ struct request {
 };
 
 static void watch_head(struct server *srv, struct MHD_Connection *connection);
+static void watch_body(struct server *srv, struct MHD_Connection *connection);
+static void watch_progress(struct server *srv,
+			   struct MHD_Connection *connection, size_t n);
+static void watch_body_end(struct server *srv,
+			   struct MHD_Connection *connection);
 static void watch_done(struct server *srv, struct MHD_Connection *connection);
 static void watch_set_linger(struct server *srv,
 			     struct MHD_Connection *connection);
@@ -457,18 +488,102 @@ static int content_length(const char *text, size_t *length)
 	return 0;
 }
 
-/* Takes `amount` more bytes of the body budget for `req`; 0 or -1. */
-static int body_reserve(struct server *srv, struct request *req, size_t amount)
-{
-	size_t used = atomic_load(&srv->body_bytes);
+static struct conn_watch *watch_of(struct MHD_Connection *connection);
+static void watch_shut(struct server *srv, struct conn_watch *w);
+static struct conn_watch *watch_stalled(struct server *srv,
+					const struct conn_watch *except,
+					const struct conn_watch *same_as,
+					int holding);
 
-	do {
-		if (amount > srv->body_budget - used)
-			return -1;
-	} while (!atomic_compare_exchange_weak(&srv->body_bytes, &used,
-					       used + amount));
-	req->reserved += amount;
-	return 0;
+/* 1 when two watches are of the same client address. */
+static int same_address(const struct conn_watch *a, const struct conn_watch *b)
+{
+	return a->family && a->family == b->family &&
+	       !memcmp(a->address, b->address,
+		       a->family == AF_INET ? 4 : 16);
+}
+
+/* Body bytes held by the connections of `w`'s address. Under the lock. */
+static size_t address_body_bytes(struct server *srv,
+				 const struct conn_watch *w)
+{
+	size_t held = 0;
+
+	if (!w->family)
+		return w->body_reserved;
+	for (const struct conn_watch *o = srv->conns; o; o = o->next)
+		if (same_address(o, w))
+			held += o->body_reserved;
+	return held;
+}
+
+/*
+ * Takes more of the body budget for `req`, so that it holds at least
+ * `need` bytes (a step more when it can); 0, or -1 when neither the budget
+ * nor the share of the client's address has room, even after closing a
+ * stalled body (whose share is handed over at once: its connection is
+ * shut down and reads no more).
+ */
+static int body_reserve(struct server *srv, struct MHD_Connection *connection,
+			struct request *req, size_t need)
+{
+	struct conn_watch *w = watch_of(connection), *victim;
+	size_t share = srv->body_budget / SERVER_BODY_ADDRESS_SHARE;
+	size_t want, amount;
+	int rc = -1;
+
+	if (!w)
+		return -1; /* unwatched (out of memory): no body */
+	want = need + SERVER_BODY_STEP;
+	if (want > srv->opts.max_body)
+		want = srv->opts.max_body > need ? srv->opts.max_body : need;
+	pthread_mutex_lock(&srv->conns_lock);
+	for (;;) {
+		size_t free_all = srv->body_budget - srv->body_bytes;
+		size_t held = address_body_bytes(srv, w);
+		size_t free_address = share > held ? share - held : 0;
+		size_t room = free_all < free_address ? free_all : free_address;
+
+		if (w->shut)
+			break;
+		amount = want - w->body_reserved;
+		if (amount > room)
+			amount = need - w->body_reserved;
+		if (amount <= room) {
+			srv->body_bytes += amount;
+			w->body_reserved += amount;
+			req->reserved = w->body_reserved;
+			rc = 0;
+			break;
+		}
+		/* the address's share is full: only its own stalled bodies
+		 * make room for it; the budget is: any stalled body */
+		victim = watch_stalled(srv, w,
+				       free_address < free_all ? w : NULL, 1);
+		if (!victim)
+			break;
+		srv->body_bytes -= victim->body_reserved;
+		victim->body_reserved = 0;
+		watch_shut(srv, victim);
+		metrics_count_error(METRICS_ERROR_EVICTED);
+	}
+	pthread_mutex_unlock(&srv->conns_lock);
+	return rc;
+}
+
+/* Gives the body budget of the connection's request back. */
+static void body_release(struct server *srv, struct MHD_Connection *connection,
+			 struct request *req)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	req->reserved = 0;
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	srv->body_bytes -= w->body_reserved;
+	w->body_reserved = 0;
+	pthread_mutex_unlock(&srv->conns_lock);
 }
 
 /* The log line of one review. */
@@ -676,9 +791,8 @@ static enum MHD_Result route(struct server *srv,
 	if (has_length < 0 || (has_length == 0 && length > srv->opts.max_body))
 		return reject(srv, connection, req, method, url, 413,
 			      "request body too large", NULL);
-	if (has_length == 0 && body_reserve(srv, req, length) != 0)
-		return reject(srv, connection, req, method, url, 503,
-			      "too many request bodies in flight; retry", NULL);
+	/* the body budget is taken as the body comes (body_reserve) */
+	watch_body(srv, connection);
 	return MHD_YES;
 }
 
@@ -751,11 +865,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 			}
 			return MHD_YES;
 		}
+		watch_progress(srv, connection, n);
 		if (req->body.len + n > req->reserved &&
 		    req->body.len + n <= srv->opts.max_body &&
-		    body_reserve(srv, req, req->body.len + n - req->reserved)) {
+		    body_reserve(srv, connection, req, req->body.len + n)) {
 			req->too_large = 503;
 			buf_free(&req->body);
+			body_release(srv, connection, req);
 		} else if (buf_append(&req->body, upload_data, n) != 0) {
 			/* past the cap with no Content-Length (chunked) */
 			req->too_large = 413;
@@ -763,6 +879,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 		}
 		return MHD_YES;
 	}
+	watch_body_end(srv, connection);
 	if (req->too_large == 503)
 		return reject(srv, connection, req, method, url, 503,
 			      "too many request bodies in flight; retry", NULL);
@@ -800,8 +917,7 @@ static void request_completed(void *cls, struct MHD_Connection *connection,
 	trim = req->body.alloc > ((size_t)1 << 20) ||
 	       req->received > ((size_t)1 << 20);
 	buf_free(&req->body);
-	if (req->reserved)
-		atomic_fetch_sub(&srv->body_bytes, req->reserved);
+	body_release(srv, connection, req);
 	free(req);
 	if (trim)
 		malloc_trim(0);
@@ -831,12 +947,50 @@ static void watch_shut(struct server *srv, struct conn_watch *w)
 }
 
 /*
+ * Of the connections whose request body is stalled (SERVER_STALL_GRACE_MS
+ * after its head, nothing for as long, or less than SERVER_STALL_RATE
+ * bytes a second), the one that has sent nothing for the longest: not
+ * `except`, of the address of `same_as` when that is not NULL, holding
+ * some of the body budget when `holding`. NULL when none is. Under the
+ * lock.
+ */
+static struct conn_watch *watch_stalled(struct server *srv,
+					const struct conn_watch *except,
+					const struct conn_watch *same_as,
+					int holding)
+{
+	struct conn_watch *stalled = NULL;
+	double stalled_ms = -1;
+
+	for (struct conn_watch *w = srv->conns; w; w = w->next) {
+		double ms, quiet_ms;
+
+		if (w->shut || w == except || !w->in_body ||
+		    (holding && !w->body_reserved) ||
+		    (same_as && !same_address(w, same_as)))
+			continue;
+		ms = elapsed_ms(&w->body_start);
+		if (ms < SERVER_STALL_GRACE_MS)
+			continue;
+		quiet_ms = elapsed_ms(&w->body_last);
+		if (quiet_ms < SERVER_STALL_GRACE_MS &&
+		    (double)w->body_received * 1000.0 / ms >= SERVER_STALL_RATE)
+			continue;
+		if (quiet_ms > stalled_ms) {
+			stalled = w;
+			stalled_ms = quiet_ms;
+		}
+	}
+	return stalled;
+}
+
+/*
  * Over the connection limit: the oldest connection that has not sent a
  * whole request head yet (nothing, a part of a handshake, a request line
  * and no more: no request of it is being served), else the oldest idle
- * kept-alive one, else the newest (the one just accepted) is closed. A
- * flood of connections that send nothing, or never finish, so ages out
- * instead of starving the API server's. Under the lock.
+ * kept-alive one, else the newest (the one just accepted) is closed. A flood of
+ * connections that send nothing, or never finish, so ages out instead of
+ * starving the API server's. Under the lock.
  */
 static void watch_make_room(struct server *srv, struct conn_watch *newest)
 {
@@ -852,8 +1006,33 @@ static void watch_make_room(struct server *srv, struct conn_watch *newest)
 	}
 	if (!w)
 		w = idle ? idle : newest;
+	if (w->body_reserved) {
+		srv->body_bytes -= w->body_reserved;
+		w->body_reserved = 0;
+	}
 	watch_shut(srv, w);
 	metrics_count_error(METRICS_ERROR_EVICTED);
+}
+
+/* Keeps the connection's client address, for the share of the budget. */
+static void watch_address(struct conn_watch *w,
+			  struct MHD_Connection *connection)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = info ? info->client_addr : NULL;
+
+	if (!sa)
+		return;
+	if (sa->sa_family == AF_INET) {
+		memcpy(w->address,
+		       &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+		w->family = AF_INET;
+	} else if (sa->sa_family == AF_INET6) {
+		memcpy(w->address,
+		       &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+		w->family = AF_INET6;
+	}
 }
 
 static void watch_add(struct server *srv, struct MHD_Connection *connection,
@@ -867,6 +1046,7 @@ static void watch_add(struct server *srv, struct MHD_Connection *connection,
 		return; /* unwatched: the idle timeout still applies */
 	w->connection = connection;
 	w->fd = info->connect_fd;
+	watch_address(w, connection);
 	clock_gettime(CLOCK_MONOTONIC, &w->opened);
 	w->since = w->opened;
 	tls_conn_set_owner(tls, w);
@@ -936,6 +1116,48 @@ static void watch_head(struct server *srv, struct MHD_Connection *connection)
 	pthread_mutex_unlock(&srv->conns_lock);
 }
 
+/* A request body is to come on the connection (the head is whole). */
+static void watch_body(struct server *srv, struct MHD_Connection *connection)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	w->in_body = 1;
+	w->body_received = 0;
+	clock_gettime(CLOCK_MONOTONIC, &w->body_start);
+	w->body_last = w->body_start;
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+/* `n` more bytes of the body came. */
+static void watch_progress(struct server *srv,
+			   struct MHD_Connection *connection, size_t n)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	w->body_received += n;
+	clock_gettime(CLOCK_MONOTONIC, &w->body_last);
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+/* The body is whole: its review is no stall (it keeps its budget). */
+static void watch_body_end(struct server *srv,
+			   struct MHD_Connection *connection)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	w->in_body = 0;
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
 /* The request is done: the connection is idle, its clock restarts. */
 static void watch_done(struct server *srv, struct MHD_Connection *connection)
 {
@@ -945,6 +1167,7 @@ static void watch_done(struct server *srv, struct MHD_Connection *connection)
 		return;
 	pthread_mutex_lock(&srv->conns_lock);
 	w->active = 0;
+	w->in_body = 0;
 	clock_gettime(CLOCK_MONOTONIC, &w->since);
 	pthread_mutex_unlock(&srv->conns_lock);
 }

@@ -8,8 +8,9 @@
 #     trickled (slowloris): the connection timeout must close them all
 #     while other requests are served (tests/hostile/webhook-connections.tsv);
 #   - floods: thousands of idle connections, from one address and from
-#     many, against a server of their own: good reviews still answered at
-#     once, the limits in force, every idle one closed by the header
+#     many, and connections that announce or start large bodies and stall,
+#     against a server of their own: good reviews still answered at once,
+#     the limits in force, every one closed by the header or connection
 #     timeout (tests/hostile/webhook-floods.tsv);
 #   - HTTP framing, as raw bytes (tests/hostile/tls_client.c): oversize,
 #     truncated and chunked bodies in and over the cap, bad Content-Length
@@ -512,6 +513,12 @@ head_of "Content-Length: $len" >"$dir/good.req"
 good >>"$dir/good.req"
 # a request line and half a header, then nothing (--prefix half-head)
 head_of "Content-Length: 2000" | head -c 60 >"$dir/half-head"
+# a whole head announcing a body of 7 MiB (the default --max-body), then
+# nothing (--prefix big-head), or 4 MiB of it (--prefix half-body); a head
+# announcing 2,000 bytes and 100 of them (--prefix body-start)
+head_of "Content-Length: 7340032" >"$dir/big-head"
+{ cat "$dir/big-head"; spaces 4194304; } >"$dir/half-body"
+{ head_of "Content-Length: 2000"; spaces 100; } >"$dir/body-start"
 # the floods hold thousands of descriptors, in the client and the server
 ulimit -n "$(ulimit -Hn)" 2>/dev/null
 fds=$(ulimit -n)
@@ -522,11 +529,20 @@ while IFS="$tab" read -r name args count opts held <&3; do
 		continue
 	fi
 	[ "$args" = - ] && args=""
-	# the header timeout: 3 s unless the line says, scaled
+	# the header timeout: 3 s unless the line says, scaled; the connection
+	# timeout: the server's default unless the line says, scaled
 	header_timeout=$(printf '%s\n' "$args" | sed -n 's/.*--header-timeout \([0-9]*\).*/\1/p')
-	args=$(printf '%s\n' "$args" | sed 's/--header-timeout [0-9]*//')
+	conn_timeout=$(printf '%s\n' "$args" | sed -n 's/.*--connection-timeout \([0-9]*\).*/\1/p')
+	args=$(printf '%s\n' "$args" | sed -e 's/--header-timeout [0-9]*//' \
+		-e 's/--connection-timeout [0-9]*//')
 	header_timeout=$((${header_timeout:-3} * SLOW))
-	flood_close=$((header_timeout * 1000 + $(ms 1500)))
+	closing=$header_timeout
+	if [ -n "$conn_timeout" ]; then
+		conn_timeout=$((conn_timeout * SLOW))
+		args="$args --connection-timeout $conn_timeout"
+		[ "$conn_timeout" -gt "$closing" ] && closing=$conn_timeout
+	fi
+	flood_close=$((closing * 1000 + $(ms 1500)))
 	# shellcheck disable=SC2086
 	if ! webhook_start flood --tls-cert "$dir/certs/tls.crt" \
 		--tls-key "$dir/certs/tls.key" --header-timeout "$header_timeout" $args; then
@@ -541,9 +557,10 @@ while IFS="$tab" read -r name args count opts held <&3; do
 	rm -f "$dir/flood.ready"
 	# (from $dir: a --prefix file of the data is there)
 	# shellcheck disable=SC2086
+	# (the line's --settle-ms, if any, comes after the default and wins)
 	(cd "$dir" && exec ./tls_client hold "$webhook_port" "$count" \
-		$((flood_close / 1000 + 5)) $opts --ready flood.ready \
-		--settle-ms "$(ms 200)") >"$dir/flood.line" &
+		$((flood_close / 1000 + 5)) --settle-ms "$(ms 200)" $opts \
+		--ready flood.ready) >"$dir/flood.line" &
 	hold_pid=$!
 	bg_pids="$bg_pids $hold_pid"
 	i=0
@@ -578,7 +595,7 @@ while IFS="$tab" read -r name args count opts held <&3; do
 			[ "$opened" = "$held" -a "$holding" = "$held" ] ;;
 	esac
 	wait "$hold_pid"
-	hold_judge "$name: closed within the header timeout" "$flood_close" \
+	hold_judge "$name: closed by the server's timeouts" "$flood_close" \
 		"$(cat "$dir/flood.line")"
 	webhook_stop
 done 3<"$dir/floods.cases"
