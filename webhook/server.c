@@ -987,8 +987,9 @@ static struct conn_watch *watch_stalled(struct server *srv,
 /*
  * Over the connection limit: the oldest connection that has not sent a
  * whole request head yet (nothing, a part of a handshake, a request line
- * and no more: no request of it is being served), else the oldest idle
- * kept-alive one, else the newest (the one just accepted) is closed. A flood of
+ * and no more: no request of it is being served), else the one whose
+ * body is stalled (watch_stalled), else the oldest idle kept-alive one,
+ * else the newest (the one just accepted) is closed. A flood of
  * connections that send nothing, or never finish, so ages out instead of
  * starving the API server's. Under the lock.
  */
@@ -1004,6 +1005,8 @@ static void watch_make_room(struct server *srv, struct conn_watch *newest)
 		if (!w->active && !idle)
 			idle = w;
 	}
+	if (!w)
+		w = watch_stalled(srv, newest, NULL, 0);
 	if (!w)
 		w = idle ? idle : newest;
 	if (w->body_reserved) {

@@ -28,7 +28,8 @@ struct server_options {
 	 * included); 0: no such deadline */
 	unsigned header_timeout;
 	/* connections held at once; past it, the oldest that has sent no
-	 * whole request head yet (else the oldest idle one) is closed */
+	 * whole request head yet (else the one whose body has stalled
+	 * longest, else the oldest idle one) is closed */
 	unsigned max_connections;
 	unsigned max_per_address;         /* from one client address */
 	unsigned threads;                 /* size of the thread pool */
