@@ -111,6 +111,13 @@ void admission_outcome_clear(struct admission_outcome *out);
  * NUL-terminated) with `cfg` and fills `out` (initialised by the caller)
  * with the answer. Every input, however malformed, gets an answer: returns
  * 0, or -1 only when out of memory, with `out` then holding no body.
+ * A review holding more JSON values than cfg->max_values
+ * (limits.maxValues) is not reviewed: the values are counted before any
+ * is built (json_scan_count_values(), for bodies that could hold that
+ * many), only what the answer needs is read (json_scan_skeleton()), and a
+ * CREATE or UPDATE is answered as an internal failure, per
+ * cfg->failure_allow (DELETE, CONNECT and subresources as always); when
+ * not even the uid can be read so, HTTP 500 and a plain text line.
  */
 int admission_review(const struct config *cfg, const char *body, size_t len,
 		     struct admission_outcome *out);
