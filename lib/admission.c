@@ -1400,8 +1400,9 @@ int admission_review(const struct config *cfg, const char *body, size_t len,
 }
 
 /*
- * admission_review_filtered(), or with `refuse` a review refused for that
- * reason: the request is then read as a skeleton (json_scan_skeleton()).
+ * admission_review_filtered(), or with `refuse` admission_refuse(): the
+ * request is then read as a skeleton (json_scan_skeleton()) and refused
+ * for that reason.
  */
 static int review_body(const struct config *cfg,
 		       const struct json_scan_filter *filter,
@@ -1558,4 +1559,26 @@ int admission_review_filtered(const struct config *cfg,
 			      struct admission_outcome *out)
 {
 	return review_body(cfg, filter, body, len, NULL, out);
+}
+
+/* Bytes a review takes for each value it builds, and for each of its body. */
+#define ESTIMATE_VALUE_BYTES 256
+#define ESTIMATE_BODY_FACTOR 4
+/* Bodies up to this size are estimated from their size alone. */
+#define ESTIMATE_COUNTED ((size_t)64 << 10)
+
+size_t admission_memory_estimate(const char *body, size_t len)
+{
+	/* a value takes two bytes at least, with its comma */
+	size_t values = len / 2 + 1;
+
+	if (len > ESTIMATE_COUNTED)
+		values = json_scan_count_values(body, len, values);
+	return values * ESTIMATE_VALUE_BYTES + len * ESTIMATE_BODY_FACTOR;
+}
+
+int admission_refuse(const struct config *cfg, const char *body, size_t len,
+		     const char *why, struct admission_outcome *out)
+{
+	return review_body(cfg, NULL, body, len, why, out);
 }

@@ -134,6 +134,26 @@ int admission_review_filtered(const struct config *cfg,
 			      struct admission_outcome *out);
 
 /*
+ * Answers the AdmissionReview in `body` without reviewing its object, as
+ * an internal failure saying `why` (per cfg->failure_allow): for a review
+ * the webhook cannot afford now. Only what the answer needs is read
+ * (json_scan_skeleton()); DELETE, CONNECT and subresources are answered
+ * as always. When not even the uid can be read so, HTTP 500 and a plain
+ * text line. Returns as admission_review().
+ */
+int admission_refuse(const struct config *cfg, const char *body, size_t len,
+		     const char *why, struct admission_outcome *out);
+
+/*
+ * About how many bytes the review of `body` takes at its peak, its
+ * values built (json_scan_count_values(): some 250 bytes each, with their
+ * copies) and the texts it writes (a few times the body): what a server
+ * reserves of its memory before the review. One pass over a body of more
+ * than 64 KiB; smaller ones are not read.
+ */
+size_t admission_memory_estimate(const char *body, size_t len);
+
+/*
  * NULL when two outcomes are the same in every member, else the name of
  * the first that differs: what the prefilter's tests compare.
  */

@@ -72,6 +72,10 @@ static const char usage[] =
 	"                              256); more are refused\n"
 	"  --drain-timeout SECS        how long shutdown waits for requests (default 20)\n"
 	"  --threads N                 server threads (default: one per CPU)\n"
+	"  --memory-budget BYTES       memory the reviews in flight may take, e.g.\n"
+	"                              128Mi; a review past it waits, then is\n"
+	"                              answered as a failure (default: half the\n"
+	"                              cgroup's memory limit, else 1Gi; 0: none)\n"
 	"  --client-ca FILE            require a client certificate signed by these\n"
 	"                              CAs (PEM) on /mutate (the API server's\n"
 	"                              AdmissionConfiguration kubeconfig presents it)\n"
@@ -82,8 +86,8 @@ static const char usage[] =
 	"GPUMEND_TLS_CERT, GPUMEND_TLS_KEY, GPUMEND_CONFIG, GPUMEND_LOG_LEVEL,\n"
 	"GPUMEND_MAX_BODY, GPUMEND_CONNECTION_TIMEOUT, GPUMEND_HEADER_TIMEOUT,\n"
 	"GPUMEND_MAX_CONNECTIONS, GPUMEND_MAX_CONNECTIONS_PER_ADDRESS,\n"
-	"GPUMEND_DRAIN_TIMEOUT, GPUMEND_THREADS, GPUMEND_CLIENT_CA; options given\n"
-	"on the command line win.\n"
+	"GPUMEND_DRAIN_TIMEOUT, GPUMEND_THREADS, GPUMEND_MEMORY_BUDGET,\n"
+	"GPUMEND_CLIENT_CA; options given on the command line win.\n"
 	"\n"
 	"The certificate, key and config files are re-read when they change, and on\n"
 	"SIGHUP; a broken new certificate pair or config is refused and the one in use\n"
@@ -103,6 +107,7 @@ struct options {
 	const char *drain_timeout;
 	const char *threads;
 	const char *client_ca;
+	const char *memory_budget;
 };
 
 /* One option: its flag, its environment variable, where it goes. */
@@ -133,6 +138,8 @@ static const struct option_spec option_specs[] = {
 	  offsetof(struct options, drain_timeout) },
 	{ "--threads", NULL, "GPUMEND_THREADS", offsetof(struct options, threads) },
 	{ "--client-ca", NULL, "GPUMEND_CLIENT_CA", offsetof(struct options, client_ca) },
+	{ "--memory-budget", NULL, "GPUMEND_MEMORY_BUDGET",
+	  offsetof(struct options, memory_budget) },
 };
 #define N_OPTIONS (sizeof(option_specs) / sizeof(option_specs[0]))
 
@@ -818,6 +825,13 @@ int main(int argc, char **argv)
 		sopts.threads = (unsigned)number;
 	}
 
+	sopts.memory_budget = server_memory_budget_default();
+	if (o.memory_budget) {
+		if (parse_number("--memory-budget", o.memory_budget, 1, 0,
+				 (long long)1 << 50, &number))
+			return 2;
+		sopts.memory_budget = (size_t)number;
+	}
 	if (o.client_ca && !(client_ca = read_client_ca(o.client_ca)))
 		return 2;
 	sopts.client_ca_pem = client_ca;
@@ -867,10 +881,11 @@ int main(int argc, char **argv)
 	format_listen(&sopts, server_port(st.server), listen_text,
 		      sizeof(listen_text));
 	log_event(LOG_LEVEL_INFO, "started",
-		  json_pack("{s:s, s:s, s:i, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:o*, s:o*, s:o*}",
+		  json_pack("{s:s, s:s, s:i, s:I, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:o*, s:o*, s:o*}",
 			    "version", GPUMEND_VERSION, "listen", listen_text,
 			    "threads", (int)sopts.threads,
 			    "max_body", (json_int_t)sopts.max_body,
+			    "memory_budget", (json_int_t)sopts.memory_budget,
 			    "connection_timeout", (int)sopts.connection_timeout,
 			    "header_timeout", (int)sopts.header_timeout,
 			    "max_connections", (json_int_t)sopts.max_connections,

@@ -102,6 +102,11 @@ struct server {
 	unsigned n_conns;               /* in the list */
 	unsigned n_shut;                /* of them, shut down and closing */
 	atomic_int trim_wanted;         /* requests completed since the sweep */
+
+	/* the memory budget of the reviews in flight (memory_lock) */
+	pthread_mutex_t memory_lock;
+	pthread_cond_t memory_freed;
+	size_t memory_used;
 	struct linger_set *linger;      /* early answers, drained on close */
 };
 
@@ -657,28 +662,88 @@ static void count_review(const struct admission_outcome *out)
 		metrics_count_error(METRICS_ERROR_INTERNAL);
 }
 
+/*
+ * Takes `amount` bytes of the memory budget, waiting at most
+ * SERVER_MEMORY_WAIT_MS for reviews in flight to give some back; an
+ * amount larger than the whole budget waits until nothing else is in
+ * flight and takes it all. 0, or -1 when the wait was in vain.
+ */
+static int memory_take(struct server *srv, size_t *amount)
+{
+	struct timespec deadline;
+	int rc = 0;
+
+	if (!srv->opts.memory_budget) {
+		*amount = 0;
+		return 0;
+	}
+	if (*amount > srv->opts.memory_budget)
+		*amount = srv->opts.memory_budget;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += SERVER_MEMORY_WAIT_MS / 1000;
+	deadline.tv_nsec += (long)(SERVER_MEMORY_WAIT_MS % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&srv->memory_lock);
+	while (*amount > srv->opts.memory_budget - srv->memory_used && rc == 0)
+		rc = pthread_cond_timedwait(&srv->memory_freed,
+					    &srv->memory_lock, &deadline);
+	if (*amount <= srv->opts.memory_budget - srv->memory_used) {
+		srv->memory_used += *amount;
+		rc = 0;
+	} else {
+		rc = -1;
+	}
+	pthread_mutex_unlock(&srv->memory_lock);
+	return rc;
+}
+
+static void memory_give(struct server *srv, size_t amount)
+{
+	if (!amount)
+		return;
+	pthread_mutex_lock(&srv->memory_lock);
+	srv->memory_used -= amount;
+	pthread_cond_broadcast(&srv->memory_freed);
+	pthread_mutex_unlock(&srv->memory_lock);
+}
+
 /* The whole body is in: review it and answer. */
 static enum MHD_Result serve_review(struct server *srv,
 				    struct MHD_Connection *connection,
 				    struct request *req)
 {
+	const char *text = req->body.data ? req->body.data : "";
 	struct admission_outcome out;
 	struct config_ref *config;
 	struct timespec start;
 	uint64_t review_ns;
 	enum MHD_Result ret;
+	size_t memory;
 	char *body;
-	int rc;
+	int rc, overloaded;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	memory = admission_memory_estimate(text, req->body.len);
+	/* a review the memory budget has no room for in time is not done:
+	 * answered as an internal failure (per the failure policy) from
+	 * what the answer needs, which takes next to nothing */
+	overloaded = memory_take(srv, &memory) != 0;
 	config = config_acquire(srv);
 	admission_outcome_init(&out);
 	json_arena_begin();
-	rc = admission_review_filtered(config->cfg, config->filter,
-				       req->body.data ? req->body.data : "",
-				       req->body.len, &out);
+	if (overloaded)
+		rc = admission_refuse(config->cfg, text, req->body.len,
+				      "the webhook is overloaded: no memory for the review in time; retry",
+				      &out);
+	else
+		rc = admission_review_filtered(config->cfg, config->filter,
+					       text, req->body.len, &out);
 	json_arena_end();
 	config_ref_put(config);
+	memory_give(srv, overloaded ? 0 : memory);
 	/* the body is no longer needed: give its memory back now */
 	buf_free(&req->body);
 	review_ns = elapsed_ns(&start);
@@ -693,7 +758,10 @@ static enum MHD_Result serve_review(struct server *srv,
 		return respond_text(srv, connection, req, 500,
 				    "internal error: out of memory\n", NULL);
 	}
+	/* an internal failure, and of these one for want of memory */
 	count_review(&out);
+	if (overloaded)
+		metrics_count_error(METRICS_ERROR_OVERLOADED);
 	log_review(connection, req, &out, review_ns);
 	body = out.body;
 	out.body = NULL;
@@ -1327,7 +1395,9 @@ struct server *server_start(const struct server_options *opts,
 		snprintf(err, errlen, "cannot create a lock");
 		return NULL;
 	}
-	if (pthread_mutex_init(&srv->config_lock, NULL) != 0) {
+	if (pthread_mutex_init(&srv->config_lock, NULL) != 0 ||
+	    pthread_mutex_init(&srv->memory_lock, NULL) != 0 ||
+	    pthread_cond_init(&srv->memory_freed, NULL) != 0) {
 		config_free(cfg_new);
 		free(srv);
 		snprintf(err, errlen, "cannot create a lock");
@@ -1391,8 +1461,37 @@ out_free:
 	linger_free(srv->linger);
 	config_ref_put(srv->config);
 	pthread_mutex_destroy(&srv->config_lock);
+	pthread_mutex_destroy(&srv->memory_lock);
+	pthread_cond_destroy(&srv->memory_freed);
 	free(srv);
 	return NULL;
+}
+
+/* The limit in bytes in the cgroup file `path`; 0 when none (or "max"). */
+static size_t cgroup_limit(const char *path)
+{
+	char text[64];
+	unsigned long long limit;
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return 0;
+	ok = fgets(text, sizeof(text), f) && sscanf(text, "%llu", &limit) == 1;
+	fclose(f);
+	/* cgroup v1 says "no limit" with a number near 2^63 */
+	if (!ok || limit == 0 || limit >= (1ULL << 60) || limit > SIZE_MAX)
+		return 0;
+	return (size_t)limit;
+}
+
+size_t server_memory_budget_default(void)
+{
+	size_t limit = cgroup_limit("/sys/fs/cgroup/memory.max");
+
+	if (!limit)
+		limit = cgroup_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+	return limit ? limit / 2 : SERVER_MEMORY_FALLBACK;
 }
 
 unsigned server_port(const struct server *server)
@@ -1452,6 +1551,8 @@ void server_stop(struct server *server)
 		close(server->quiesced_socket);
 	config_ref_put(server->config);
 	pthread_mutex_destroy(&server->config_lock);
+	pthread_mutex_destroy(&server->memory_lock);
+	pthread_cond_destroy(&server->memory_freed);
 	/* libmicrohttpd told of every close: nothing is left to free */
 	pthread_mutex_destroy(&server->conns_lock);
 	free(server);

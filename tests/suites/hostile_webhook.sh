@@ -23,6 +23,9 @@
 #     trailing bytes (tests/hostile/webhook-bodies.tsv);
 #   - wrong JSON types in every field the engine reads, missing or empty
 #     uid (tests/hostile/webhook-types.tsv);
+#   - memory: 3 MB reviews of 1,000,000 values (over limits.maxValues) and
+#     of 150,000, one and four at once, within the memory budget: the
+#     server's peak memory judged (tests/hostile/webhook-memory.tsv);
 #   - pods with 10,000 containers, volumes, mounts, env entries...
 #     (tests/hostile/webhook-scale.tsv), and how the time grows with their
 #     number (tests/hostile/webhook-scaling.tsv).
@@ -696,6 +699,61 @@ cases "$hostile/webhook-scaling.tsv" >"$dir/scaling.cases"
 while IFS="$tab" read -r name count filter <&3; do
 	scaling "$name" "$count" "$filter"
 done 3<"$dir/scaling.cases"
+
+# ------------------------------------------------------------------
+section "memory: values per review, budget of the reviews in flight (tests/hostile/webhook-memory.tsv)"
+# Each line against a server of its own; its peak memory (VmHWM) judged.
+
+cases "$hostile/webhook-memory.tsv" >"$dir/memory.cases"
+main_url=$url
+while IFS="$tab" read -r name args count check filter <&3; do
+	budget=$(printf '%s\n' "$args" | sed -n 's/.*--memory-budget \([0-9]*\).*/\1/p')
+	good_jq "$filter | .request.uid = \"memory\"" >"$dir/mem.json"
+	size=$(wc -c <"$dir/mem.json")
+	# shellcheck disable=SC2086
+	if ! webhook_start memory --tls-cert "$dir/certs/tls.crt" \
+		--tls-key "$dir/certs/tls.key" $args; then
+		fail "$name: the webhook does not start"
+		sed 's/^/    /' "$dir/memory.log"
+		continue
+	fi
+	url=$webhook_url
+	post "$dir/good.json" /dev/null >/dev/null
+	held=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$webhook_pid/status")
+	i=0
+	pids=""
+	while [ $i -lt "$count" ]; do
+		i=$((i + 1))
+		post "$dir/mem.json" "$dir/mem$i.out" >"$dir/mem$i.code" &
+		pids="$pids $!"
+	done
+	# shellcheck disable=SC2086
+	wait $pids
+	hwm=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$webhook_pid/status")
+	bad=""
+	i=0
+	while [ $i -lt "$count" ]; do
+		i=$((i + 1))
+		code=$(cut -d' ' -f1 "$dir/mem$i.code")
+		if [ "$code" != 200 ] || ! jq -e ".response.uid == \"memory\" and ($check)" \
+			"$dir/mem$i.out" >/dev/null 2>&1; then
+			bad="$bad $i:$code"
+		fi
+	done
+	overloaded=$(cat "$dir"/mem*.out | grep -c 'overloaded')
+	check "$name ($count of $((size / 1024)) KiB): all answered as CHECK says${bad:+ (not:$bad)}; $overloaded refused as overloaded" \
+		[ -z "$bad" ]
+	bound=$((held + count * size / 1024 + budget / 1024))
+	if [ -n "${GPUMEND_SANITIZE:-}" ]; then
+		echo "    $name: peak ${hwm} kB (not judged under the sanitizers)"
+	else
+		check "$name: peak memory ${hwm} kB, within ${held} kB held before, the bodies and the budget ($bound kB)" \
+			[ -n "$hwm" -a "${hwm:-0}" -le "$bound" ]
+	fi
+	webhook_stop
+	rm -f "$dir"/mem*.out "$dir"/mem*.code
+done 3<"$dir/memory.cases"
+url=$main_url
 
 # ------------------------------------------------------------------
 section "log fields: each capped"

@@ -553,6 +553,22 @@ TEST(webhook_values_over_the_cap_are_a_failure)
 	admission_outcome_clear(&out);
 	free(text);
 
+	/* refused by the server: the same answer; with a real number the
+	 * skeleton cannot be read, and the whole request is refused */
+	cfg->max_values = 250000;
+	text = review_text("v1", "CREATE", legacy, NULL);
+	admission_outcome_init(&out);
+	CHECK(admission_refuse(cfg, text, strlen(text), "overloaded", &out) == 0);
+	CHECK(out.http_status == 200 && !out.allowed &&
+	      strcmp(out.error, "overloaded") == 0);
+	admission_outcome_clear(&out);
+	free(text);
+	text = review_text("v1", "CREATE", "{\"x\":1.5}", NULL);
+	admission_outcome_init(&out);
+	CHECK(admission_refuse(cfg, text, strlen(text), "overloaded", &out) == 0);
+	CHECK(out.http_status == 500 && out.failure == ADMISSION_INTERNAL);
+	admission_outcome_clear(&out);
+	free(text);
 	free(legacy);
 	config_free(cfg);
 }
