@@ -161,11 +161,10 @@ struct request {
 };
 
 static void watch_head(struct server *srv, struct MHD_Connection *connection);
-static void watch_body(struct server *srv, struct MHD_Connection *connection);
+static void watch_body(struct server *srv, struct MHD_Connection *connection,
+		       int coming);
 static void watch_progress(struct server *srv,
 			   struct MHD_Connection *connection, size_t n);
-static void watch_body_end(struct server *srv,
-			   struct MHD_Connection *connection);
 static void watch_done(struct server *srv, struct MHD_Connection *connection);
 static void watch_set_linger(struct server *srv,
 			     struct MHD_Connection *connection);
@@ -860,7 +859,7 @@ static enum MHD_Result route(struct server *srv,
 		return reject(srv, connection, req, method, url, 413,
 			      "request body too large", NULL);
 	/* the body budget is taken as the body comes (body_reserve) */
-	watch_body(srv, connection);
+	watch_body(srv, connection, 1);
 	return MHD_YES;
 }
 
@@ -947,7 +946,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 		}
 		return MHD_YES;
 	}
-	watch_body_end(srv, connection);
+	watch_body(srv, connection, 0);
 	if (req->too_large == 503)
 		return reject(srv, connection, req, method, url, 503,
 			      "too many request bodies in flight; retry", NULL);
@@ -1187,18 +1186,25 @@ static void watch_head(struct server *srv, struct MHD_Connection *connection)
 	pthread_mutex_unlock(&srv->conns_lock);
 }
 
-/* A request body is to come on the connection (the head is whole). */
-static void watch_body(struct server *srv, struct MHD_Connection *connection)
+/*
+ * `coming` 1: a request body is to come on the connection (the head is
+ * whole); 0: it is whole, and its review is no stall (it keeps its
+ * share of the body budget).
+ */
+static void watch_body(struct server *srv, struct MHD_Connection *connection,
+		       int coming)
 {
 	struct conn_watch *w = watch_of(connection);
 
 	if (!w)
 		return;
 	pthread_mutex_lock(&srv->conns_lock);
-	w->in_body = 1;
-	w->body_received = 0;
-	clock_gettime(CLOCK_MONOTONIC, &w->body_start);
-	w->body_last = w->body_start;
+	w->in_body = coming;
+	if (coming) {
+		w->body_received = 0;
+		clock_gettime(CLOCK_MONOTONIC, &w->body_start);
+		w->body_last = w->body_start;
+	}
 	pthread_mutex_unlock(&srv->conns_lock);
 }
 
@@ -1213,19 +1219,6 @@ static void watch_progress(struct server *srv,
 	pthread_mutex_lock(&srv->conns_lock);
 	w->body_received += n;
 	clock_gettime(CLOCK_MONOTONIC, &w->body_last);
-	pthread_mutex_unlock(&srv->conns_lock);
-}
-
-/* The body is whole: its review is no stall (it keeps its budget). */
-static void watch_body_end(struct server *srv,
-			   struct MHD_Connection *connection)
-{
-	struct conn_watch *w = watch_of(connection);
-
-	if (!w)
-		return;
-	pthread_mutex_lock(&srv->conns_lock);
-	w->in_body = 0;
 	pthread_mutex_unlock(&srv->conns_lock);
 }
 
