@@ -724,12 +724,13 @@ static enum MHD_Result serve_review(struct server *srv,
 	char *body;
 	int rc, overloaded;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	memory = admission_memory_estimate(text, req->body.len);
 	/* a review the memory budget has no room for in time is not done:
 	 * answered as an internal failure (per the failure policy) from
-	 * what the answer needs, which takes next to nothing */
+	 * what the answer needs, which takes next to nothing; the wait is
+	 * in the request's duration, not in the review's */
 	overloaded = memory_take(srv, &memory) != 0;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	config = config_acquire(srv);
 	admission_outcome_init(&out);
 	json_arena_begin();
