@@ -1289,6 +1289,52 @@ out_clear:
 	return rc;
 }
 
+/*
+ * A CREATE or UPDATE that is not reviewed, for the reason `why` (read
+ * from the prefilter's skeleton of the body, `request`): answered as an
+ * internal failure, per cfg->failure_allow. 1 when the request is not one
+ * to review anyway (DELETE, CONNECT, a subresource, a bad operation):
+ * review_request() answers it from the skeleton as it always does.
+ */
+static int review_refused(const struct config *cfg, json_t *request,
+			  const char *api_version, const char *uid,
+			  const char *why, struct admission_outcome *out)
+{
+	const char *operation = json_string_value(json_member(request,
+							      "operation"));
+	const char *sub_resource = json_string_value(json_member(request,
+								 "subResource"));
+	json_t *metadata = json_member(json_member(request, "object"),
+				       "metadata");
+	const char *name = json_string_value(json_member(request, "name"));
+	struct answer a = { .allowed = 1 };
+	int op = -1, rc = -1;
+
+	for (int i = 0; operation && i < 2; i++)
+		if (strcmp(operation, operations[i]) == 0)
+			op = i;
+	if (op < 0 || (sub_resource && *sub_resource))
+		return 1;
+	out->operation = operations[op];
+	if (!name)
+		name = json_string_value(json_member(metadata, "name"));
+	if (dup_field(&out->kind, json_string_value(json_member(
+			json_member(request, "kind"), "kind"))) ||
+	    dup_field(&out->namespace_name, json_string_value(
+			json_member(request, "namespace"))) ||
+	    dup_field(&out->name, name))
+		return -1;
+	out->dry_run = json_is_true(json_member(request, "dryRun"));
+	buf_init(&a.patch, 0);
+	if (!(a.warnings = json_array()))
+		return -1;
+	rc = answer_failure(cfg, &a, out, ADMISSION_INTERNAL, "%s", why);
+	if (rc == 0)
+		rc = answer_write(out, api_version, uid, &a);
+	answer_clear(&a);
+	return rc;
+}
+
 /* The texts of an outcome for a body with NUL: each NUL shows as \u0000. */
 static void nul_outcome_show(struct admission_outcome *out)
 {
@@ -1353,11 +1399,17 @@ int admission_review(const struct config *cfg, const char *body, size_t len,
 	return admission_review_filtered(cfg, NULL, body, len, out);
 }
 
-int admission_review_filtered(const struct config *cfg,
-			      const struct json_scan_filter *filter,
-			      const char *body, size_t len,
-			      struct admission_outcome *out)
+/*
+ * admission_review_filtered(), or with `refuse` admission_refuse(): the
+ * request is then read as a skeleton (json_scan_skeleton()) and refused
+ * for that reason.
+ */
+static int review_body(const struct config *cfg,
+		       const struct json_scan_filter *filter,
+		       const char *body, size_t len, const char *refuse,
+		       struct admission_outcome *out)
 {
+	char over_cap[128];
 	struct review_source src;
 	struct json_tape *tape = NULL;
 	json_error_t jerr;
@@ -1375,13 +1427,40 @@ int admission_review_filtered(const struct config *cfg,
 		body = encoded;
 		out->nul = 1;
 	}
-	rules = filter ? json_scan_filter_rules(filter, body, len) : 0;
+	/*
+	 * The cap on the values built for a review (limits.maxValues): they
+	 * are counted only where the body could pass it (a value takes two
+	 * bytes at least, with its comma), so small reviews cost nothing
+	 */
+	if (!refuse && cfg->max_values && len / 2 + 1 > cfg->max_values &&
+	    json_scan_count_values(body, len, cfg->max_values) >
+	    cfg->max_values) {
+		snprintf(over_cap, sizeof(over_cap),
+			 "the review holds more than %zu JSON values (limits.maxValues)",
+			 cfg->max_values);
+		refuse = over_cap;
+	}
+	rules = filter && !refuse ? json_scan_filter_rules(filter, body, len)
+				  : 0;
 	/* rules that say what they read: first a light read */
 	if (filter && rules)
 		reads = rules_reads(rules);
 read:
+	/* a review refused: what the answer needs, and nothing more */
+	if (refuse) {
+		review = json_scan_skeleton(NULL, body, len, cfg->max_depth);
+		skeleton = 1;
+		if (!review) {
+			/* not even its uid can be read cheaply: refused as
+			 * a whole (the registration's failurePolicy decides) */
+			rc = answer_plain(out, "internal error: %s", refuse);
+			out->http_status = 500;
+			out->failure = ADMISSION_INTERNAL;
+			goto out_free;
+		}
+	}
 	/* nothing for any rule: the skeleton is enough */
-	if (filter && !rules &&
+	else if (filter && !rules &&
 	    (review = json_scan_skeleton(filter, body, len, cfg->max_depth)))
 		skeleton = 1;
 	else if (reads && (review = read_light(cfg, filter, body, len, reads,
@@ -1444,8 +1523,11 @@ read:
 	src.filter = filter;
 	src.tape = tape;
 	src.light = light;
-	rc = review_request(cfg, request, api_version, uid, skeleton,
-			    shallow, skip, &src, out);
+	rc = refuse ? review_refused(cfg, request, api_version, uid, refuse,
+				     out) : 1;
+	if (rc == 1)
+		rc = review_request(cfg, request, api_version, uid, skeleton,
+				    shallow, skip, &src, out);
 	if (rc == REVIEW_READ_WHOLE) {
 		json_arena_drop(review);
 		json_tape_free(tape);
@@ -1469,4 +1551,34 @@ out_free:
 		out->body_len = 0;
 	}
 	return rc;
+}
+
+int admission_review_filtered(const struct config *cfg,
+			      const struct json_scan_filter *filter,
+			      const char *body, size_t len,
+			      struct admission_outcome *out)
+{
+	return review_body(cfg, filter, body, len, NULL, out);
+}
+
+/* Bytes a review takes for each value it builds, and for each of its body. */
+#define ESTIMATE_VALUE_BYTES 256
+#define ESTIMATE_BODY_FACTOR 4
+/* Bodies up to this size are estimated from their size alone. */
+#define ESTIMATE_COUNTED ((size_t)64 << 10)
+
+size_t admission_memory_estimate(const char *body, size_t len)
+{
+	/* a value takes two bytes at least, with its comma */
+	size_t values = len / 2 + 1;
+
+	if (len > ESTIMATE_COUNTED)
+		values = json_scan_count_values(body, len, values);
+	return values * ESTIMATE_VALUE_BYTES + len * ESTIMATE_BODY_FACTOR;
+}
+
+int admission_refuse(const struct config *cfg, const char *body, size_t len,
+		     const char *why, struct admission_outcome *out)
+{
+	return review_body(cfg, NULL, body, len, why, out);
 }

@@ -111,6 +111,13 @@ void admission_outcome_clear(struct admission_outcome *out);
  * NUL-terminated) with `cfg` and fills `out` (initialised by the caller)
  * with the answer. Every input, however malformed, gets an answer: returns
  * 0, or -1 only when out of memory, with `out` then holding no body.
+ * A review holding more JSON values than cfg->max_values
+ * (limits.maxValues) is not reviewed: the values are counted before any
+ * is built (json_scan_count_values(), for bodies that could hold that
+ * many), only what the answer needs is read (json_scan_skeleton()), and a
+ * CREATE or UPDATE is answered as an internal failure, per
+ * cfg->failure_allow (DELETE, CONNECT and subresources as always); when
+ * not even the uid can be read so, HTTP 500 and a plain text line.
  */
 int admission_review(const struct config *cfg, const char *body, size_t len,
 		     struct admission_outcome *out);
@@ -125,6 +132,26 @@ int admission_review_filtered(const struct config *cfg,
 			      const struct json_scan_filter *filter,
 			      const char *body, size_t len,
 			      struct admission_outcome *out);
+
+/*
+ * Answers the AdmissionReview in `body` without reviewing its object, as
+ * an internal failure saying `why` (per cfg->failure_allow): for a review
+ * the webhook cannot afford now. Only what the answer needs is read
+ * (json_scan_skeleton()); DELETE, CONNECT and subresources are answered
+ * as always. When not even the uid can be read so, HTTP 500 and a plain
+ * text line. Returns as admission_review().
+ */
+int admission_refuse(const struct config *cfg, const char *body, size_t len,
+		     const char *why, struct admission_outcome *out);
+
+/*
+ * About how many bytes the review of `body` takes at its peak, its
+ * values built (json_scan_count_values(): some 250 bytes each, with their
+ * copies) and the texts it writes (a few times the body): what a server
+ * reserves of its memory before the review. One pass over a body of more
+ * than 64 KiB; smaller ones are not read.
+ */
+size_t admission_memory_estimate(const char *body, size_t len);
 
 /*
  * NULL when two outcomes are the same in every member, else the name of

@@ -1415,6 +1415,55 @@ json_t *json_scan_light(const struct json_scan_filter *filter,
 }
 
 /* ------------------------------------------------------------------ */
+/* Counting values                                                     */
+
+/* 1 when the container opened just before `p` has a member or element. */
+static int container_filled(const unsigned char *p, const unsigned char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p < end && *p != '}' && *p != ']';
+}
+
+size_t json_scan_count_values(const char *body, size_t len, size_t stop)
+{
+	const unsigned char *p = (const unsigned char *)body, *end = p + len;
+	size_t n = 1;
+
+	/*
+	 * In JSON, every value but the document itself is the first of a
+	 * container that is not empty, or comes after a comma: 1, one per
+	 * comma, one per container with something in it.
+	 */
+	while (p < end && n <= stop) {
+		unsigned char c = *p++;
+
+		if (c == '"') {
+			/* to the quote that ends the string: one not escaped,
+			 * after an even number of backslashes */
+			for (;;) {
+				const unsigned char *q = memchr(p, '"',
+								(size_t)(end - p));
+				size_t slashes = 0;
+
+				if (!q)
+					return n;
+				while (q - slashes > p && q[-1 - (long)slashes] == '\\')
+					slashes++;
+				p = q + 1;
+				if (!(slashes & 1))
+					break;
+			}
+		} else if (c == ',') {
+			n++;
+		} else if ((c == '{' || c == '[') && container_filled(p, end)) {
+			n++;
+		}
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
 /* Comparing a body with a document                                    */
 
 /*

@@ -120,6 +120,15 @@ json_t *json_scan_review(const char *body, size_t len,
 int json_tape_equal(const struct json_tape *tape, const char *const *path,
 		    const json_t *value);
 
+/*
+ * The number of JSON values in the JSON text body[0..len), without
+ * reading it (objects, arrays, strings, numbers, literals; not the keys);
+ * once past `stop`, some number past it. For a text that is not valid
+ * JSON, a number of no meaning. One pass, no allocation: what a reader
+ * would build, known before building it.
+ */
+size_t json_scan_count_values(const char *body, size_t len, size_t stop);
+
 /* rules_options.read_json: json_scan_read() without a filter (NULL where
  * it gives up: jansson reads it then). */
 json_t *json_scan_read_value(const char *text, size_t len);

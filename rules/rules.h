@@ -182,6 +182,9 @@ struct config {
 	size_t max_document_bytes;
 	int max_depth;
 	size_t max_alias_nodes;
+	/* JSON values a review may hold (webhook, `gpumend review`): past
+	 * it, the review is answered as an internal failure */
+	size_t max_values;
 
 	/* webhook: answer to an internal failure: 1 allow with a warning, 0 deny */
 	int failure_allow;

@@ -23,6 +23,36 @@ static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const level_names[] = { "debug", "info", "warn", "error" };
 
+/*
+ * A string field longer than LOG_FIELD_MAX bytes is cut there (at a UTF-8
+ * character's start) and ends with a marker giving its whole length: a
+ * 1 MB object name must not make a 1 MB line on every review.
+ */
+#define LOG_FIELD_MAX 256
+/* The cut text, its marker and the NUL. */
+#define LOG_FIELD_ROOM (LOG_FIELD_MAX + 48)
+
+/*
+ * The text to log for the `len` bytes of `text`: `text` itself when it is
+ * short enough, else its first LOG_FIELD_MAX bytes or fewer (never half a
+ * UTF-8 sequence) and "...[cut, N bytes]" in `room`.
+ */
+static const char *field_cut(const char *text, size_t len,
+			     char room[LOG_FIELD_ROOM])
+{
+	size_t cut = LOG_FIELD_MAX;
+
+	if (len <= LOG_FIELD_MAX)
+		return text;
+	/* back to the start of the character the cut falls in (at most 3
+	 * bytes: invalid UTF-8 is mended after the cut) */
+	while (cut > LOG_FIELD_MAX - 3 && ((unsigned char)text[cut] & 0xC0) == 0x80)
+		cut--;
+	memcpy(room, text, cut);
+	snprintf(room + cut, LOG_FIELD_ROOM - cut, "...[cut, %zu bytes]", len);
+	return room;
+}
+
 int log_level_parse(const char *name, enum log_level *level)
 {
 	for (int i = 0; i < 4; i++) {
@@ -143,9 +173,12 @@ int log_line_begin(struct log_line *line, enum log_level level,
 	return 0;
 }
 
+static json_t *string_mended(const char *text);
+
 void log_line_string(struct log_line *line, const char *key,
 		     const char *value)
 {
+	char room[LOG_FIELD_ROOM];
 	json_t *clean = NULL;
 	size_t len;
 
@@ -157,9 +190,13 @@ void log_line_string(struct log_line *line, const char *key,
 		return;
 	}
 	len = strlen(value);
+	if (len > LOG_FIELD_MAX) {
+		value = field_cut(value, len, room);
+		len = strlen(value);
+	}
 	if (ascii_span(value, len) < len) {
 		/* not ASCII: jansson checks the UTF-8, log_string mends it */
-		if (!(clean = log_string(value))) {
+		if (!(clean = string_mended(value))) {
 			line->failed = 1;
 			return;
 		}
@@ -259,7 +296,8 @@ void log_event(enum log_level level, const char *msg, json_t *fields_new)
 	json_decref(fields_new);
 }
 
-json_t *log_string(const char *text)
+/* A new JSON string of `text`, bytes of invalid UTF-8 replaced by '?'. */
+static json_t *string_mended(const char *text)
 {
 	json_t *value = json_string(text);
 	char *copy;
@@ -274,6 +312,15 @@ json_t *log_string(const char *text)
 	value = json_string(copy);
 	free(copy);
 	return value;
+}
+
+json_t *log_string(const char *text)
+{
+	char room[LOG_FIELD_ROOM];
+
+	if (text)
+		text = field_cut(text, strlen(text), room);
+	return string_mended(text);
 }
 
 void log_error_event(enum log_level level, const char *msg,

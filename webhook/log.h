@@ -37,7 +37,9 @@ void log_event(enum log_level level, const char *msg, json_t *fields_new);
 
 /*
  * Returns a new JSON string of `text`; bytes that are not valid UTF-8 (a
- * file name, say) are replaced by '?'. NULL only when out of memory.
+ * file name, say) are replaced by '?'. A text longer than 256 bytes is cut
+ * there, between two UTF-8 characters, and ends with "...[cut, N bytes]"
+ * (N its whole length). NULL only when out of memory.
  */
 json_t *log_string(const char *text);
 
@@ -54,8 +56,8 @@ json_t *log_string(const char *text);
  *	}
  *
  * log_line_begin() returns -1 when `level` is not logged (nothing to end).
- * Strings may be NULL (null) and need not be valid UTF-8 (mended as by
- * log_string()); milliseconds are written with 3 decimals. When memory
+ * Strings may be NULL (null) and need not be valid UTF-8 (mended and cut
+ * as by log_string()); milliseconds are written with 3 decimals. When memory
  * runs out the line ends as a short error line.
  */
 struct log_line {

@@ -75,6 +75,10 @@ static const char usage[] =
 	"                              drain (default 5; 0: drain at once)\n"
 	"  --drain-timeout SECS        how long shutdown waits for requests (default 20)\n"
 	"  --threads N                 server threads (default: one per CPU)\n"
+	"  --memory-budget BYTES       memory the reviews in flight may take, e.g.\n"
+	"                              128Mi; a review past it waits, then is\n"
+	"                              answered as a failure (default: half the\n"
+	"                              cgroup's memory limit, else 1Gi; 0: none)\n"
 	"  --client-ca FILE            require a client certificate signed by these\n"
 	"                              CAs (PEM) on /mutate (the API server's\n"
 	"                              AdmissionConfiguration kubeconfig presents it)\n"
@@ -86,7 +90,8 @@ static const char usage[] =
 	"GPUMEND_MAX_BODY, GPUMEND_CONNECTION_TIMEOUT, GPUMEND_HEADER_TIMEOUT,\n"
 	"GPUMEND_MAX_CONNECTIONS, GPUMEND_MAX_CONNECTIONS_PER_ADDRESS,\n"
 	"GPUMEND_SHUTDOWN_DELAY, GPUMEND_DRAIN_TIMEOUT, GPUMEND_THREADS,\n"
-	"GPUMEND_CLIENT_CA; options given on the command line win.\n"
+	"GPUMEND_MEMORY_BUDGET, GPUMEND_CLIENT_CA; options given on the command\n"
+	"line win.\n"
 	"\n"
 	"The certificate, key and config files are re-read when they change, and on\n"
 	"SIGHUP; a broken new certificate pair or config is refused and the one in use\n"
@@ -110,6 +115,7 @@ struct options {
 	const char *drain_timeout;
 	const char *threads;
 	const char *client_ca;
+	const char *memory_budget;
 };
 
 /* One option: its flag, its environment variable, where it goes. */
@@ -142,6 +148,8 @@ static const struct option_spec option_specs[] = {
 	  offsetof(struct options, drain_timeout) },
 	{ "--threads", NULL, "GPUMEND_THREADS", offsetof(struct options, threads) },
 	{ "--client-ca", NULL, "GPUMEND_CLIENT_CA", offsetof(struct options, client_ca) },
+	{ "--memory-budget", NULL, "GPUMEND_MEMORY_BUDGET",
+	  offsetof(struct options, memory_budget) },
 };
 #define N_OPTIONS (sizeof(option_specs) / sizeof(option_specs[0]))
 
@@ -661,7 +669,9 @@ static int event_loop(struct state *st, int signal_fd, long long delay_ms)
 		now = now_ms();
 		if (now >= next_stat) {
 			next_stat = now + STAT_INTERVAL_MS;
-			if (files_changed(st) && reload_at < 0)
+			/* a pair refused as not valid yet may be valid now */
+			if ((files_changed(st) || tls_store_waiting(st->tls)) &&
+			    reload_at < 0)
 				reload_at = now;
 		}
 		if (reload_at >= 0 && now >= reload_at) {
@@ -865,6 +875,13 @@ int main(int argc, char **argv)
 		sopts.threads = (unsigned)number;
 	}
 
+	sopts.memory_budget = server_memory_budget_default();
+	if (o.memory_budget) {
+		if (parse_number("--memory-budget", o.memory_budget, 1, 0,
+				 (long long)1 << 50, &number))
+			return 2;
+		sopts.memory_budget = (size_t)number;
+	}
 	if (o.client_ca && !(client_ca = read_client_ca(o.client_ca)))
 		return 2;
 	sopts.client_ca_pem = client_ca;
@@ -914,10 +931,11 @@ int main(int argc, char **argv)
 	format_listen(&sopts, server_port(st.server), listen_text,
 		      sizeof(listen_text));
 	log_event(LOG_LEVEL_INFO, "started",
-		  json_pack("{s:s, s:s, s:i, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:o*, s:o*, s:o*}",
+		  json_pack("{s:s, s:s, s:i, s:I, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:o*, s:o*, s:o*}",
 			    "version", GPUMEND_VERSION, "listen", listen_text,
 			    "threads", (int)sopts.threads,
 			    "max_body", (json_int_t)sopts.max_body,
+			    "memory_budget", (json_int_t)sopts.memory_budget,
 			    "connection_timeout", (int)sopts.connection_timeout,
 			    "header_timeout", (int)sopts.header_timeout,
 			    "max_connections", (json_int_t)sopts.max_connections,

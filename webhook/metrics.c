@@ -33,7 +33,7 @@ static const char *const bucket_labels[] = {
 #define N_BUCKETS (sizeof(bucket_ns) / sizeof(bucket_ns[0]))
 
 static const char *const error_labels[METRICS_ERROR_COUNT] = {
-	"bad_request", "internal", "timeout", "evicted"
+	"bad_request", "internal", "timeout", "evicted", "overloaded"
 };
 static const char *const reload_labels[METRICS_RELOAD_COUNT] = {
 	"certificate", "config"

@@ -29,6 +29,7 @@ enum metrics_error {
 	METRICS_ERROR_INTERNAL,      /* engine failure, out of memory */
 	METRICS_ERROR_TIMEOUT,       /* request too slow: connection closed */
 	METRICS_ERROR_EVICTED,       /* over the connection limit: an idle one closed */
+	METRICS_ERROR_OVERLOADED,    /* no memory budget for a review in time */
 	METRICS_ERROR_COUNT
 };
 

@@ -45,6 +45,23 @@
 #define SERVER_CONNECTION_MEMORY ((size_t)12 << 10)
 /* Request bodies held at once, in units of max_body: bounds memory. */
 #define SERVER_BODY_BUDGET_FACTOR 8
+/*
+ * The body budget is taken as bytes arrive, in steps of this many (not
+ * from the announced Content-Length: a client that announces 7 MiB and
+ * sends nothing holds nothing), and one client address holds at most
+ * 1/SERVER_BODY_ADDRESS_SHARE of it.
+ */
+#define SERVER_BODY_STEP ((size_t)64 << 10)
+#define SERVER_BODY_ADDRESS_SHARE 2
+/*
+ * A body is stalled when, this long after its head, nothing of it has
+ * come for as long, or it has come at less than this many bytes a second:
+ * such a connection is closed to make room, for the body budget or the
+ * connection limit. An API server sends a review at network speed; a
+ * client holding a body open on purpose sends nothing, or a trickle.
+ */
+#define SERVER_STALL_GRACE_MS 1000
+#define SERVER_STALL_RATE 65536
 /* Largest /metrics page. */
 #define METRICS_PAGE_MAX ((size_t)1 << 20)
 /*
@@ -78,7 +95,7 @@ struct server {
 	atomic_int draining;
 	atomic_int started;             /* MHD messages are start-up errors before */
 	atomic_long in_flight;
-	atomic_size_t body_bytes;       /* reserved for request bodies */
+	size_t body_bytes;              /* reserved for request bodies (conns_lock) */
 	size_t body_budget;
 	MHD_socket quiesced_socket;
 
@@ -88,6 +105,11 @@ struct server {
 	unsigned n_conns;               /* in the list */
 	unsigned n_shut;                /* of them, shut down and closing */
 	atomic_int trim_wanted;         /* requests completed since the sweep */
+
+	/* the memory budget of the reviews in flight (memory_lock) */
+	pthread_mutex_t memory_lock;
+	pthread_cond_t memory_freed;
+	size_t memory_used;
 	struct linger_set *linger;      /* early answers, drained on close */
 };
 
@@ -100,6 +122,8 @@ struct server {
  *   libmicrohttpd's idle timeout from firing) still has to arrive whole
  *   within the connection timeout;
  * - the oldest idle connection makes room when the limit is reached;
+ * - a body stalled half-way makes room, for the limit or for the body
+ *   budget, which each connection takes from as its body arrives;
  * - a drain knows which connections are idle, and which still owe an
  *   answer.
  * Reached from the connection through its tls_conn (tls_conn_owner).
@@ -114,6 +138,13 @@ struct conn_watch {
 	int active;              /* a request under way, from its request line */
 	int shut;
 	int linger;              /* answered before its body: drain on close */
+	int family;              /* of the client address: AF_INET, AF_INET6, 0 */
+	unsigned char address[16];
+	int in_body;             /* its request head is whole, the body to come */
+	struct timespec body_start;   /* the head of that request came */
+	struct timespec body_last;    /* its last bytes came (or its head) */
+	size_t body_received;    /* body bytes of that request so far */
+	size_t body_reserved;    /* of the server's body budget */
 	struct conn_watch *prev, *next;
 };
 
@@ -122,7 +153,7 @@ struct request {
 	enum metrics_path path;
 	struct timespec start;
 	struct buf body;
-	size_t reserved;                /* of the server's body budget */
+	size_t reserved;                /* of the body budget (the watch's) */
 	size_t received;                /* body bytes received */
 	int status;                     /* queued status; 0 before */
 	int too_large;                  /* body dropped: 413 or 503 to answer */
@@ -133,6 +164,10 @@ struct request {
 };
 
 static void watch_head(struct server *srv, struct MHD_Connection *connection);
+static void watch_body(struct server *srv, struct MHD_Connection *connection,
+		       int coming);
+static void watch_progress(struct server *srv,
+			   struct MHD_Connection *connection, size_t n);
 static void watch_done(struct server *srv, struct MHD_Connection *connection);
 static void watch_set_linger(struct server *srv,
 			     struct MHD_Connection *connection);
@@ -463,18 +498,102 @@ static int content_length(const char *text, size_t *length)
 	return 0;
 }
 
-/* Takes `amount` more bytes of the body budget for `req`; 0 or -1. */
-static int body_reserve(struct server *srv, struct request *req, size_t amount)
-{
-	size_t used = atomic_load(&srv->body_bytes);
+static struct conn_watch *watch_of(struct MHD_Connection *connection);
+static void watch_shut(struct server *srv, struct conn_watch *w);
+static struct conn_watch *watch_stalled(struct server *srv,
+					const struct conn_watch *except,
+					const struct conn_watch *same_as,
+					int holding);
 
-	do {
-		if (amount > srv->body_budget - used)
-			return -1;
-	} while (!atomic_compare_exchange_weak(&srv->body_bytes, &used,
-					       used + amount));
-	req->reserved += amount;
-	return 0;
+/* 1 when two watches are of the same client address. */
+static int same_address(const struct conn_watch *a, const struct conn_watch *b)
+{
+	return a->family && a->family == b->family &&
+	       !memcmp(a->address, b->address,
+		       a->family == AF_INET ? 4 : 16);
+}
+
+/* Body bytes held by the connections of `w`'s address. Under the lock. */
+static size_t address_body_bytes(struct server *srv,
+				 const struct conn_watch *w)
+{
+	size_t held = 0;
+
+	if (!w->family)
+		return w->body_reserved;
+	for (const struct conn_watch *o = srv->conns; o; o = o->next)
+		if (same_address(o, w))
+			held += o->body_reserved;
+	return held;
+}
+
+/*
+ * Takes more of the body budget for `req`, so that it holds at least
+ * `need` bytes (a step more when it can); 0, or -1 when neither the budget
+ * nor the share of the client's address has room, even after closing a
+ * stalled body (whose share is handed over at once: its connection is
+ * shut down and reads no more).
+ */
+static int body_reserve(struct server *srv, struct MHD_Connection *connection,
+			struct request *req, size_t need)
+{
+	struct conn_watch *w = watch_of(connection), *victim;
+	size_t share = srv->body_budget / SERVER_BODY_ADDRESS_SHARE;
+	size_t want, amount;
+	int rc = -1;
+
+	if (!w)
+		return -1; /* unwatched (out of memory): no body */
+	want = need + SERVER_BODY_STEP;
+	if (want > srv->opts.max_body)
+		want = srv->opts.max_body > need ? srv->opts.max_body : need;
+	pthread_mutex_lock(&srv->conns_lock);
+	for (;;) {
+		size_t free_all = srv->body_budget - srv->body_bytes;
+		size_t held = address_body_bytes(srv, w);
+		size_t free_address = share > held ? share - held : 0;
+		size_t room = free_all < free_address ? free_all : free_address;
+
+		if (w->shut)
+			break;
+		amount = want - w->body_reserved;
+		if (amount > room)
+			amount = need - w->body_reserved;
+		if (amount <= room) {
+			srv->body_bytes += amount;
+			w->body_reserved += amount;
+			req->reserved = w->body_reserved;
+			rc = 0;
+			break;
+		}
+		/* the address's share is full: only its own stalled bodies
+		 * make room for it; the budget is: any stalled body */
+		victim = watch_stalled(srv, w,
+				       free_address < free_all ? w : NULL, 1);
+		if (!victim)
+			break;
+		srv->body_bytes -= victim->body_reserved;
+		victim->body_reserved = 0;
+		watch_shut(srv, victim);
+		metrics_count_error(METRICS_ERROR_EVICTED);
+	}
+	pthread_mutex_unlock(&srv->conns_lock);
+	return rc;
+}
+
+/* Gives the body budget of the connection's request back. */
+static void body_release(struct server *srv, struct MHD_Connection *connection,
+			 struct request *req)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	req->reserved = 0;
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	srv->body_bytes -= w->body_reserved;
+	w->body_reserved = 0;
+	pthread_mutex_unlock(&srv->conns_lock);
 }
 
 /* The log line of one review. */
@@ -548,28 +667,89 @@ static void count_review(const struct admission_outcome *out)
 		metrics_count_error(METRICS_ERROR_INTERNAL);
 }
 
+/*
+ * Takes `amount` bytes of the memory budget, waiting at most
+ * SERVER_MEMORY_WAIT_MS for reviews in flight to give some back; an
+ * amount larger than the whole budget waits until nothing else is in
+ * flight and takes it all. 0, or -1 when the wait was in vain.
+ */
+static int memory_take(struct server *srv, size_t *amount)
+{
+	struct timespec deadline;
+	int rc = 0;
+
+	if (!srv->opts.memory_budget) {
+		*amount = 0;
+		return 0;
+	}
+	if (*amount > srv->opts.memory_budget)
+		*amount = srv->opts.memory_budget;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += SERVER_MEMORY_WAIT_MS / 1000;
+	deadline.tv_nsec += (long)(SERVER_MEMORY_WAIT_MS % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&srv->memory_lock);
+	while (*amount > srv->opts.memory_budget - srv->memory_used && rc == 0)
+		rc = pthread_cond_timedwait(&srv->memory_freed,
+					    &srv->memory_lock, &deadline);
+	if (*amount <= srv->opts.memory_budget - srv->memory_used) {
+		srv->memory_used += *amount;
+		rc = 0;
+	} else {
+		rc = -1;
+	}
+	pthread_mutex_unlock(&srv->memory_lock);
+	return rc;
+}
+
+static void memory_give(struct server *srv, size_t amount)
+{
+	if (!amount)
+		return;
+	pthread_mutex_lock(&srv->memory_lock);
+	srv->memory_used -= amount;
+	pthread_cond_broadcast(&srv->memory_freed);
+	pthread_mutex_unlock(&srv->memory_lock);
+}
+
 /* The whole body is in: review it and answer. */
 static enum MHD_Result serve_review(struct server *srv,
 				    struct MHD_Connection *connection,
 				    struct request *req)
 {
+	const char *text = req->body.data ? req->body.data : "";
 	struct admission_outcome out;
 	struct config_ref *config;
 	struct timespec start;
 	uint64_t review_ns;
 	enum MHD_Result ret;
+	size_t memory;
 	char *body;
-	int rc;
+	int rc, overloaded;
 
+	memory = admission_memory_estimate(text, req->body.len);
+	/* a review the memory budget has no room for in time is not done:
+	 * answered as an internal failure (per the failure policy) from
+	 * what the answer needs, which takes next to nothing; the wait is
+	 * in the request's duration, not in the review's */
+	overloaded = memory_take(srv, &memory) != 0;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	config = config_acquire(srv);
 	admission_outcome_init(&out);
 	json_arena_begin();
-	rc = admission_review_filtered(config->cfg, config->filter,
-				       req->body.data ? req->body.data : "",
-				       req->body.len, &out);
+	if (overloaded)
+		rc = admission_refuse(config->cfg, text, req->body.len,
+				      "the webhook is overloaded: no memory for the review in time; retry",
+				      &out);
+	else
+		rc = admission_review_filtered(config->cfg, config->filter,
+					       text, req->body.len, &out);
 	json_arena_end();
 	config_ref_put(config);
+	memory_give(srv, overloaded ? 0 : memory);
 	/* the body is no longer needed: give its memory back now */
 	buf_free(&req->body);
 	review_ns = elapsed_ns(&start);
@@ -584,7 +764,10 @@ static enum MHD_Result serve_review(struct server *srv,
 		return respond_text(srv, connection, req, 500,
 				    "internal error: out of memory\n", NULL);
 	}
+	/* an internal failure, and of these one for want of memory */
 	count_review(&out);
+	if (overloaded)
+		metrics_count_error(METRICS_ERROR_OVERLOADED);
 	log_review(connection, req, &out, review_ns);
 	body = out.body;
 	out.body = NULL;
@@ -597,11 +780,23 @@ static enum MHD_Result serve_review(struct server *srv,
 }
 
 /* The first call for a request: route it, answer what needs no body. */
-/* 1 when the client presented a certificate that the client CA signed. */
+/*
+ * 1 when the client presented a certificate that the client CA signed,
+ * valid now, and meant for client authentication: an extended key usage
+ * that leaves clientAuth out (a serving certificate, say the webhook's
+ * own) is refused at every link of the chain, as the API server's own
+ * verifier does; a certificate without that extension is not restricted
+ * (RFC 5280 4.2.1.12).
+ */
 static int client_verified(struct MHD_Connection *connection)
 {
 	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
 		connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	gnutls_typed_vdata_st purpose = {
+		.type = GNUTLS_DT_KEY_PURPOSE_OID,
+		.data = (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT,
+		.size = 0
+	};
 	gnutls_session_t session;
 	unsigned int status = 0, n = 0;
 
@@ -610,7 +805,7 @@ static int client_verified(struct MHD_Connection *connection)
 	session = (gnutls_session_t)info->tls_session;
 	if (!gnutls_certificate_get_peers(session, &n) || n == 0)
 		return 0;
-	return gnutls_certificate_verify_peers2(session, &status) ==
+	return gnutls_certificate_verify_peers(session, &purpose, 1, &status) ==
 		       GNUTLS_E_SUCCESS && status == 0;
 }
 
@@ -670,9 +865,8 @@ static enum MHD_Result route(struct server *srv,
 	if (has_length < 0 || (has_length == 0 && length > srv->opts.max_body))
 		return reject(srv, connection, req, method, url, 413,
 			      "request body too large", NULL);
-	if (has_length == 0 && body_reserve(srv, req, length) != 0)
-		return reject(srv, connection, req, method, url, 503,
-			      "too many request bodies in flight; retry", NULL);
+	/* the body budget is taken as the body comes (body_reserve) */
+	watch_body(srv, connection, 1);
 	return MHD_YES;
 }
 
@@ -745,11 +939,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 			}
 			return MHD_YES;
 		}
+		watch_progress(srv, connection, n);
 		if (req->body.len + n > req->reserved &&
 		    req->body.len + n <= srv->opts.max_body &&
-		    body_reserve(srv, req, req->body.len + n - req->reserved)) {
+		    body_reserve(srv, connection, req, req->body.len + n)) {
 			req->too_large = 503;
 			buf_free(&req->body);
+			body_release(srv, connection, req);
 		} else if (buf_append(&req->body, upload_data, n) != 0) {
 			/* past the cap with no Content-Length (chunked) */
 			req->too_large = 413;
@@ -757,6 +953,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 		}
 		return MHD_YES;
 	}
+	watch_body(srv, connection, 0);
 	if (req->too_large == 503)
 		return reject(srv, connection, req, method, url, 503,
 			      "too many request bodies in flight; retry", NULL);
@@ -794,8 +991,7 @@ static void request_completed(void *cls, struct MHD_Connection *connection,
 	trim = req->body.alloc > ((size_t)1 << 20) ||
 	       req->received > ((size_t)1 << 20);
 	buf_free(&req->body);
-	if (req->reserved)
-		atomic_fetch_sub(&srv->body_bytes, req->reserved);
+	body_release(srv, connection, req);
 	free(req);
 	if (trim)
 		malloc_trim(0);
@@ -825,12 +1021,51 @@ static void watch_shut(struct server *srv, struct conn_watch *w)
 }
 
 /*
+ * Of the connections whose request body is stalled (SERVER_STALL_GRACE_MS
+ * after its head, nothing for as long, or less than SERVER_STALL_RATE
+ * bytes a second), the one that has sent nothing for the longest: not
+ * `except`, of the address of `same_as` when that is not NULL, holding
+ * some of the body budget when `holding`. NULL when none is. Under the
+ * lock.
+ */
+static struct conn_watch *watch_stalled(struct server *srv,
+					const struct conn_watch *except,
+					const struct conn_watch *same_as,
+					int holding)
+{
+	struct conn_watch *stalled = NULL;
+	double stalled_ms = -1;
+
+	for (struct conn_watch *w = srv->conns; w; w = w->next) {
+		double ms, quiet_ms;
+
+		if (w->shut || w == except || !w->in_body ||
+		    (holding && !w->body_reserved) ||
+		    (same_as && !same_address(w, same_as)))
+			continue;
+		ms = elapsed_ms(&w->body_start);
+		if (ms < SERVER_STALL_GRACE_MS)
+			continue;
+		quiet_ms = elapsed_ms(&w->body_last);
+		if (quiet_ms < SERVER_STALL_GRACE_MS &&
+		    (double)w->body_received * 1000.0 / ms >= SERVER_STALL_RATE)
+			continue;
+		if (quiet_ms > stalled_ms) {
+			stalled = w;
+			stalled_ms = quiet_ms;
+		}
+	}
+	return stalled;
+}
+
+/*
  * Over the connection limit: the oldest connection that has not sent a
  * whole request head yet (nothing, a part of a handshake, a request line
- * and no more: no request of it is being served), else the oldest idle
- * kept-alive one, else the newest (the one just accepted) is closed. A
- * flood of connections that send nothing, or never finish, so ages out
- * instead of starving the API server's. Under the lock.
+ * and no more: no request of it is being served), else the one whose
+ * body is stalled (watch_stalled), else the oldest idle kept-alive one,
+ * else the newest (the one just accepted) is closed. A flood of
+ * connections that send nothing, or never finish, so ages out instead of
+ * starving the API server's. Under the lock.
  */
 static void watch_make_room(struct server *srv, struct conn_watch *newest)
 {
@@ -845,9 +1080,36 @@ static void watch_make_room(struct server *srv, struct conn_watch *newest)
 			idle = w;
 	}
 	if (!w)
+		w = watch_stalled(srv, newest, NULL, 0);
+	if (!w)
 		w = idle ? idle : newest;
+	if (w->body_reserved) {
+		srv->body_bytes -= w->body_reserved;
+		w->body_reserved = 0;
+	}
 	watch_shut(srv, w);
 	metrics_count_error(METRICS_ERROR_EVICTED);
+}
+
+/* Keeps the connection's client address, for the share of the budget. */
+static void watch_address(struct conn_watch *w,
+			  struct MHD_Connection *connection)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = info ? info->client_addr : NULL;
+
+	if (!sa)
+		return;
+	if (sa->sa_family == AF_INET) {
+		memcpy(w->address,
+		       &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+		w->family = AF_INET;
+	} else if (sa->sa_family == AF_INET6) {
+		memcpy(w->address,
+		       &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+		w->family = AF_INET6;
+	}
 }
 
 static void watch_add(struct server *srv, struct MHD_Connection *connection,
@@ -861,6 +1123,7 @@ static void watch_add(struct server *srv, struct MHD_Connection *connection,
 		return; /* unwatched: the idle timeout still applies */
 	w->connection = connection;
 	w->fd = info->connect_fd;
+	watch_address(w, connection);
 	clock_gettime(CLOCK_MONOTONIC, &w->opened);
 	w->since = w->opened;
 	tls_conn_set_owner(tls, w);
@@ -930,6 +1193,42 @@ static void watch_head(struct server *srv, struct MHD_Connection *connection)
 	pthread_mutex_unlock(&srv->conns_lock);
 }
 
+/*
+ * `coming` 1: a request body is to come on the connection (the head is
+ * whole); 0: it is whole, and its review is no stall (it keeps its
+ * share of the body budget).
+ */
+static void watch_body(struct server *srv, struct MHD_Connection *connection,
+		       int coming)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	w->in_body = coming;
+	if (coming) {
+		w->body_received = 0;
+		clock_gettime(CLOCK_MONOTONIC, &w->body_start);
+		w->body_last = w->body_start;
+	}
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
+/* `n` more bytes of the body came. */
+static void watch_progress(struct server *srv,
+			   struct MHD_Connection *connection, size_t n)
+{
+	struct conn_watch *w = watch_of(connection);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	w->body_received += n;
+	clock_gettime(CLOCK_MONOTONIC, &w->body_last);
+	pthread_mutex_unlock(&srv->conns_lock);
+}
+
 /* The request is done: the connection is idle, its clock restarts. */
 static void watch_done(struct server *srv, struct MHD_Connection *connection)
 {
@@ -939,6 +1238,7 @@ static void watch_done(struct server *srv, struct MHD_Connection *connection)
 		return;
 	pthread_mutex_lock(&srv->conns_lock);
 	w->active = 0;
+	w->in_body = 0;
 	clock_gettime(CLOCK_MONOTONIC, &w->since);
 	pthread_mutex_unlock(&srv->conns_lock);
 }
@@ -1095,7 +1395,9 @@ struct server *server_start(const struct server_options *opts,
 		snprintf(err, errlen, "cannot create a lock");
 		return NULL;
 	}
-	if (pthread_mutex_init(&srv->config_lock, NULL) != 0) {
+	if (pthread_mutex_init(&srv->config_lock, NULL) != 0 ||
+	    pthread_mutex_init(&srv->memory_lock, NULL) != 0 ||
+	    pthread_cond_init(&srv->memory_freed, NULL) != 0) {
 		config_free(cfg_new);
 		free(srv);
 		snprintf(err, errlen, "cannot create a lock");
@@ -1159,8 +1461,37 @@ out_free:
 	linger_free(srv->linger);
 	config_ref_put(srv->config);
 	pthread_mutex_destroy(&srv->config_lock);
+	pthread_mutex_destroy(&srv->memory_lock);
+	pthread_cond_destroy(&srv->memory_freed);
 	free(srv);
 	return NULL;
+}
+
+/* The limit in bytes in the cgroup file `path`; 0 when none (or "max"). */
+static size_t cgroup_limit(const char *path)
+{
+	char text[64];
+	unsigned long long limit;
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return 0;
+	ok = fgets(text, sizeof(text), f) && sscanf(text, "%llu", &limit) == 1;
+	fclose(f);
+	/* cgroup v1 says "no limit" with a number near 2^63 */
+	if (!ok || limit == 0 || limit >= (1ULL << 60) || limit > SIZE_MAX)
+		return 0;
+	return (size_t)limit;
+}
+
+size_t server_memory_budget_default(void)
+{
+	size_t limit = cgroup_limit("/sys/fs/cgroup/memory.max");
+
+	if (!limit)
+		limit = cgroup_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+	return limit ? limit / 2 : SERVER_MEMORY_FALLBACK;
 }
 
 unsigned server_port(const struct server *server)
@@ -1227,6 +1558,8 @@ void server_stop(struct server *server)
 		close(server->quiesced_socket);
 	config_ref_put(server->config);
 	pthread_mutex_destroy(&server->config_lock);
+	pthread_mutex_destroy(&server->memory_lock);
+	pthread_cond_destroy(&server->memory_freed);
 	/* libmicrohttpd told of every close: nothing is left to free */
 	pthread_mutex_destroy(&server->conns_lock);
 	free(server);

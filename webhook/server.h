@@ -18,6 +18,17 @@
 #define SERVER_HEADER_TIMEOUT_DEFAULT 10
 /* Descriptors the server needs beyond one per connection. */
 #define SERVER_FD_RESERVE 256
+/* Longest wait of a review for the memory budget. */
+#define SERVER_MEMORY_WAIT_MS 3000
+
+/*
+ * The memory budget of the reviews in flight by default: half the memory
+ * limit of the process's cgroup (v2 memory.max, or v1
+ * memory.limit_in_bytes), the rest being left to the request bodies, the
+ * connections and the program; without a limit, SERVER_MEMORY_FALLBACK.
+ */
+#define SERVER_MEMORY_FALLBACK ((size_t)1 << 30)
+size_t server_memory_budget_default(void);
 
 struct server_options {
 	struct sockaddr_storage address;  /* IPv4 or IPv6, with the port */
@@ -28,10 +39,16 @@ struct server_options {
 	 * included); 0: no such deadline */
 	unsigned header_timeout;
 	/* connections held at once; past it, the oldest that has sent no
-	 * whole request head yet (else the oldest idle one) is closed */
+	 * whole request head yet (else the one whose body has stalled
+	 * longest, else the oldest idle one) is closed */
 	unsigned max_connections;
 	unsigned max_per_address;         /* from one client address */
 	unsigned threads;                 /* size of the thread pool */
+	/* bytes the reviews in flight may take together (by
+	 * admission_memory_estimate()); a review that would pass it waits
+	 * for the others, at most SERVER_MEMORY_WAIT_MS, and is then
+	 * answered as an internal failure; 0: no budget */
+	size_t memory_budget;
 	/* PEM CAs that sign the API server's client certificate: /mutate
 	 * then answers 403 without one (probes and /metrics are open);
 	 * NULL for no client authentication. Must outlive the server. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gnutls/crypto.h>
@@ -38,6 +39,8 @@ struct tls_store {
 	unsigned char current_digest[DIGEST_SIZE];
 	unsigned char refused_digest[DIGEST_SIZE];
 	int refused;                    /* refused_digest is set */
+	/* the refused pair becomes valid then (unix seconds); 0: never */
+	long long refused_until;
 };
 
 struct tls_conn {
@@ -330,12 +333,44 @@ static int pair_digest(const gnutls_datum_t *cert, const gnutls_datum_t *key,
 	return 0;
 }
 
+/*
+ * 0 when the leaf certificate is valid at `now`; else -1 with `why` set.
+ * The time it becomes valid goes to *valid_from (0 when it never will).
+ */
+static int creds_valid_at(const struct tls_creds *creds, long long now,
+			  long long *valid_from, char *why, size_t whylen)
+{
+	char when[32];
+	time_t t;
+	struct tm tm;
+
+	*valid_from = 0;
+	if (now > creds->info.not_after) {
+		t = (time_t)creds->info.not_after;
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		snprintf(why, whylen, "the certificate expired at %s", when);
+		return -1;
+	}
+	if (now < creds->info.not_before) {
+		t = (time_t)creds->info.not_before;
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		snprintf(why, whylen, "the certificate is not valid before %s",
+			 when);
+		*valid_from = creds->info.not_before;
+		return -1;
+	}
+	return 0;
+}
+
 int tls_store_reload(struct tls_store *store, char *err, size_t errlen)
 {
 	gnutls_datum_t cert = { NULL, 0 }, key = { NULL, 0 };
 	unsigned char digest[DIGEST_SIZE];
 	struct tls_creds *creds, *old;
 	char why[512];
+	long long now;
 	int rc = -1;
 
 	if (read_file(store->cert_path, &cert, 0, err, errlen) != 0)
@@ -346,14 +381,29 @@ int tls_store_reload(struct tls_store *store, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot hash the certificate files");
 		goto out_wipe;
 	}
+	now = (long long)time(NULL);
 	if ((store->current &&
 	     !memcmp(digest, store->current_digest, DIGEST_SIZE)) ||
 	    (store->refused &&
-	     !memcmp(digest, store->refused_digest, DIGEST_SIZE))) {
+	     !memcmp(digest, store->refused_digest, DIGEST_SIZE) &&
+	     !(store->refused_until && now >= store->refused_until))) {
 		rc = 0;
 		goto out_wipe;
 	}
+	store->refused_until = 0;
 	creds = creds_load(&cert, &key, why, sizeof(why));
+	/*
+	 * While a pair is in use, one that is expired or not valid yet is
+	 * refused: every API server call would fail its TLS handshake. At
+	 * start-up there is no other pair to keep, so it is taken (and the
+	 * caller warns).
+	 */
+	if (creds && store->current &&
+	    creds_valid_at(creds, now, &store->refused_until, why,
+			   sizeof(why)) != 0) {
+		creds_put(creds);
+		creds = NULL;
+	}
 	if (!creds) {
 		snprintf(err, errlen, "refused the pair '%s', '%s': %s",
 			 store->cert_path, store->key_path, why);
@@ -367,12 +417,19 @@ int tls_store_reload(struct tls_store *store, char *err, size_t errlen)
 	pthread_mutex_unlock(&store->lock);
 	memcpy(store->current_digest, digest, DIGEST_SIZE);
 	store->refused = 0;
+	store->refused_until = 0;
 	creds_put(old);
 	rc = 1;
 out_wipe:
 	datum_wipe(&cert);
 	datum_wipe(&key);
 	return rc;
+}
+
+int tls_store_waiting(const struct tls_store *store)
+{
+	return store->refused && store->refused_until &&
+	       (long long)time(NULL) >= store->refused_until;
 }
 
 int tls_store_info(struct tls_store *store, struct tls_info *info)

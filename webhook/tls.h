@@ -51,14 +51,22 @@ void tls_store_free(struct tls_store *store);
  * Reads both files (following symbolic links, as the kubelet and
  * cert-manager swap them) and, when their contents differ from the pair in
  * use and from the last pair refused, parses them and checks that the key
- * belongs to the certificate. A good pair replaces the pair in use for
- * every handshake from now on.
+ * belongs to the certificate and, when a pair is in use already, that the
+ * certificate is valid now (not expired, not valid only later). A good
+ * pair replaces the pair in use for every handshake from now on.
  * Returns 1 when a new pair is in use, 0 when nothing changed (also for a
- * pair refused before), -1 when the files cannot be read or the pair is
+ * pair refused before, unless it was refused as not valid yet and that
+ * time has come), -1 when the files cannot be read or the pair is
  * refused, with `err` saying why; the pair in use is then kept.
  * Call it from one thread at a time.
  */
 int tls_store_reload(struct tls_store *store, char *err, size_t errlen);
+
+/*
+ * 1 when the last pair refused was refused only for not being valid yet,
+ * and now is: tls_store_reload() would take it. Same thread as the reload.
+ */
+int tls_store_waiting(const struct tls_store *store);
 
 /* Fills `info` about the pair in use; -1 when there is none yet. */
 int tls_store_info(struct tls_store *store, struct tls_info *info);

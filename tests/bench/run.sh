@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/bench/run.sh BUILD - `make bench`: the CLI benchmark, the webhook's
-# instructions per request (callgrind), its wall-clock benchmark, and its
-# latency during connection floods.
+# instructions per request (callgrind), its wall-clock benchmark, its
+# latency during connection floods and its peak memory over large reviews.
 # Prints a Markdown report and writes it to BUILD/bench.md.
 set -eu
 BUILD=${1:-build}
@@ -17,4 +17,5 @@ sh "$HERE/cli.sh" "$BUILD" "$OUT"
 sh "$HERE/instructions.sh" "$BUILD" "$OUT"
 sh "$HERE/webhook.sh" "$BUILD" "$OUT"
 sh "$HERE/floods.sh" "$BUILD" "$OUT"
+sh "$HERE/memory.sh" "$BUILD" "$OUT"
 echo "report written to $OUT"

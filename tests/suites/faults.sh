@@ -4,7 +4,9 @@
 #   - TLS policy: TLS 1.0/1.1, CBC, RC4, 3DES, NULL, export and non-forward-
 #     secret suites refused (openssl s_client); TLS 1.2 and 1.3 work;
 #   - certificate files deleted, truncated, replaced with garbage, a key
-#     that does not match, a directory, an oversized or world-readable file:
+#     that does not match, a directory, an oversized or world-readable file,
+#     an expired or a not yet valid certificate (counted in the metric of
+#     refused reloads; one valid a few seconds later is then taken):
 #     each refused and logged, the pair in use still served (its
 #     fingerprint, by openssl s_client), 0 failed requests; a good pair
 #     coming back is served again;
@@ -15,9 +17,10 @@
 #     exit 0 within the bound; a stalled upload is abandoned after the
 #     drain timeout; 20 times SIGTERM while clients send one request per
 #     connection: no request sent whole goes unanswered;
-#   - --client-ca: client certificates required on
-#     /mutate (not on the probes), and a world-readable key refused at
-#     start-up and on reload.
+#   - --client-ca: client certificates required on /mutate (not on the
+#     probes), and for client authentication (a serving certificate of a
+#     trusted CA gets 403); a world-readable key refused at start-up and
+#     on reload.
 # Time bounds scale with $GPUMEND_SLOW.
 . "$(dirname "$0")/../lib.sh"
 
@@ -275,9 +278,63 @@ ln -sfn ..nowhere "$mount_dir/..data_tmp"
 mv -T "$mount_dir/..data_tmp" "$mount_dir/..data"
 fault "mount pointing nowhere"
 
+# dated START END: a certificate for the key of b, signed by b's CA, valid
+# from START to END (openssl's YYYYMMDDHHMMSSZ), on stdout (`openssl ca`
+# takes any dates; `x509 -days` only from now on)
+dated() {
+	mkdir -p "$dir/dated"
+	: >"$dir/dated/index.txt"
+	printf '[ca]\ndefault_ca = d\n[d]\ndatabase = %s\nnew_certs_dir = %s\nserial = %s\ndefault_md = sha256\npolicy = p\nunique_subject = no\n[p]\ncommonName = supplied\n[x]\nsubjectAltName = IP:127.0.0.1\nextendedKeyUsage = serverAuth\n' \
+		"$dir/dated/index.txt" "$dir/dated" "$dir/dated/serial" >"$dir/dated/ca.cnf"
+	[ -f "$dir/dated/serial" ] || echo 1000 >"$dir/dated/serial"
+	openssl req -new -key "$dir/b/tls.key" -subj /CN=gpumend -out "$dir/dated/req.csr" \
+		2>/dev/null &&
+	openssl ca -batch -config "$dir/dated/ca.cnf" -extensions x -notext \
+		-cert "$dir/b/ca.crt" -keyfile "$dir/b/ca.key" -in "$dir/dated/req.csr" \
+		-startdate "$1" -enddate "$2" -out /dev/stdout 2>"$dir/dated/err"
+}
+reloads_refused() {
+	curl -sS --cacert "$dir/bundle.crt" "$main_url/metrics" 2>/dev/null |
+		awk '$1 == "gpumend_reloads_total{kind=\"certificate\",result=\"failure\"}" { print $2 }'
+}
+refused_before=$(reloads_refused)
+if dated 20200101000000Z 20200201000000Z >"$dir/expired.crt" &&
+   dated 20990101000000Z 21000101000000Z >"$dir/future.crt" &&
+   dated "$(date -u -d '+5 seconds' +%Y%m%d%H%M%SZ)" 21000101000000Z >"$dir/soon.crt"; then
+	mark
+	swap "$dir/expired.crt" "$dir/b/tls.key"
+	fault "expired (the key its own)"
+	check "certificate expired: the log says when" \
+		grep -q 'expired at 2020-02-01T00:00:00Z' "$dir/main.log"
+	mark
+	swap "$dir/future.crt" "$dir/b/tls.key"
+	fault "not valid until 2099 (the key its own)"
+	check "certificate expired, not yet valid: each counted as a refused reload" \
+		[ "$(reloads_refused)" = $((refused_before + 2)) ]
+	# valid 5 s from now: refused now, then taken once valid, the files
+	# unchanged (the check every 5 s retries a pair refused as not valid
+	# yet: two waits of wait_count)
+	mark
+	marked_ok=$(count main '"msg":"certificate reloaded"')
+	swap "$dir/soon.crt" "$dir/b/tls.key"
+	fault "valid from 5 s on"
+	wait_count main '"msg":"certificate reloaded"' $((marked_ok + 1)) ||
+		wait_count main '"msg":"certificate reloaded"' $((marked_ok + 1))
+	check "certificate valid from 5 s on: taken once valid" \
+		[ "$(count main '"msg":"certificate reloaded"')" = $((marked_ok + 1)) ]
+	check "certificate valid from 5 s on: then served" \
+		[ "$(served "$main_port")" = "$(fingerprint "$dir/soon.crt")" ]
+	# back to a itself, for what follows
+	swap "$dir/a/tls.crt" "$dir/a/tls.key"
+	wait_count main '"msg":"certificate reloaded"' $((marked_ok + 2))
+else
+	fail "cannot make dated certificates with openssl ca: $(head -c 300 "$dir/dated/err")"
+fi
+
+marked_ok=$(count main '"msg":"certificate reloaded"')
 swap "$dir/b/tls.crt" "$dir/b/tls.key"
 check "certificate: a good pair again: reloaded" \
-	wait_count main '"msg":"certificate reloaded"' 1
+	wait_count main '"msg":"certificate reloaded"' $((marked_ok + 1))
 check "certificate: the good pair is served" [ "$(served "$main_port")" = "$fp_b" ]
 sleep 0.3
 loop_stop certs "certificate faults: requests all through them (new handshakes each)"
@@ -487,20 +544,36 @@ mkclient() {
 	mkdir -p "$_d"
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
 		-subj "/CN=$1-ca" -keyout "$_d/ca.key" -out "$_d/ca.crt" >/dev/null 2>&1 &&
-	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-		-subj "/CN=kube-apiserver" -keyout "$_d/client.key" -out "$_d/client.csr" \
-		>/dev/null 2>&1 &&
-	printf 'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature\n' >"$_d/ext" &&
-	openssl x509 -req -in "$_d/client.csr" -CA "$_d/ca.crt" -CAkey "$_d/ca.key" \
-		-CAcreateserial -days 2 -extfile "$_d/ext" -out "$_d/client.crt" >/dev/null 2>&1
+	mkleaf "$_d" client 'extendedKeyUsage=clientAuth'
 }
-if ! mkclient client || ! mkclient rogue; then
+# mkleaf DIR NAME [EXTENSION...]: DIR/NAME.crt and .key, signed by the CA
+# in DIR, with these extensions besides keyUsage
+mkleaf() {
+	_d=$1 _n=$2
+	shift 2
+	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-subj "/CN=kube-apiserver" -keyout "$_d/$_n.key" -out "$_d/$_n.csr" \
+		>/dev/null 2>&1 &&
+	printf '%s\n' keyUsage=digitalSignature "$@" >"$_d/$_n.ext" &&
+	openssl x509 -req -in "$_d/$_n.csr" -CA "$_d/ca.crt" -CAkey "$_d/ca.key" \
+		-CAcreateserial -days 2 -extfile "$_d/$_n.ext" -out "$_d/$_n.crt" >/dev/null 2>&1
+}
+# of the client CA: one for server authentication only, one that says
+# nothing of its use (RFC 5280: not restricted), one for both
+if ! mkclient client || ! mkclient rogue ||
+   ! mkleaf "$dir/client" server-only 'extendedKeyUsage=serverAuth' ||
+   ! mkleaf "$dir/client" no-eku ||
+   ! mkleaf "$dir/client" both 'extendedKeyUsage=serverAuth,clientAuth'; then
 	fail "cannot make client certificates with openssl"
 	finish faults
 	exit 1
 fi
+# the client CAs also hold the CA of the serving pair (one CA for both,
+# as a small cluster may have): its serving certificate is then signed by
+# a trusted CA, but not for client authentication
+cat "$dir/client/ca.crt" "$dir/a/ca.crt" >"$dir/client-cas.crt"
 if webhook_start mtls --tls-cert "$dir/a/tls.crt" --tls-key "$dir/a/tls.key" \
-	--client-ca "$dir/client/ca.crt"; then
+	--client-ca "$dir/client-cas.crt"; then
 	pass "--client-ca: the webhook started"
 	code=$(post "$webhook_url" "$dir/good.json" "$dir/mtls.out" \
 		--cert "$dir/client/client.crt" --key "$dir/client/client.key")
@@ -515,8 +588,14 @@ if webhook_start mtls --tls-cert "$dir/a/tls.crt" --tls-key "$dir/a/tls.key" \
 		sh -c "[ '$code' = 403 ] || [ '$code' = 000 ]"
 	code=$(post "$webhook_url" "$dir/good.json" "$dir/mtls.out" \
 		--cert "$dir/a/tls.crt" --key "$dir/a/tls.key")
-	check "--client-ca: the server's own certificate (another CA, server auth): refused ($code)" \
-		sh -c "[ '$code' = 403 ] || [ '$code' = 000 ]"
+	check "--client-ca: the server's own certificate (a client CA, server auth only): 403 ($code)" \
+		[ "$code" = 403 ]
+	for leaf in server-only:403 no-eku:200 both:200; do
+		code=$(post "$webhook_url" "$dir/good.json" "$dir/mtls.out" \
+			--cert "$dir/client/${leaf%:*}.crt" --key "$dir/client/${leaf%:*}.key")
+		check "--client-ca: a certificate of that CA, extended key usage ${leaf%:*}: ${leaf#*:} ($code)" \
+			[ "$code" = "${leaf#*:}" ]
+	done
 	code=$(curl -sS --cacert "$dir/bundle.crt" -o /dev/null -w '%{http_code}' \
 		"$webhook_url/healthz" 2>/dev/null)
 	check "--client-ca: /healthz needs no client certificate (kubelet probes): $code" \

@@ -8,9 +8,10 @@
 #     trickled (slowloris): the connection timeout must close them all
 #     while other requests are served (tests/hostile/webhook-connections.tsv);
 #   - floods: thousands of idle connections, from one address and from
-#     many, against a server of their own: every good review still
-#     answered within the registration's timeoutSeconds, the limits in
-#     force, every idle one closed by the header timeout
+#     many, and connections that announce or start large bodies and stall,
+#     against a server of their own: every good review still answered
+#     within the registration's timeoutSeconds, the limits in force, every
+#     one closed by the header or connection timeout
 #     (tests/hostile/webhook-floods.tsv; the latencies are figures of
 #     `make bench`, tests/bench/floods.sh);
 #   - HTTP framing, as raw bytes (tests/hostile/tls_client.c): oversize,
@@ -24,6 +25,9 @@
 #     trailing bytes (tests/hostile/webhook-bodies.tsv);
 #   - wrong JSON types in every field the engine reads, missing or empty
 #     uid (tests/hostile/webhook-types.tsv);
+#   - memory: 3 MB reviews of 1,000,000 values (over limits.maxValues) and
+#     of 150,000, one and four at once, within the memory budget: the
+#     server's peak memory judged (tests/hostile/webhook-memory.tsv);
 #   - pods with 10,000 containers, volumes, mounts, env entries...
 #     (tests/hostile/webhook-scale.tsv), and how the time grows with their
 #     number (tests/hostile/webhook-scaling.tsv).
@@ -529,6 +533,12 @@ head_of "Content-Length: $len" >"$dir/good.req"
 good >>"$dir/good.req"
 # a request line and half a header, then nothing (--prefix half-head)
 head_of "Content-Length: 2000" | head -c 60 >"$dir/half-head"
+# a whole head announcing a body of 7 MiB (the default --max-body), then
+# nothing (--prefix big-head), or 4 MiB of it (--prefix half-body); a head
+# announcing 2,000 bytes and 100 of them (--prefix body-start)
+head_of "Content-Length: 7340032" >"$dir/big-head"
+{ cat "$dir/big-head"; spaces 4194304; } >"$dir/half-body"
+{ head_of "Content-Length: 2000"; spaces 100; } >"$dir/body-start"
 # the floods hold thousands of descriptors, in the client and the server
 ulimit -n "$(ulimit -Hn)" 2>/dev/null
 fds=$(ulimit -n)
@@ -539,11 +549,20 @@ while IFS="$tab" read -r name args count opts held <&3; do
 		continue
 	fi
 	[ "$args" = - ] && args=""
-	# the header timeout: 3 s unless the line says, scaled
+	# the header timeout: 3 s unless the line says, scaled; the connection
+	# timeout: the server's default unless the line says, scaled
 	header_timeout=$(printf '%s\n' "$args" | sed -n 's/.*--header-timeout \([0-9]*\).*/\1/p')
-	args=$(printf '%s\n' "$args" | sed 's/--header-timeout [0-9]*//')
+	conn_timeout=$(printf '%s\n' "$args" | sed -n 's/.*--connection-timeout \([0-9]*\).*/\1/p')
+	args=$(printf '%s\n' "$args" | sed -e 's/--header-timeout [0-9]*//' \
+		-e 's/--connection-timeout [0-9]*//')
 	header_timeout=$((${header_timeout:-3} * SLOW))
-	flood_close=$((header_timeout * 1000 + $(ms 1500)))
+	closing=$header_timeout
+	if [ -n "$conn_timeout" ]; then
+		conn_timeout=$((conn_timeout * SLOW))
+		args="$args --connection-timeout $conn_timeout"
+		[ "$conn_timeout" -gt "$closing" ] && closing=$conn_timeout
+	fi
+	flood_close=$((closing * 1000 + $(ms 1500)))
 	# shellcheck disable=SC2086
 	if ! webhook_start flood --tls-cert "$dir/certs/tls.crt" \
 		--tls-key "$dir/certs/tls.key" --header-timeout "$header_timeout" $args; then
@@ -554,9 +573,10 @@ while IFS="$tab" read -r name args count opts held <&3; do
 	rm -f "$dir/flood.ready"
 	# (from $dir: a --prefix file of the data is there)
 	# shellcheck disable=SC2086
+	# (the line's --settle-ms, if any, comes after the default and wins)
 	(cd "$dir" && exec ./tls_client hold "$webhook_port" "$count" \
-		$((flood_close / 1000 + 5)) $opts --ready flood.ready \
-		--settle-ms "$(ms 200)") >"$dir/flood.line" &
+		$((flood_close / 1000 + 5)) --settle-ms "$(ms 200)" $opts \
+		--ready flood.ready) >"$dir/flood.line" &
 	hold_pid=$!
 	bg_pids="$bg_pids $hold_pid"
 	i=0
@@ -585,7 +605,7 @@ while IFS="$tab" read -r name args count opts held <&3; do
 			[ "$opened" = "$held" -a "$holding" = "$held" ] ;;
 	esac
 	wait "$hold_pid"
-	hold_judge "$name: closed within the header timeout" "$flood_close" \
+	hold_judge "$name: closed by the server's timeouts" "$flood_close" \
 		"$(cat "$dir/flood.line")"
 	webhook_stop
 done 3<"$dir/floods.cases"
@@ -688,7 +708,83 @@ while IFS="$tab" read -r name count filter <&3; do
 done 3<"$dir/scaling.cases"
 
 # ------------------------------------------------------------------
-section "after the catalogue"
+section "memory: values per review, budget of the reviews in flight (tests/hostile/webhook-memory.tsv)"
+# Each line against a server of its own; its peak memory (VmHWM) judged.
+
+cases "$hostile/webhook-memory.tsv" >"$dir/memory.cases"
+main_url=$url
+while IFS="$tab" read -r name args count check filter <&3; do
+	budget=$(printf '%s\n' "$args" | sed -n 's/.*--memory-budget \([0-9]*\).*/\1/p')
+	good_jq "$filter | .request.uid = \"memory\"" >"$dir/mem.json"
+	size=$(wc -c <"$dir/mem.json")
+	# shellcheck disable=SC2086
+	if ! webhook_start memory --tls-cert "$dir/certs/tls.crt" \
+		--tls-key "$dir/certs/tls.key" $args; then
+		fail "$name: the webhook does not start"
+		sed 's/^/    /' "$dir/memory.log"
+		continue
+	fi
+	url=$webhook_url
+	post "$dir/good.json" /dev/null >/dev/null
+	held=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$webhook_pid/status")
+	i=0
+	pids=""
+	while [ $i -lt "$count" ]; do
+		i=$((i + 1))
+		post "$dir/mem.json" "$dir/mem$i.out" >"$dir/mem$i.code" &
+		pids="$pids $!"
+	done
+	# shellcheck disable=SC2086
+	wait $pids
+	hwm=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$webhook_pid/status")
+	bad=""
+	i=0
+	while [ $i -lt "$count" ]; do
+		i=$((i + 1))
+		code=$(cut -d' ' -f1 "$dir/mem$i.code")
+		if [ "$code" != 200 ] || ! jq -e ".response.uid == \"memory\" and ($check)" \
+			"$dir/mem$i.out" >/dev/null 2>&1; then
+			bad="$bad $i:$code"
+		fi
+	done
+	overloaded=$(cat "$dir"/mem*.out | grep -c 'overloaded')
+	check "$name ($count of $((size / 1024)) KiB): all answered as CHECK says${bad:+ (not:$bad)}; $overloaded refused as overloaded" \
+		[ -z "$bad" ]
+	bound=$((held + count * size / 1024 + budget / 1024))
+	if [ -n "${GPUMEND_SANITIZE:-}" ]; then
+		echo "    $name: peak ${hwm} kB (not judged under the sanitizers)"
+	else
+		check "$name: peak memory ${hwm} kB, within ${held} kB held before, the bodies and the budget ($bound kB)" \
+			[ -n "$hwm" -a "${hwm:-0}" -le "$bound" ]
+	fi
+	webhook_stop
+	rm -f "$dir"/mem*.out "$dir"/mem*.code
+done 3<"$dir/memory.cases"
+url=$main_url
+
+# ------------------------------------------------------------------
+section "log fields: each capped"
+# A review whose object name is 1 MiB of ASCII, and one whose name is "x"
+# and 300,000 two-byte characters (the cap falls inside one): the log line
+# of each stays short and valid JSON, the name cut at 256 bytes or fewer,
+# never inside a character, and marked with its whole length.
+for c in "ascii a 1048576 1048576" "utf8 é 300000 600001"; do
+	set -- $c
+	good_jq --arg uid "log-$1" --arg n "$(if [ "$1" = utf8 ]; then printf x; fi)" \
+		--arg c "$2" --argjson k "$3" \
+		'.request.uid = $uid | .request.object.metadata.name = $n + ($c * $k) |
+		 .request.name = .request.object.metadata.name' >"$dir/r"
+	got=$(post "$dir/r" "$dir/resp.out")
+	grep -F "\"uid\":\"log-$1\"" "$dir/server.log" | tail -n 1 >"$dir/line"
+	size=$(wc -c <"$dir/line")
+	check "a name of $4 bytes ($1): answered ${got% *}, its log line $size bytes (at most 2048)" \
+		[ "${got% *}" = 200 -a "$size" -gt 0 -a "$size" -le 2048 ]
+	check "a name of $4 bytes ($1): logged cut to 256 bytes or fewer, whole characters, marked" \
+		sh -c "jq -e --argjson n $4 '(.name | utf8bytelength) <= 256 + 24 and
+			(.name | endswith(\"...[cut, \\(\$n) bytes]\")) and
+			(.name | test(\"^x?[aé]+[.]\")) and (.name | contains(\"?\") | not)' \
+			'$dir/line' >/dev/null"
+done
 
 touch "$dir/stop"
 wait "$loop_pid"

@@ -70,6 +70,7 @@ static int config_same(const struct config *a, const struct config *b)
 	    a->max_document_bytes != b->max_document_bytes ||
 	    a->max_depth != b->max_depth ||
 	    a->max_alias_nodes != b->max_alias_nodes ||
+	    a->max_values != b->max_values ||
 	    a->failure_allow != b->failure_allow)
 		return 0;
 	for (size_t i = 0; i < a->n_memory_resources; i++)
@@ -184,7 +185,7 @@ static const char every_key[] =
 	"  \"mutations\": \"example.com/mutations\","
 	"  \"denyOptOutNamespaces\": [\"sandbox\"]},"
 	" \"limits\": {\"maxDocumentBytes\": 1048576, \"maxDepth\": 64,"
-	"  \"maxAliasNodes\": 5000},"
+	"  \"maxAliasNodes\": 5000, \"maxValues\": 1000},"
 	" \"webhook\": {\"failurePolicy\": \"deny\", \"timeoutSeconds\": 5}}";
 
 TEST(config_every_key_set_and_read_back)
@@ -293,6 +294,7 @@ TEST(config_every_key_set_and_read_back)
 	CHECK(cfg->max_document_bytes == 1048576);
 	CHECK(cfg->max_depth == 64);
 	CHECK(cfg->max_alias_nodes == 5000);
+	CHECK(cfg->max_values == 1000);
 	CHECK(cfg->failure_allow == 0);
 	CHECK(cfg->timeout_seconds == 5);
 	CHECK(cfg->deny_opt_out_namespaces.n == 1);

@@ -454,3 +454,45 @@ out:
 	json_scan_filter_free(filter);
 	config_free(cfg);
 }
+
+/* The values of a jansson document: itself and all it holds. */
+static size_t values_in(const json_t *value)
+{
+	size_t n = 1, i;
+	const char *key;
+	json_t *member;
+
+	if (json_is_object(value))
+		json_object_foreach((json_t *)value, key, member)
+			n += values_in(member);
+	else if (json_is_array(value))
+		json_array_foreach(value, i, member)
+			n += values_in(member);
+	return n;
+}
+
+TEST(json_scan_count_values_counts_what_jansson_builds)
+{
+	static const char *const texts[] = {
+		"{}", "[]", "0", "\"s\"", "[1,2,3]", "[[],{},[[]]]",
+		"{\"a\":[{},{}],\"b\":\"x,y[{\"}",
+		"[\"a\\\"b,c\", 1]", "[\"\\\\\\\\\", 2, \"\\\\\"]",
+		" { \"k\" : [ ] , \"l\" : { } , \"m\" : [ 1 , { \"n\" : null } ] } ",
+		"{\"\\u0022,\":[true,false,null,-1.5e3]}",
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		json_t *doc = json_loads(texts[i], JSON_DECODE_ANY, NULL);
+		size_t got = json_scan_count_values(texts[i], strlen(texts[i]),
+						    1000);
+
+		CHECK(doc != NULL);
+		if (doc && got != values_in(doc))
+			fprintf(stderr, "  %s: counted %zu, jansson built %zu\n",
+				texts[i], got, values_in(doc));
+		CHECK(doc && got == values_in(doc));
+		json_decref(doc);
+	}
+	/* past `stop`, the count ends there */
+	CHECK(json_scan_count_values("[1,2,3,4,5,6]", 13, 3) == 4);
+}

@@ -516,3 +516,59 @@ TEST(webhook_light_read_answers_as_whole)
 	}
 	config_free(cfg);
 }
+
+TEST(webhook_values_over_the_cap_are_a_failure)
+{
+	struct config *cfg = config_new_default();
+	struct admission_outcome out;
+	char *legacy = legacy_pod(""), *text;
+	json_t *review;
+
+	/* the legacy pod holds 13 values, its review some more */
+	cfg->max_values = 10;
+	text = review_text("v1", "CREATE", legacy, NULL);
+	review = run_review(cfg, text, &out);
+	CHECK(response_allowed(review) && !out.patched);
+	CHECK(out.failure == ADMISSION_INTERNAL);
+	CHECK(strstr(out.error, "limits.maxValues") != NULL);
+	CHECK(out.name && strcmp(out.name, "p") == 0);
+	json_decref(review);
+	admission_outcome_clear(&out);
+
+	/* per the failure policy */
+	cfg->failure_allow = 0;
+	review = run_review(cfg, text, &out);
+	CHECK(!response_allowed(review));
+	CHECK(json_integer_value(json_object_get(json_object_get(
+		json_object_get(review, "response"), "status"), "code")) == 500);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+
+	/* a DELETE is not reviewed anyway: allowed untouched */
+	text = review_text("v1", "DELETE", legacy, NULL);
+	review = run_review(cfg, text, &out);
+	CHECK(response_allowed(review) && out.failure == ADMISSION_OK);
+	json_decref(review);
+	admission_outcome_clear(&out);
+	free(text);
+
+	/* refused by the server: the same answer; with a real number the
+	 * skeleton cannot be read, and the whole request is refused */
+	cfg->max_values = 250000;
+	text = review_text("v1", "CREATE", legacy, NULL);
+	admission_outcome_init(&out);
+	CHECK(admission_refuse(cfg, text, strlen(text), "overloaded", &out) == 0);
+	CHECK(out.http_status == 200 && !out.allowed &&
+	      strcmp(out.error, "overloaded") == 0);
+	admission_outcome_clear(&out);
+	free(text);
+	text = review_text("v1", "CREATE", "{\"x\":1.5}", NULL);
+	admission_outcome_init(&out);
+	CHECK(admission_refuse(cfg, text, strlen(text), "overloaded", &out) == 0);
+	CHECK(out.http_status == 500 && out.failure == ADMISSION_INTERNAL);
+	admission_outcome_clear(&out);
+	free(text);
+	free(legacy);
+	config_free(cfg);
+}
