@@ -1093,6 +1093,28 @@ int pod_requests_gpu(const struct config *cfg, json_t *spec)
 	return 0;
 }
 
+const struct text_pair *pod_obsolete_component(const struct config *cfg,
+					       json_t *spec, json_t **container)
+{
+	for (size_t l = 0; l < 3; l++) {
+		json_t *list = json_member(spec, container_lists[l]), *c;
+		size_t i;
+
+		json_array_foreach(list, i, c) {
+			const struct text_pair *component = text_map_match(
+				&cfg->obsolete_components,
+				json_string_value(json_member(c, "image")));
+
+			if (component) {
+				if (container)
+					*container = c;
+				return component;
+			}
+		}
+	}
+	return NULL;
+}
+
 /* 1 when s[0..len) matches seg[0..len), where '?' is any byte. */
 static int segment_at(const char *seg, size_t len, const char *s)
 {

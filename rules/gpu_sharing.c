@@ -618,6 +618,56 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 	return rc;
 }
 
+/*
+ * A pod of a legacy stack's own component (the gpushare device plugin,
+ * its evictor...) is not migrated: affinity on the sharing label would
+ * run it exactly where today's device plugin shares GPUs, next to it. Its
+ * legacy selector and scheduler are kept, so that it schedules nowhere
+ * once the nodes are relabelled, and reported for the component's
+ * removal. Returns 0, or -1 when out of memory.
+ */
+static int report_obsolete_kept(struct rule_ctx *ctx, struct pod_spec *pod,
+				json_t *container)
+{
+	const struct config *cfg = ctx->cfg;
+	json_t *selector = json_member(pod->spec, "nodeSelector");
+	json_t *scheduler = json_member(pod->spec, "schedulerName");
+	const char *name = json_string_value(json_member(container, "name"));
+	char *at = NULL;
+	int rc = 0;
+
+	if (!name)
+		name = "";
+	for (size_t i = 0; !rc && i < cfg->share_selectors.n; i++) {
+		const struct text_pair *sel = &cfg->share_selectors.items[i];
+		char *map;
+
+		if (!selector_matches(json_member(selector, sel->key),
+				      sel->value))
+			continue;
+		map = json_pointer_join(pod->pointer, "nodeSelector");
+		at = map ? json_pointer_join(map, sel->key) : NULL;
+		free(map);
+		if (!at)
+			return -1;
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+				 "kept selector '%s: %s' of obsolete container '%.32s'; remove it",
+				 sel->key, sel->value, name);
+		free(at);
+	}
+	if (!rc && json_is_string(scheduler) &&
+	    string_list_has(&cfg->share_schedulers,
+			    json_string_value(scheduler))) {
+		if (!(at = json_pointer_join(pod->pointer, "schedulerName")))
+			return -1;
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+				 "kept scheduler '%s' of obsolete container '%.32s'; remove it",
+				 json_string_value(scheduler), name);
+		free(at);
+	}
+	return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* Changes                                                             */
 
@@ -861,7 +911,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	const char *strategy = sharing_strategy_name(cfg->strategy);
 	struct share_pod sp = { 0 };
 	struct report_state st = { 0 };
-	json_t *selector, *scheduler, *annotations, *key_value;
+	json_t *selector, *scheduler, *annotations, *key_value, *component;
 	int placement = 0, stale = 0, need_label = 0, need_record = 0;
 	int need_affinity = 0, need_present = 0, selected = 0, placed, rc = -1;
 	const char *key;
@@ -885,6 +935,11 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	json_object_foreach(annotations, key, key_value)
 		if (has_prefix(&cfg->stale_annotation_prefixes, key))
 			stale = 1;
+	if (placement && cfg->strategy != SHARING_KEEP &&
+	    pod_obsolete_component(cfg, pod->spec, &component)) {
+		rc = report_obsolete_kept(ctx, pod, component);
+		goto out;
+	}
 
 	if (sp.shares && pod->metadata_pointer) {
 		const char *label = json_string_value(json_member(

@@ -258,6 +258,16 @@ int container_requests_gpu(const struct config *cfg, json_t *container);
 int pod_requests_gpu(const struct config *cfg, json_t *spec);
 
 /*
+ * The entry of cfg->obsolete_components whose pattern the image of a
+ * container of `spec` matches (the first such container, set in
+ * *container when `container` is not NULL), or NULL when no container is
+ * a legacy stack's own component. Such a pod is to be removed, never
+ * placed on the new stack's nodes.
+ */
+const struct text_pair *pod_obsolete_component(const struct config *cfg,
+					       json_t *spec, json_t **container);
+
+/*
  * 1 when `image` is one of the GPU stack's own components, which need every
  * GPU of the node and the driver: today's (cfg->stack_images) or a legacy
  * one (cfg->obsolete_components). NULL matches nothing.
