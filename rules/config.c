@@ -508,8 +508,15 @@ static const char *const default_vendor_gpu_resources[] = {
 	"aliyun.com/gpu", NULL
 };
 
+/*
+ * nvidia.com/gpu.shared is what gpumend itself asked for before sharedGPU
+ * became nvidia.com/gpu: it exists only where the device plugin renames
+ * shared GPUs, so it is translated like the vendors' counts, unless it is
+ * the configured sharedGPU (is_count_resource()).
+ */
 static const char *const default_count_resources[] = {
-	"volcano.sh/gpu-number", "aliyun.com/gpu-count", NULL
+	"volcano.sh/gpu-number", "aliyun.com/gpu-count", "nvidia.com/gpu.shared",
+	NULL
 };
 
 static const char *const default_share_schedulers[] = {
@@ -546,7 +553,7 @@ struct config *config_new_default(void)
 
 	if (!(cfg->legacy_gpu_resource = strdup("alpha.kubernetes.io/nvidia-gpu")) ||
 	    !(cfg->gpu_resource = strdup("nvidia.com/gpu")) ||
-	    !(cfg->shared_gpu_resource = strdup("nvidia.com/gpu.shared")) ||
+	    !(cfg->shared_gpu_resource = strdup("nvidia.com/gpu")) ||
 	    !(cfg->gpu_memory_resource = strdup("nvidia.com/gpumem")) ||
 	    !(cfg->legacy_gpu_name_label = strdup("alpha.kubernetes.io/nvidia-gpu-name")) ||
 	    !(cfg->gpu_product_label = strdup("nvidia.com/gpu.product")) ||
@@ -646,9 +653,10 @@ static const char default_yaml[] =
 	"resources:\n"
 	"  legacyGPU: alpha.kubernetes.io/nvidia-gpu  # the Kubernetes <= 1.9 GPU resource\n"
 	"  gpu: nvidia.com/gpu                         # the device plugin's GPU resource\n"
-	"  # a shared GPU (time-slicing, mps); nvidia.com/gpu when the cluster's\n"
-	"  # device plugin does not rename shared GPUs\n"
-	"  sharedGPU: nvidia.com/gpu.shared\n"
+	"  # a shared GPU (time-slicing, mps): what the device plugin serves by\n"
+	"  # default; nvidia.com/gpu.shared when it renames shared GPUs\n"
+	"  # (renameByDefault: true)\n"
+	"  sharedGPU: nvidia.com/gpu\n"
 	"  gpuMemory: nvidia.com/gpumem                # GPU memory in MiB, for strategy hami\n"
 	"  vendorGPUs:              # vendor forks' resources counting whole GPUs, renamed to gpu\n"
 	"    - aliyun.com/gpu       # Alibaba Cloud ACK topology-aware GPU scheduling\n"
@@ -673,6 +681,7 @@ static const char default_yaml[] =
 	"  countResources:         # legacy resources that count shared GPUs\n"
 	"    - volcano.sh/gpu-number\n"
 	"    - aliyun.com/gpu-count\n"
+	"    - nvidia.com/gpu.shared  # gpumend's old default; ignored when it is sharedGPU\n"
 	"  nodeSelectors:          # node selector labels that marked legacy sharing nodes\n"
 	"    gpushare: \"true\"\n"
 	"    gpu.cattle.io/type: share\n"
@@ -1563,7 +1572,7 @@ static int config_coherent(const struct config *cfg, struct rules_error *err)
 	for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
 		const char *name = targets[t].name;
 		int legacy = strcmp(name, cfg->legacy_gpu_resource) == 0 ||
-			     string_list_has(&cfg->count_resources, name) ||
+			     is_count_resource(cfg, name) ||
 			     string_list_has(&cfg->vendor_gpu_resources, name);
 
 		for (size_t i = 0; i < cfg->n_memory_resources; i++)
@@ -1576,7 +1585,7 @@ static int config_coherent(const struct config *cfg, struct rules_error *err)
 	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++) {
 		const char *name = cfg->vendor_gpu_resources.items[i];
 		int shared = strcmp(name, cfg->legacy_gpu_resource) == 0 ||
-			     string_list_has(&cfg->count_resources, name);
+			     is_count_resource(cfg, name);
 		char at[48];
 
 		for (size_t m = 0; m < cfg->n_memory_resources; m++)

@@ -1093,6 +1093,68 @@ int pod_requests_gpu(const struct config *cfg, json_t *spec)
 	return 0;
 }
 
+/* 1 when `name` is a resource that only a pod sharing a GPU asks for. */
+static int is_sharing_resource(const struct config *cfg, const char *name)
+{
+	if (!same_name(cfg->shared_gpu_resource, cfg->gpu_resource) &&
+	    same_name(name, cfg->shared_gpu_resource))
+		return 1;
+	for (size_t i = 0; i < cfg->n_memory_resources; i++)
+		if (same_name(name, cfg->memory_resources[i].name))
+			return 1;
+	return is_count_resource(cfg, name);
+}
+
+/* 1 when the node selector value `value` is the text `want`; a YAML
+ * boolean reads as "true" or "false". */
+static int selector_value_is(json_t *value, const char *want)
+{
+	if (json_is_boolean(value))
+		return strcmp(json_is_true(value) ? "true" : "false", want) == 0;
+	return same_name(json_string_value(value), want);
+}
+
+int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
+{
+	json_t *labels = json_member(pod->metadata, "labels");
+	json_t *selector = json_member(pod->spec, "nodeSelector");
+
+	if (json_member(labels, cfg->sharing_label))
+		return 1;
+	for (size_t i = 0; i < cfg->share_selectors.n; i++)
+		if (selector_value_is(json_member(selector,
+						  cfg->share_selectors.items[i].key),
+				      cfg->share_selectors.items[i].value))
+			return 1;
+	for (size_t l = 0; l < 3; l++) {
+		json_t *list = json_member(pod->spec, container_lists[l]), *c;
+		size_t i;
+
+		json_array_foreach(list, i, c) {
+			json_t *resources = json_member(c, "resources");
+			const char *sections[] = { "limits", "requests" };
+
+			for (int s = 0; s < 2; s++) {
+				json_t *map = json_member(resources, sections[s]);
+				const char *name;
+				json_t *value;
+
+				json_object_foreach(map, name, value)
+					if (is_sharing_resource(cfg, name) &&
+					    asks_for(value))
+						return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+int is_count_resource(const struct config *cfg, const char *name)
+{
+	return string_list_has(&cfg->count_resources, name) &&
+	       !same_name(name, cfg->shared_gpu_resource);
+}
+
 const struct text_pair *pod_obsolete_component(const struct config *cfg,
 					       json_t *spec, json_t **container)
 {

@@ -36,6 +36,13 @@
 
 #include "rules_private.h"
 
+/*
+ * The name the NVIDIA device plugin gives shared GPUs when it renames them
+ * (renameByDefault: true), which gpumend asked for before its default
+ * became the plain GPU resource: a count resource by default.
+ */
+#define RENAMED_SHARED_GPU "nvidia.com/gpu.shared"
+
 /* One resources section (limits or requests) of a container. */
 struct section {
 	char *pointer;          /* of the map, owned */
@@ -86,7 +93,7 @@ static int shared_is_distinct(const struct config *cfg)
 static int is_translated(const struct config *cfg, const char *name)
 {
 	if (is_memory_resource(cfg, name, NULL) ||
-	    string_list_has(&cfg->count_resources, name))
+	    is_count_resource(cfg, name))
 		return 1;
 	return cfg->strategy == SHARING_HAMI && shared_is_distinct(cfg) &&
 	       strcmp(name, cfg->shared_gpu_resource) == 0;
@@ -246,7 +253,7 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 				pod->bad++;
 			else if (sec->mib < 0)
 				sec->mib = n;
-		} else if (string_list_has(&cfg->count_resources, key) ||
+		} else if (is_count_resource(cfg, key) ||
 			   (shared_is_distinct(cfg) &&
 			    strcmp(key, cfg->shared_gpu_resource) == 0)) {
 			int is_count = strcmp(key, cfg->shared_gpu_resource) != 0;
@@ -286,7 +293,7 @@ static int section_has_legacy(const struct config *cfg, struct section *sec)
 
 	json_object_foreach(sec->map, key, value)
 		if (is_memory_resource(cfg, key, NULL) ||
-		    string_list_has(&cfg->count_resources, key))
+		    is_count_resource(cfg, key))
 			return 1;
 	return 0;
 }
@@ -387,6 +394,8 @@ struct report_state {
 	const char *replacement;
 };
 
+static const char *target_resource(const struct config *cfg);
+
 /* Reports the legacy resource `name` of the section `sec`. */
 static int report_resource_in(struct rule_ctx *ctx, struct report_state *st,
 			      struct share_container *sc, const char *name,
@@ -405,7 +414,11 @@ static int report_resource_in(struct rule_ctx *ctx, struct report_state *st,
 				 "legacy shared-GPU resource '%s' is kept (strategy keep)",
 				 name);
 	} else if (!st->fixing) {
-		if (cfg->strategy == SHARING_HAMI)
+		if (strcmp(name, RENAMED_SHARED_GPU) == 0)
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+					 "'%s' is served only by a device plugin that renames shared GPUs; use '%s'",
+					 name, target_resource(cfg));
+		else if (cfg->strategy == SHARING_HAMI)
 			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 					 "'%s' needs a vendor GPU-sharing scheduler; use '%s'%s%s%s",
 					 name, cfg->gpu_resource,
@@ -502,7 +515,9 @@ static int report_container(struct rule_ctx *ctx, struct pod_spec *p,
 	for (size_t i = 0; !rc && i < cfg->n_memory_resources; i++)
 		rc = report_resource(ctx, st, &sc, cfg->memory_resources[i].name);
 	for (size_t i = 0; !rc && i < cfg->count_resources.n; i++)
-		rc = report_resource(ctx, st, &sc, cfg->count_resources.items[i]);
+		if (is_count_resource(cfg, cfg->count_resources.items[i]))
+			rc = report_resource(ctx, st, &sc,
+					     cfg->count_resources.items[i]);
 	if (!rc && shared_is_distinct(cfg))
 		rc = report_shared(ctx, st, &sc);
 	container_free(&sc);
@@ -992,6 +1007,11 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	}
 	if (pod->metadata_pointer && stale &&
 	    fix_stale_annotations(ctx, pod) != 0) {
+		rc = -1;
+		goto out;
+	}
+	/* a model that pod asked for is spelt otherwise on shared nodes */
+	if (cfg->strategy != SHARING_KEEP && pod_product_add_shared(ctx, pod)) {
 		rc = -1;
 		goto out;
 	}

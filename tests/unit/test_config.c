@@ -321,12 +321,12 @@ TEST(config_only_present_keys_change)
 	struct config *def = config_new_default();
 	struct rules_error err;
 
-	CHECK(apply_text(cfg, "{\"resources\": {\"sharedGPU\": \"nvidia.com/gpu\"},"
+	CHECK(apply_text(cfg, "{\"resources\": {\"sharedGPU\": \"nvidia.com/gpu.shared\"},"
 			 " \"sharing\": {\"strategy\": \"mps\"}}", &err, failures) == 0);
-	CHECK_STR(cfg->shared_gpu_resource, "nvidia.com/gpu");
+	CHECK_STR(cfg->shared_gpu_resource, "nvidia.com/gpu.shared");
 	CHECK(cfg->strategy == SHARING_MPS);
 	/* put those two back: everything else must still be the default */
-	CHECK(apply_text(cfg, "{\"resources\": {\"sharedGPU\": \"nvidia.com/gpu.shared\"},"
+	CHECK(apply_text(cfg, "{\"resources\": {\"sharedGPU\": \"nvidia.com/gpu\"},"
 			 " \"sharing\": {\"strategy\": \"time-slicing\"}}", &err,
 			 failures) == 0);
 	CHECK(config_same(cfg, def));
