@@ -84,6 +84,7 @@ static const struct config_field host_paths_fields[] = {
 	FIELD("obsolete", FIELD_TEXT_LIST, obsolete_host_paths),
 	FIELD("ambiguous", FIELD_TEXT_LIST, ambiguous_host_paths),
 	FIELD("ambiguousMountPaths", FIELD_TEXT_LIST, ambiguous_mount_paths),
+	FIELD("vendorDriverDirs", FIELD_TEXT_LIST, vendor_driver_dirs),
 	{ NULL, 0, 0 }
 };
 
@@ -214,6 +215,7 @@ static int patterns_prepare(struct config *cfg)
 	struct string_list *lists[] = {
 		&cfg->stack_images, &cfg->gpu_images, &cfg->obsolete_host_paths,
 		&cfg->ambiguous_host_paths, &cfg->ambiguous_mount_paths,
+		&cfg->vendor_driver_dirs,
 	};
 	struct text_map *map = &cfg->obsolete_components;
 
@@ -313,6 +315,7 @@ void config_free(struct config *cfg)
 	string_list_clear(&cfg->obsolete_host_paths);
 	string_list_clear(&cfg->ambiguous_host_paths);
 	string_list_clear(&cfg->ambiguous_mount_paths);
+	string_list_clear(&cfg->vendor_driver_dirs);
 	string_list_clear(&cfg->gpu_images);
 	string_list_clear(&cfg->stack_images);
 	text_map_free(&cfg->obsolete_components);
@@ -433,8 +436,11 @@ static const char *const default_obsolete_host_paths[] = {
 	NULL
 };
 
+static const char *const default_vendor_driver_dirs[] = {
+	"/home/kubernetes/bin/nvidia", "/home/kubernetes/bin/nvidia/*", NULL
+};
+
 static const char *const default_ambiguous_host_paths[] = {
-	"/home/kubernetes/bin/nvidia", "/home/kubernetes/bin/nvidia/*",
 	"/usr/bin", "/bin", "/usr/lib", "/usr/lib64", "/usr/lib/x86_64-linux-gnu",
 	"*", NULL
 };
@@ -455,7 +461,8 @@ static const char *const default_stack_images[] = {
 	"nvcr.io/nvidia/driver:*", "*nvidia/k8s-dra-driver*",
 	"*nvidia/kubevirt-gpu-device-plugin*", "*nvidia-gpu-device-plugin*",
 	"*nvidia-driver-installer*", "*cos-nvidia-installer*",
-	"*cos-gpu-installer*", "*projecthami/hami*", NULL
+	"*cos-gpu-installer*", "*nvidia-partition-gpu*", "*projecthami/hami*",
+	"*/dra-driver-nvidia/*", NULL
 };
 
 /* A default entry of a mapping of strings. */
@@ -597,6 +604,8 @@ struct config *config_new_default(void)
 			    default_ambiguous_host_paths) ||
 	    string_list_set(&cfg->ambiguous_mount_paths,
 			    default_ambiguous_mount_paths) ||
+	    string_list_set(&cfg->vendor_driver_dirs,
+			    default_vendor_driver_dirs) ||
 	    string_list_set(&cfg->gpu_images, default_gpu_images) ||
 	    patterns_prepare(cfg))
 		goto out_free;
@@ -713,8 +722,6 @@ static const char default_yaml[] =
 	"    - \"*/libcuda.so*\"\n"
 	"    - \"*/libnvidia-*.so*\"\n"
 	"  ambiguous:              # only warned about, when mounted at ambiguousMountPaths\n"
-	"    - \"/home/kubernetes/bin/nvidia\"    # GKE installs the driver here today\n"
-	"    - \"/home/kubernetes/bin/nvidia/*\"\n"
 	"    - \"/usr/bin\"\n"
 	"    - \"/bin\"\n"
 	"    - \"/usr/lib\"\n"
@@ -724,6 +731,12 @@ static const char default_yaml[] =
 	"  ambiguousMountPaths:    # fnmatch(3) patterns on volumeMounts[].mountPath\n"
 	"    - \"/usr/local/nvidia\"\n"
 	"    - \"/usr/local/nvidia/*\"\n"
+	"  # where a platform installs the driver today: the device plugin mounts\n"
+	"  # it into GPU containers, so only their mounts at ambiguousMountPaths\n"
+	"  # are removed; other containers and the stack's own components keep theirs\n"
+	"  vendorDriverDirs:\n"
+	"    - \"/home/kubernetes/bin/nvidia\"    # GKE installs the driver here today\n"
+	"    - \"/home/kubernetes/bin/nvidia/*\"\n"
 	"\n"
 	"# The gpu-visibility rule.\n"
 	"visibility:\n"
@@ -751,7 +764,9 @@ static const char default_yaml[] =
 	"    - \"*nvidia-driver-installer*\"      # GKE's driver installers\n"
 	"    - \"*cos-nvidia-installer*\"\n"
 	"    - \"*cos-gpu-installer*\"\n"
+	"    - \"*nvidia-partition-gpu*\"       # GKE's MIG partitioner\n"
 	"    - \"*projecthami/hami*\"\n"
+	"    - \"*/dra-driver-nvidia/*\"        # NVIDIA's DRA driver (registry.k8s.io)\n"
 	"\n"
 	"# The obsolete-gpu-component rule: fnmatch(3) patterns on container images\n"
 	"# of the legacy stacks' own components, each with what to do instead (at\n"

@@ -150,6 +150,11 @@ struct config {
 	/* host paths only warned about when mounted under ambiguous_mount_paths */
 	struct string_list ambiguous_host_paths;
 	struct string_list ambiguous_mount_paths;
+	/* where a platform installs the driver today (GKE's
+	 * /home/kubernetes/bin/nvidia): the device plugin mounts it into GPU
+	 * containers, so only their hand mounts under ambiguous_mount_paths
+	 * are legacy */
+	struct string_list vendor_driver_dirs;
 
 	/* gpu-visibility: fnmatch(3) patterns on container images */
 	struct string_list gpu_images;

@@ -369,7 +369,10 @@ static int triggers_gpu_sharing(const struct config *cfg,
  * pattern's literal is in the path; or, warning only, on one whose path
  * matches an ambiguous host pattern and that is mounted at a path matching
  * an ambiguous mount pattern: both are needed, so the literals of either
- * side will do, and the side whose shortest literal is longer is taken.
+ * side will do, and the side whose shortest literal is longer is taken. A
+ * vendor's driver directory (vendor_driver_dirs) is acted on only when a
+ * GPU container mounts it at an ambiguous mount path: it is on the host
+ * side with the ambiguous host patterns.
  * When patterns have no literal, the key "hostPath" itself, which every
  * finding of the rule needs, stands for them: coarse, but finite.
  */
@@ -382,19 +385,34 @@ static int triggers_obsolete_cuda_hostpath(const struct config *cfg,
 	rc = trigger_add_patterns(set, &cfg->obsolete_host_paths);
 	if (rc < 0)
 		return -1;
-	if (rc == 0 && cfg->ambiguous_host_paths.n &&
+	if (rc == 0 && (cfg->ambiguous_host_paths.n ||
+			cfg->vendor_driver_dirs.n) &&
 	    cfg->ambiguous_mount_paths.n) {
-		long host = patterns_shortest_literal(&cfg->ambiguous_host_paths);
+		const struct string_list *hosts[] = {
+			&cfg->ambiguous_host_paths, &cfg->vendor_driver_dirs,
+		};
+		long host = -1;
 		long mount = patterns_shortest_literal(&cfg->ambiguous_mount_paths);
 
-		if (host < 0 || mount < 0)
+		for (size_t h = 0; h < 2; h++) {
+			long len;
+
+			if (!hosts[h]->n)
+				continue;
+			if ((len = patterns_shortest_literal(hosts[h])) < 0)
+				return -1;
+			if (host < 0 || len < host)
+				host = len;
+		}
+		if (mount < 0)
 			return -1;
 		if (host == 0 && mount == 0)
 			rc = 1;
+		else if (mount >= host)
+			rc = trigger_add_patterns(set, &cfg->ambiguous_mount_paths);
 		else
-			rc = trigger_add_patterns(set, mount >= host ?
-						  &cfg->ambiguous_mount_paths :
-						  &cfg->ambiguous_host_paths);
+			for (size_t h = 0; h < 2 && rc == 0; h++)
+				rc = trigger_add_patterns(set, hosts[h]);
 		if (rc < 0)
 			return -1;
 	}

@@ -58,6 +58,7 @@ static int config_same(const struct config *a, const struct config *b)
 	    !lists_same(&a->obsolete_host_paths, &b->obsolete_host_paths) ||
 	    !lists_same(&a->ambiguous_host_paths, &b->ambiguous_host_paths) ||
 	    !lists_same(&a->ambiguous_mount_paths, &b->ambiguous_mount_paths) ||
+	    !lists_same(&a->vendor_driver_dirs, &b->vendor_driver_dirs) ||
 	    !lists_same(&a->gpu_images, &b->gpu_images) ||
 	    !strings_same(a->models_annotation, b->models_annotation) ||
 	    a->n_namespace_models != b->n_namespace_models ||
@@ -170,7 +171,8 @@ static const char every_key[] =
 	"  \"maxGPUMemoryGiB\": 96},"
 	" \"hostPaths\": {\"obsolete\": [\"/opt/nvidia/*\"],"
 	"  \"ambiguous\": [\"/opt/bin\", \"/opt/lib\"],"
-	"  \"ambiguousMountPaths\": [\"/opt/nvidia\"]},"
+	"  \"ambiguousMountPaths\": [\"/opt/nvidia\"],"
+	"  \"vendorDriverDirs\": [\"/var/lib/vendor/nvidia\"]},"
 	" \"visibility\": {\"images\": [\"example.com/cuda:*\"],"
 	"  \"stackImages\": [\"example.com/plugin:*\"]},"
 	" \"components\": {\"obsolete\": {\"old.example/plugin:*\": \"example.com/plugin\"}},"
@@ -265,6 +267,9 @@ TEST(config_every_key_set_and_read_back)
 	CHECK(cfg->ambiguous_host_paths.n == 2);
 	if (cfg->ambiguous_host_paths.n == 2)
 		CHECK_STR(cfg->ambiguous_host_paths.items[1], "/opt/lib");
+	CHECK(cfg->vendor_driver_dirs.n == 1);
+	if (cfg->vendor_driver_dirs.n == 1)
+		CHECK_STR(cfg->vendor_driver_dirs.items[0], "/var/lib/vendor/nvidia");
 	CHECK(cfg->ambiguous_mount_paths.n == 1);
 	if (cfg->ambiguous_mount_paths.n == 1)
 		CHECK_STR(cfg->ambiguous_mount_paths.items[0], "/opt/nvidia");

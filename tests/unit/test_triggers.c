@@ -176,7 +176,8 @@ static int hostpath_triggers(const char *obsolete, const char *host,
 	int rc = -1;
 
 	snprintf(json, sizeof(json),
-		 "{\"hostPaths\": {\"obsolete\": %s, \"ambiguous\": %s, \"ambiguousMountPaths\": %s}}",
+		 "{\"hostPaths\": {\"obsolete\": %s, \"ambiguous\": %s, \"ambiguousMountPaths\": %s,"
+		 " \"vendorDriverDirs\": []}}",
 		 obsolete, host, mount);
 	if (cfg && apply(cfg, json) == 0)
 		rc = rules_triggers(cfg, out);
@@ -241,6 +242,19 @@ TEST(triggers_hostpath_sides)
 				&list) == 0);
 	CHECK(list.n == 1 && has(&list, "hostPath"));
 	string_list_clear(&list);
+	/* a vendor's driver directory is on the host side */
+	{
+		struct config *cfg = test_config_only(RULE_OBSOLETE_CUDA_HOSTPATH,
+						      RULE_MODE_MUTATE);
+
+		CHECK(cfg && apply(cfg, "{\"hostPaths\": {\"obsolete\": [], \"ambiguous\": [],"
+				   " \"ambiguousMountPaths\": [\"*\"],"
+				   " \"vendorDriverDirs\": [\"/home/kubernetes/bin/nvidia/*\"]}}") == 0);
+		CHECK(cfg && rules_triggers(cfg, &list) == 0);
+		CHECK(list.n == 1 && has(&list, "/home/kubernetes/bin/nvidia/"));
+		string_list_clear(&list);
+		config_free(cfg);
+	}
 	/* one side empty: ambiguous volumes are never reported */
 	CHECK(hostpath_triggers("[\"/usr/lib64/nvidia\"]", "[]", "[\"*\"]",
 				&list) == 0);
