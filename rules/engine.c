@@ -1054,6 +1054,8 @@ static int is_gpu_resource(const struct config *cfg, const char *name)
 	for (size_t i = 0; i < cfg->count_resources.n; i++)
 		if (same_name(name, cfg->count_resources.items[i]))
 			return 1;
+	if (name && string_list_has(&cfg->compute_resources, name))
+		return 1;
 	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
 		if (same_name(name, cfg->vendor_gpu_resources.items[i]))
 			return 1;
@@ -1102,7 +1104,8 @@ static int is_sharing_resource(const struct config *cfg, const char *name)
 	for (size_t i = 0; i < cfg->n_memory_resources; i++)
 		if (same_name(name, cfg->memory_resources[i].name))
 			return 1;
-	return is_count_resource(cfg, name);
+	return is_count_resource(cfg, name) ||
+	       string_list_has(&cfg->compute_resources, name);
 }
 
 /* 1 when the node selector value `value` is the text `want`; a YAML

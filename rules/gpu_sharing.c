@@ -50,6 +50,7 @@ struct section {
 	long long count;        /* from a count resource; -1 when none */
 	long long shared;       /* the shared resource's count; -1 when none */
 	long long mib;          /* the first memory resource; -1 when none */
+	long long core;         /* the first compute share, percent; -1 */
 };
 
 /* What a container asks for through the sharing resources. */
@@ -83,6 +84,12 @@ static int is_memory_resource(const struct config *cfg, const char *name,
 	return 0;
 }
 
+/* 1 when `name` is a legacy share of one GPU's compute, in percent. */
+static int is_compute_resource(const struct config *cfg, const char *name)
+{
+	return string_list_has(&cfg->compute_resources, name);
+}
+
 /* 1 when the shared resource is a separate name, hence a sharing signal. */
 static int shared_is_distinct(const struct config *cfg)
 {
@@ -93,7 +100,7 @@ static int shared_is_distinct(const struct config *cfg)
 static int is_translated(const struct config *cfg, const char *name)
 {
 	if (is_memory_resource(cfg, name, NULL) ||
-	    is_count_resource(cfg, name))
+	    is_count_resource(cfg, name) || is_compute_resource(cfg, name))
 		return 1;
 	return cfg->strategy == SHARING_HAMI && shared_is_distinct(cfg) &&
 	       strcmp(name, cfg->shared_gpu_resource) == 0;
@@ -186,7 +193,7 @@ static int memory_read(struct rule_ctx *ctx, struct section *sec,
 		return report_bad_value(ctx, sec, name,
 					"a whole, non-negative number of MiB") ? -1 : 1;
 	}
-	if (unit_mib > 1 && *mib > max_mib &&
+	if (unit_mib == 1024 && *mib > max_mib &&
 	    memory_mib(value, 1, mib) == 0 && *mib <= max_mib) {
 		/* no GPU has that many GiB: the device plugin ran in MiB */
 		if (pod->quiet)
@@ -230,7 +237,7 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 	const char *key;
 	json_t *value;
 
-	sec->count = sec->shared = sec->mib = -1;
+	sec->count = sec->shared = sec->mib = sec->core = -1;
 	sec->pointer = resources ? json_pointer_join(resources, name) : NULL;
 	free(resources);
 	if (!sec->pointer)
@@ -253,6 +260,16 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 				pod->bad++;
 			else if (sec->mib < 0)
 				sec->mib = n;
+		} else if (is_compute_resource(cfg, key)) {
+			if (resource_count(value, &n) != 0) {
+				pod->bad++;
+				if (!pod->quiet &&
+				    report_bad_value(ctx, sec, key,
+						     "a whole, non-negative percentage") != 0)
+					return -1;
+			} else if (sec->core < 0) {
+				sec->core = n;
+			}
 		} else if (is_count_resource(cfg, key) ||
 			   (shared_is_distinct(cfg) &&
 			    strcmp(key, cfg->shared_gpu_resource) == 0)) {
@@ -283,6 +300,9 @@ static long long section_count(const struct config *cfg, struct section *sec)
 		return sec->shared;
 	if (sec->mib >= 0)
 		return sec->mib > 0 ? 1 : 0;
+	/* a compute share alone: whole GPUs' worth, rounded up */
+	if (sec->core >= 0)
+		return (sec->core + 99) / 100;
 	return -1;
 }
 
@@ -293,7 +313,7 @@ static int section_has_legacy(const struct config *cfg, struct section *sec)
 
 	json_object_foreach(sec->map, key, value)
 		if (is_memory_resource(cfg, key, NULL) ||
-		    is_count_resource(cfg, key))
+		    is_count_resource(cfg, key) || is_compute_resource(cfg, key))
 			return 1;
 	return 0;
 }
@@ -432,6 +452,13 @@ static int report_resource_in(struct rule_ctx *ctx, struct report_state *st,
 	} else if (sc->count == 0) {
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
 				 "dropped '%s' (asks for no GPU)", name);
+	} else if (is_compute_resource(cfg, name)) {
+		/* neither time-slicing nor MPS (nor gpumend under HAMi)
+		 * limits a pod's share of the compute */
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+				 "replaced compute share '%s' with '%s' (%s); compute is no longer limited",
+				 name, target_resource(cfg),
+				 sharing_strategy_name(cfg->strategy));
 	} else if (cfg->strategy == SHARING_HAMI) {
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
 				 "replaced '%s' with '%s'%s%s%s (hami)", name,
@@ -518,6 +545,9 @@ static int report_container(struct rule_ctx *ctx, struct pod_spec *p,
 		if (is_count_resource(cfg, cfg->count_resources.items[i]))
 			rc = report_resource(ctx, st, &sc,
 					     cfg->count_resources.items[i]);
+	for (size_t i = 0; !rc && i < cfg->compute_resources.n; i++)
+		rc = report_resource(ctx, st, &sc,
+				     cfg->compute_resources.items[i]);
 	if (!rc && shared_is_distinct(cfg))
 		rc = report_shared(ctx, st, &sc);
 	container_free(&sc);
@@ -725,6 +755,9 @@ static const char *config_copy_of(const struct config *cfg, const char *name)
 	for (size_t i = 0; i < cfg->count_resources.n; i++)
 		if (strcmp(cfg->count_resources.items[i], name) == 0)
 			return cfg->count_resources.items[i];
+	for (size_t i = 0; i < cfg->compute_resources.n; i++)
+		if (strcmp(cfg->compute_resources.items[i], name) == 0)
+			return cfg->compute_resources.items[i];
 	if (strcmp(cfg->shared_gpu_resource, name) == 0)
 		return cfg->shared_gpu_resource;
 	return NULL;

@@ -87,7 +87,7 @@ struct string_list {
 /* A legacy shared-GPU memory resource and the size of its unit in MiB. */
 struct memory_resource {
 	char *name;
-	long long unit_mib;        /* 1024 for GiB, 1 for MiB */
+	long long unit_mib;        /* 1024 for GiB, 1 for MiB, 256 for 256MiB */
 };
 
 /* One entry of a mapping of strings in the config. */
@@ -134,6 +134,8 @@ struct config {
 	struct memory_resource *memory_resources;
 	size_t n_memory_resources;
 	struct string_list count_resources;     /* volcano.sh/gpu-number */
+	/* percent of one GPU's compute, 100 a whole GPU: tencent.com/vcuda-core */
+	struct string_list compute_resources;
 	/* node selector labels (key: value) that marked legacy sharing
 	 * nodes: gpushare: "true", ... */
 	struct text_map share_selectors;

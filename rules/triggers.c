@@ -244,6 +244,7 @@ static int gpu_request_triggers(const struct config *cfg,
 	    trigger_add(set, cfg->shared_gpu_resource) ||
 	    trigger_add(set, cfg->gpu_memory_resource) ||
 	    trigger_add_list(set, &cfg->count_resources) ||
+	    trigger_add_list(set, &cfg->compute_resources) ||
 	    trigger_add_list(set, &cfg->vendor_gpu_resources))
 		return -1;
 	for (size_t i = 0; i < cfg->n_memory_resources; i++)
@@ -346,7 +347,8 @@ static int triggers_gpu_sharing(const struct config *cfg,
 	for (size_t i = 0; i < cfg->n_memory_resources; i++)
 		if (trigger_add(set, cfg->memory_resources[i].name))
 			return -1;
-	if (trigger_add_list(set, &cfg->count_resources))
+	if (trigger_add_list(set, &cfg->count_resources) ||
+	    trigger_add_list(set, &cfg->compute_resources))
 		return -1;
 	if (!cfg->shared_gpu_resource || !cfg->gpu_resource ||
 	    strcmp(cfg->shared_gpu_resource, cfg->gpu_resource) != 0) {

@@ -161,8 +161,9 @@ static const char every_key[] =
 	"  \"sharedProductSuffix\": \"_shared\"},"
 	" \"sharing\": {\"strategy\": \"hami\","
 	"  \"memoryResources\": {\"example.com/mem-mb\": \"MiB\","
-	"   \"example.com/mem-gb\": \"GiB\"},"
+	"   \"example.com/mem-gb\": \"GiB\", \"example.com/mem-q\": \"256MiB\"},"
 	"  \"countResources\": [\"example.com/count\", \"example.com/n\"],"
+	"  \"computeResources\": [\"example.com/core\"],"
 	"  \"nodeSelectors\": {\"share\": \"yes\"},"
 	"  \"schedulerNames\": [\"my-scheduler\"],"
 	"  \"staleAnnotationPrefixes\": [\"OLD_\", \"STALE_\"],"
@@ -235,13 +236,15 @@ TEST(config_every_key_set_and_read_back)
 	CHECK_STR(cfg->default_priority_class, "important.example.com");
 
 	CHECK(cfg->strategy == SHARING_HAMI);
-	CHECK(cfg->n_memory_resources == 2);
-	if (cfg->n_memory_resources == 2) {
+	CHECK(cfg->n_memory_resources == 3);
+	if (cfg->n_memory_resources == 3) {
 		CHECK_STR(cfg->memory_resources[0].name, "example.com/mem-mb");
 		CHECK(cfg->memory_resources[0].unit_mib == 1);
 		CHECK_STR(cfg->memory_resources[1].name, "example.com/mem-gb");
 		CHECK(cfg->memory_resources[1].unit_mib == 1024);
+		CHECK(cfg->memory_resources[2].unit_mib == 256);
 	}
+	CHECK(cfg->compute_resources.n == 1);
 	CHECK(cfg->count_resources.n == 2);
 	if (cfg->count_resources.n == 2) {
 		CHECK_STR(cfg->count_resources.items[0], "example.com/count");
@@ -519,10 +522,16 @@ static const struct bad_case bad_cases[] = {
 	  "strategy must be one of time-slicing, mps, hami, keep" },
 	{ "{\"sharing\": {\"memoryResources\": {\"aliyun.com/gpu-mem\": \"GB\"}}}",
 	  "/sharing/memoryResources/aliyun.com~1gpu-mem",
-	  "the unit of 'aliyun.com/gpu-mem' must be MiB or GiB" },
+	  "the unit of 'aliyun.com/gpu-mem' must be MiB, GiB or a number of MiB such as 256MiB" },
+	{ "{\"sharing\": {\"memoryResources\": {\"aliyun.com/gpu-mem\": \"0256MiB\"}}}",
+	  "/sharing/memoryResources/aliyun.com~1gpu-mem",
+	  "the unit of 'aliyun.com/gpu-mem' must be MiB, GiB or a number of MiB such as 256MiB" },
+	{ "{\"sharing\": {\"memoryResources\": {\"aliyun.com/gpu-mem\": \"2097152MiB\"}}}",
+	  "/sharing/memoryResources/aliyun.com~1gpu-mem",
+	  "the unit of 'aliyun.com/gpu-mem' must be MiB, GiB or a number of MiB such as 256MiB" },
 	{ "{\"sharing\": {\"memoryResources\": {\"aliyun.com/gpu-mem\": 1024}}}",
 	  "/sharing/memoryResources/aliyun.com~1gpu-mem",
-	  "the unit of 'aliyun.com/gpu-mem' must be MiB or GiB" },
+	  "the unit of 'aliyun.com/gpu-mem' must be MiB, GiB or a number of MiB such as 256MiB" },
 	{ "{\"sharing\": {\"memoryResources\": {\"\": \"GiB\"}}}",
 	  "/sharing/memoryResources/",
 	  "a key of memoryResources must not be empty" },

@@ -62,6 +62,7 @@ TEST(triggers_default_set)
 		 * aliyun.com/gpu-count */
 		"aliyun.com/gpu", "rancher.io/gpu-mem",
 		"volcano.sh/gpu-memory", "volcano.sh/gpu-number",
+		"tencent.com/vcuda-core", "tencent.com/vcuda-memory",
 		"gpu.cattle.io/type", "ALIYUN_COM_GPU_MEM_",
 		"gpumend.io/gpu-models", "nvidia.com/gpu.shared",
 		"NVIDIA_VISIBLE_DEVICES",
@@ -70,6 +71,9 @@ TEST(triggers_default_set)
 		/* obsolete components: the gpushare ones hold "gpushare" */
 		"nvidia/k8s-device-plugin:1.", "schd-extender-deployer",
 		"device-plugin-evict", "nvidia-docker-plugin",
+		"device-plugin-recover", "scheduler-extender-configtool",
+		"volcano-device-plugin", "tkestack/gpu-manager",
+		"gputopology-schd-extender", "gputopology-scheduler-extender",
 		/* legacy-scheduler-config */
 		"policy-config", "kubescheduler.config.k8s.io/v1beta",
 		"predicates", "priorities", "extenders",
