@@ -678,6 +678,8 @@ static const char default_yaml[] =
 	"    mode: warn    # lint only: says what replaces each component (see components)\n"
 	"  legacy-scheduler-config:\n"
 	"    mode: mutate  # offline only: KubeSchedulerConfiguration v1beta1-3 becomes v1\n"
+	"  invalid-resource:\n"
+	"    mode: warn    # offline and lint only: resource names no API server takes\n"
 	"\n"
 	"# Extended resource names.\n"
 	"resources:\n"

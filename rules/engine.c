@@ -61,6 +61,10 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 		RULE_LEGACY_SCHEDULER_CONFIG, "legacy-scheduler-config",
 		RULE_MODE_MUTATE, 1, 1,
 		"kube-scheduler Policy files and flags, KubeSchedulerConfiguration on removed versions" },
+	[RULE_INVALID_RESOURCE] = {
+		RULE_INVALID_RESOURCE, "invalid-resource",
+		RULE_MODE_WARN, 0, 1,
+		"resource names no API server accepts or nothing serves, extended requests without a limit" },
 };
 
 static const rule_run_fn rule_runs[RULE_COUNT] = {
@@ -76,6 +80,7 @@ static const rule_run_fn rule_runs[RULE_COUNT] = {
 	[RULE_REMOVED_GPU_FEATURE_GATE] = rule_run_removed_gpu_feature_gate,
 	[RULE_OBSOLETE_GPU_COMPONENT] = rule_run_obsolete_gpu_component,
 	[RULE_LEGACY_SCHEDULER_CONFIG] = rule_run_legacy_scheduler_config,
+	[RULE_INVALID_RESOURCE] = rule_run_invalid_resource,
 };
 
 const struct rule_info *rule_info_get(enum rule_id id)
@@ -1150,6 +1155,18 @@ int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
 		}
 	}
 	return 0;
+}
+
+int resource_is_migrated(const struct config *cfg, const char *name)
+{
+	if (same_name(name, cfg->legacy_gpu_resource) ||
+	    string_list_has(&cfg->vendor_gpu_resources, name))
+		return 1;
+	for (size_t i = 0; i < cfg->n_memory_resources; i++)
+		if (same_name(name, cfg->memory_resources[i].name))
+			return 1;
+	return is_count_resource(cfg, name) ||
+	       string_list_has(&cfg->compute_resources, name);
 }
 
 int is_count_resource(const struct config *cfg, const char *name)

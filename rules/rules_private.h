@@ -103,6 +103,7 @@ int rule_run_gpu_visibility(struct rule_ctx *ctx);
 int rule_run_removed_gpu_feature_gate(struct rule_ctx *ctx);
 int rule_run_obsolete_gpu_component(struct rule_ctx *ctx);
 int rule_run_legacy_scheduler_config(struct rule_ctx *ctx);
+int rule_run_invalid_resource(struct rule_ctx *ctx);
 
 /*
  * Calls `fn` for every PodSpec of the current object (any mapping holding a
@@ -268,6 +269,13 @@ const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
  * than 0.
  */
 int container_requests_gpu(const struct config *cfg, json_t *container);
+/*
+ * 1 when `name` is a resource that legacy-gpu-resource or gpu-sharing
+ * migrates away: the legacy GPU resource, a vendor's whole-GPU resource,
+ * a legacy memory, count or compute sharing resource.
+ */
+int resource_is_migrated(const struct config *cfg, const char *name);
+
 /* 1 when any container of the pod asks for a GPU. */
 int pod_requests_gpu(const struct config *cfg, json_t *spec);
 

@@ -338,7 +338,8 @@ static int triggers_gpu_model_affinity(const struct config *cfg,
  * does sp.shared count); a nodeSelector key of a legacy sharing selector
  * (its value may be a YAML boolean, so the key is the trigger); a
  * schedulerName equal to a legacy scheduler; an annotation key that starts
- * with a stale prefix (the prefix is then a substring of the key). The
+ * with a stale prefix, or a command, args or env value that holds one (the
+ * prefix is then a substring of the key or the value). The
  * sharing label and memory annotation only matter past those tests.
  */
 static int triggers_gpu_sharing(const struct config *cfg,
@@ -524,6 +525,20 @@ static int triggers_legacy_scheduler_config(const struct config *cfg,
 	return 0;
 }
 
+/*
+ * invalid-resource reports only a key of a container's "limits" or
+ * "requests" mapping: one of those keys is in the object. Coarse, but the
+ * rule is offline only.
+ */
+static int triggers_invalid_resource(const struct config *cfg,
+				     struct trigger_set *set)
+{
+	(void)cfg;
+	if (trigger_add(set, "limits") || trigger_add(set, "requests"))
+		return -1;
+	return 0;
+}
+
 typedef int (*trigger_fn)(const struct config *cfg, struct trigger_set *set);
 
 static const trigger_fn rule_triggers[RULE_COUNT] = {
@@ -539,6 +554,7 @@ static const trigger_fn rule_triggers[RULE_COUNT] = {
 	[RULE_REMOVED_GPU_FEATURE_GATE] = triggers_removed_gpu_feature_gate,
 	[RULE_OBSOLETE_GPU_COMPONENT] = triggers_obsolete_gpu_component,
 	[RULE_LEGACY_SCHEDULER_CONFIG] = triggers_legacy_scheduler_config,
+	[RULE_INVALID_RESOURCE] = triggers_invalid_resource,
 };
 
 /* Shortest first, then bytewise: a trigger is only ever dropped for one

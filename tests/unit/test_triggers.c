@@ -78,6 +78,8 @@ TEST(triggers_default_set)
 		"policy-config", "kubescheduler.config.k8s.io/v1beta",
 		"predicates", "priorities", "extenders",
 		"hardPodAffinitySymmetricWeight", "alwaysCheckAllPredicates",
+		/* invalid-resource */
+		"limits", "requests",
 	};
 	struct config *cfg = config_new_default();
 	struct string_list list;
@@ -433,7 +435,7 @@ static void check_document(const struct config *cfg, json_t *doc,
 
 	rules_result_init(&res);
 	if (!copy || rules_apply(cfg, opts, copy, &res, &err) != 0) {
-		fprintf(stderr, "  %s: rules_apply failed\n", name);
+		fprintf(stderr, "  %s: rules_apply failed: %s %s\n", name, err.pointer, err.message);
 		(*failures)++;
 	} else if (res.n_findings || res.n_ops) {
 		(*acted)++;
