@@ -713,6 +713,90 @@ static int report_obsolete_kept(struct rule_ctx *ctx, struct pod_spec *pod,
 	return rc;
 }
 
+/* The stale variable that `text` names, up to `size` bytes, in `name`;
+ * 0 when it names none. */
+static int stale_variable_in(const struct config *cfg, const char *text,
+			     char *name, size_t size)
+{
+	const struct string_list *prefixes = &cfg->stale_annotation_prefixes;
+
+	for (size_t p = 0; text && p < prefixes->n; p++) {
+		const char *hit = strstr(text, prefixes->items[p]);
+		size_t len = 0;
+
+		if (!hit)
+			continue;
+		while (hit[len] == '_' || (hit[len] >= 'A' && hit[len] <= 'Z') ||
+		       (hit[len] >= '0' && hit[len] <= '9'))
+			len++;
+		snprintf(name, size, "%.*s", (int)len, hit);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The pointer (owned) of the first string of the container's command, args
+ * or env values that names a variable with a stale prefix
+ * (ALIYUN_COM_GPU_MEM_CONTAINER, which the gpushare device plugin
+ * injected), the variable in `name`. NULL when none; *failed set when out
+ * of memory.
+ */
+static char *stale_variable_read(const struct config *cfg,
+				 struct container *c, char *name, size_t size,
+				 int *failed)
+{
+	static const char *const lists[] = { "command", "args", "env" };
+
+	for (size_t l = 0; l < 3; l++) {
+		json_t *list = json_member(c->container, lists[l]), *item;
+		char *base, *entry, *at;
+		size_t i;
+
+		json_array_foreach(list, i, item) {
+			json_t *value = l == 2 ? json_member(item, "value")
+					       : item;
+
+			if (!stale_variable_in(cfg, json_string_value(value),
+					       name, size))
+				continue;
+			base = json_pointer_join(c->pointer, lists[l]);
+			entry = base ? json_pointer_join_index(base, i) : NULL;
+			at = entry && l == 2 ? json_pointer_join(entry, "value")
+					     : entry;
+			if (at != entry)
+				free(entry);
+			free(base);
+			*failed = !at;
+			return at;
+		}
+	}
+	return NULL;
+}
+
+/* Reports a container that reads a variable only the legacy device plugin
+ * set: nothing sets it once the pod is migrated. */
+static int report_stale_variable(struct rule_ctx *ctx, struct pod_spec *pod,
+				 struct container *c, void *arg)
+{
+	char name[64], *at;
+	int failed = 0;
+
+	(void)pod;
+	(void)arg;
+	at = stale_variable_read(ctx->cfg, c, name, sizeof(name), &failed);
+	if (!at)
+		return failed ? -1 : 0;
+	if (rule_report(ctx, SEVERITY_WARNING, at, 0,
+			"reads '%s', which only the gpushare device plugin set; nothing sets it now",
+			name)) {
+		free(at);
+		return -1;
+	}
+	free(at);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Changes                                                             */
 
@@ -966,6 +1050,10 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 
 	(void)arg;
 	if (pod_for_each_container(ctx, pod, scan_container, &sp) != 0)
+		goto out;
+	/* under keep, the gpushare device plugin still sets them */
+	if (cfg->strategy != SHARING_KEEP &&
+	    pod_for_each_container(ctx, pod, report_stale_variable, NULL) != 0)
 		goto out;
 
 	selector = json_member(pod->spec, "nodeSelector");
