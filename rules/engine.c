@@ -522,6 +522,36 @@ int rule_rename(struct rule_ctx *ctx, const char *map_pointer,
 		    json_pointer_join(map_pointer, old_key), NULL);
 }
 
+/*
+ * When the mapping at `map_pointer` goes and it is the only member of a
+ * pod template's metadata (not the object's own), the metadata goes too:
+ * a CronJob whose template only held the affinity annotation keeps no
+ * `metadata: {}`. Returns the pointer to remove (owned), NULL when out of
+ * memory.
+ */
+static char *pruned_pointer(struct rule_ctx *ctx, const char *map_pointer)
+{
+	const char *slash = strrchr(map_pointer, '/');
+	size_t len = slash ? (size_t)(slash - map_pointer) : 0;
+	static const char tail[] = "/metadata";
+	size_t tail_len = sizeof(tail) - 1;
+	char *parent;
+	json_t *meta;
+
+	if (!slash || len <= tail_len ||
+	    memcmp(map_pointer + len - tail_len, tail, tail_len) != 0)
+		return strdup(map_pointer);
+	if (!(parent = strndup(map_pointer, len)))
+		return NULL;
+	meta = json_pointer_get(ctx->root, parent);
+	if (strcmp(parent, ctx->object_metadata) == 0 ||
+	    !json_is_object(meta) || json_object_size(meta) != 1) {
+		free(parent);
+		return strdup(map_pointer);
+	}
+	return parent;
+}
+
 int rule_remove_key_pruned(struct rule_ctx *ctx, const char *map_pointer,
 			   const char *key)
 {
@@ -529,7 +559,8 @@ int rule_remove_key_pruned(struct rule_ctx *ctx, const char *map_pointer,
 
 	if (json_is_object(map) && json_object_size(map) == 1 &&
 	    json_member(map, key) && *map_pointer)
-		return rule_remove(ctx, map_pointer);
+		return emit(ctx, PATCH_REMOVE, pruned_pointer(ctx, map_pointer),
+			    NULL, NULL);
 	return emit(ctx, PATCH_REMOVE, json_pointer_join(map_pointer, key),
 		    NULL, NULL);
 }

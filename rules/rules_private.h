@@ -152,7 +152,8 @@ int rule_rename(struct rule_ctx *ctx, const char *map_pointer,
 		const char *old_key, const char *new_key);
 /*
  * Removes the member `key` of the mapping at `map_pointer`; when that leaves
- * the mapping empty, removes the mapping itself from its parent instead.
+ * the mapping empty, removes the mapping itself from its parent instead, and
+ * when that mapping was all of a pod template's metadata, the metadata.
  */
 int rule_remove_key_pruned(struct rule_ctx *ctx, const char *map_pointer,
 			   const char *key);
