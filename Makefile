@@ -44,6 +44,7 @@ RULES_SRCS += rules/removed_gpu_feature_gate.c
 RULES_SRCS += rules/obsolete_gpu_component.c
 RULES_SRCS += rules/legacy_scheduler_config.c
 RULES_SRCS += rules/invalid_resource.c
+RULES_SRCS += rules/removed_api.c
 RULES_SRCS += rules/triggers.c
 RULES_SRCS += rules/values.c
 $(BUILD)/rules/%.o: INCLUDES := -Irules

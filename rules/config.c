@@ -680,6 +680,8 @@ static const char default_yaml[] =
 	"    mode: mutate  # offline only: KubeSchedulerConfiguration v1beta1-3 becomes v1\n"
 	"  invalid-resource:\n"
 	"    mode: warn    # offline and lint only: resource names no API server takes\n"
+	"  removed-api:\n"
+	"    mode: mutate  # offline only: RBAC, PriorityClass... v1beta1 become v1\n"
 	"\n"
 	"# Extended resource names.\n"
 	"resources:\n"

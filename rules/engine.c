@@ -65,6 +65,10 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 		RULE_INVALID_RESOURCE, "invalid-resource",
 		RULE_MODE_WARN, 0, 1,
 		"resource names no API server accepts or nothing serves, extended requests without a limit" },
+	[RULE_REMOVED_API] = {
+		RULE_REMOVED_API, "removed-api",
+		RULE_MODE_MUTATE, 1, 1,
+		"removed API versions (RBAC, PriorityClass v1beta1...), the master node role, kube-scheduler --address" },
 };
 
 static const rule_run_fn rule_runs[RULE_COUNT] = {
@@ -81,6 +85,7 @@ static const rule_run_fn rule_runs[RULE_COUNT] = {
 	[RULE_OBSOLETE_GPU_COMPONENT] = rule_run_obsolete_gpu_component,
 	[RULE_LEGACY_SCHEDULER_CONFIG] = rule_run_legacy_scheduler_config,
 	[RULE_INVALID_RESOURCE] = rule_run_invalid_resource,
+	[RULE_REMOVED_API] = rule_run_removed_api,
 };
 
 const struct rule_info *rule_info_get(enum rule_id id)

@@ -104,6 +104,7 @@ int rule_run_removed_gpu_feature_gate(struct rule_ctx *ctx);
 int rule_run_obsolete_gpu_component(struct rule_ctx *ctx);
 int rule_run_legacy_scheduler_config(struct rule_ctx *ctx);
 int rule_run_invalid_resource(struct rule_ctx *ctx);
+int rule_run_removed_api(struct rule_ctx *ctx);
 
 /*
  * Calls `fn` for every PodSpec of the current object (any mapping holding a

@@ -539,6 +539,36 @@ static int triggers_invalid_resource(const struct config *cfg,
 	return 0;
 }
 
+/*
+ * removed-api acts on an apiVersion equal to one of its removed versions
+ * (each is its own trigger), on the key or value
+ * node-role.kubernetes.io/master (selectors, requirements, tolerations),
+ * and on the flag --address of a kube-scheduler container.
+ */
+static int triggers_removed_api(const struct config *cfg,
+				struct trigger_set *set)
+{
+	static const char *const literals[] = {
+		"rbac.authorization.k8s.io/v1", "scheduling.k8s.io/v1",
+		"node.k8s.io/v1beta1", "storage.k8s.io/v1beta1",
+		"coordination.k8s.io/v1beta1", "apiregistration.k8s.io/v1beta1",
+		"autoscaling/v2beta", "extensions/v1beta1",
+		"networking.k8s.io/v1beta1", "policy/v1beta1",
+		"apiextensions.k8s.io/v1beta1",
+		"admissionregistration.k8s.io/v1beta1",
+		"certificates.k8s.io/v1beta1", "discovery.k8s.io/v1beta1",
+		"events.k8s.io/v1beta1", "mlkube.io/v1beta1",
+		"tensorflow.org/v1alpha1", "kubeflow.org/v1alpha",
+		"node-role.kubernetes.io/master", "--address",
+	};
+
+	(void)cfg;
+	for (size_t i = 0; i < sizeof(literals) / sizeof(literals[0]); i++)
+		if (trigger_add(set, literals[i]))
+			return -1;
+	return 0;
+}
+
 typedef int (*trigger_fn)(const struct config *cfg, struct trigger_set *set);
 
 static const trigger_fn rule_triggers[RULE_COUNT] = {
@@ -555,6 +585,7 @@ static const trigger_fn rule_triggers[RULE_COUNT] = {
 	[RULE_OBSOLETE_GPU_COMPONENT] = triggers_obsolete_gpu_component,
 	[RULE_LEGACY_SCHEDULER_CONFIG] = triggers_legacy_scheduler_config,
 	[RULE_INVALID_RESOURCE] = triggers_invalid_resource,
+	[RULE_REMOVED_API] = triggers_removed_api,
 };
 
 /* Shortest first, then bytewise: a trigger is only ever dropped for one

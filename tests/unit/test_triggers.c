@@ -80,6 +80,17 @@ TEST(triggers_default_set)
 		"hardPodAffinitySymmetricWeight", "alwaysCheckAllPredicates",
 		/* invalid-resource */
 		"limits", "requests",
+		/* removed-api; extensions/v1beta1 is above */
+		"rbac.authorization.k8s.io/v1", "scheduling.k8s.io/v1",
+		"node.k8s.io/v1beta1", "storage.k8s.io/v1beta1",
+		"coordination.k8s.io/v1beta1", "apiregistration.k8s.io/v1beta1",
+		"autoscaling/v2beta", "networking.k8s.io/v1beta1",
+		"policy/v1beta1", "apiextensions.k8s.io/v1beta1",
+		"admissionregistration.k8s.io/v1beta1",
+		"certificates.k8s.io/v1beta1", "discovery.k8s.io/v1beta1",
+		"events.k8s.io/v1beta1", "mlkube.io/v1beta1",
+		"tensorflow.org/v1alpha1", "kubeflow.org/v1alpha",
+		"node-role.kubernetes.io/master", "--address",
 	};
 	struct config *cfg = config_new_default();
 	struct string_list list;
