@@ -1136,12 +1136,10 @@ int pod_requests_gpu(const struct config *cfg, json_t *spec)
 	return 0;
 }
 
-/* 1 when `name` is a resource that only a pod sharing a GPU asks for. */
-static int is_sharing_resource(const struct config *cfg, const char *name)
+/* 1 when `name` is a legacy sharing resource: memory, count or compute. */
+static int is_legacy_sharing_resource(const struct config *cfg,
+				      const char *name)
 {
-	if (!same_name(cfg->shared_gpu_resource, cfg->gpu_resource) &&
-	    same_name(name, cfg->shared_gpu_resource))
-		return 1;
 	for (size_t i = 0; i < cfg->n_memory_resources; i++)
 		if (same_name(name, cfg->memory_resources[i].name))
 			return 1;
@@ -1149,9 +1147,16 @@ static int is_sharing_resource(const struct config *cfg, const char *name)
 	       string_list_has(&cfg->compute_resources, name);
 }
 
-/* 1 when the node selector value `value` is the text `want`; a YAML
- * boolean reads as "true" or "false". */
-static int selector_value_is(json_t *value, const char *want)
+/* 1 when `name` is a resource that only a pod sharing a GPU asks for. */
+static int is_sharing_resource(const struct config *cfg, const char *name)
+{
+	if (!same_name(cfg->shared_gpu_resource, cfg->gpu_resource) &&
+	    same_name(name, cfg->shared_gpu_resource))
+		return 1;
+	return is_legacy_sharing_resource(cfg, name);
+}
+
+int selector_value_is(json_t *value, const char *want)
 {
 	if (json_is_boolean(value))
 		return strcmp(json_is_true(value) ? "true" : "false", want) == 0;
@@ -1195,14 +1200,9 @@ int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
 
 int resource_is_migrated(const struct config *cfg, const char *name)
 {
-	if (same_name(name, cfg->legacy_gpu_resource) ||
-	    string_list_has(&cfg->vendor_gpu_resources, name))
-		return 1;
-	for (size_t i = 0; i < cfg->n_memory_resources; i++)
-		if (same_name(name, cfg->memory_resources[i].name))
-			return 1;
-	return is_count_resource(cfg, name) ||
-	       string_list_has(&cfg->compute_resources, name);
+	return same_name(name, cfg->legacy_gpu_resource) ||
+	       string_list_has(&cfg->vendor_gpu_resources, name) ||
+	       is_legacy_sharing_resource(cfg, name);
 }
 
 int is_count_resource(const struct config *cfg, const char *name)

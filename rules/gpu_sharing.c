@@ -412,6 +412,9 @@ struct report_state {
 	/* the node label whose affinity replaces a removed selector, or NULL
 	 * when the pod has affinity on it already */
 	const char *replacement;
+	/* the container of a legacy stack's own component that the pod
+	 * runs, or NULL: its placement is kept (see check_pod()) */
+	const char *obsolete;
 };
 
 static const char *target_resource(const struct config *cfg);
@@ -554,14 +557,14 @@ static int report_container(struct rule_ctx *ctx, struct pod_spec *p,
 	return rc;
 }
 
-/* The scalar text of a node selector value: "true" for a bare YAML true. */
-static int selector_matches(json_t *value, const char *want)
+/* The pointer of the pod's node selector `key` (owned), or NULL. */
+static char *selector_at(struct pod_spec *pod, const char *key)
 {
-	if (json_is_string(value))
-		return strcmp(json_string_value(value), want) == 0;
-	if (json_is_boolean(value))
-		return strcmp(json_is_true(value) ? "true" : "false", want) == 0;
-	return 0;
+	char *map = json_pointer_join(pod->pointer, "nodeSelector");
+	char *at = map ? json_pointer_join(map, key) : NULL;
+
+	free(map);
+	return at;
 }
 
 static int has_prefix(const struct string_list *prefixes, const char *s)
@@ -588,20 +591,20 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 
 	for (size_t i = 0; !rc && i < cfg->share_selectors.n; i++) {
 		const struct text_pair *sel = &cfg->share_selectors.items[i];
-		char *map;
 
-		if (!selector_matches(json_member(selector, sel->key),
-				      sel->value))
+		if (!selector_value_is(json_member(selector, sel->key),
+				       sel->value))
 			continue;
-		map = json_pointer_join(pod->pointer, "nodeSelector");
-		at = map ? json_pointer_join(map, sel->key) : NULL;
-		free(map);
-		if (!at)
+		if (!(at = selector_at(pod, sel->key)))
 			return -1;
 		if (keep)
 			rc = rule_report(ctx, SEVERITY_INFO, at, 0,
 					 "legacy GPU-sharing node selector '%s: %s' is kept (strategy keep)",
 					 sel->key, sel->value);
+		else if (st->obsolete)
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+					 "kept selector '%s: %s' of obsolete container '%.32s'; remove it",
+					 sel->key, sel->value, st->obsolete);
 		else if (!st->fixing)
 			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 					 "node selector '%s: %s' targets legacy GPU-sharing nodes",
@@ -627,6 +630,10 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 			rc = rule_report(ctx, SEVERITY_INFO, at, 0,
 					 "legacy GPU-sharing scheduler '%s' is kept (strategy keep)",
 					 name);
+		else if (st->obsolete)
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+					 "kept scheduler '%s' of obsolete container '%.32s'; remove it",
+					 name, st->obsolete);
 		else if (!st->fixing)
 			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 					 "scheduler '%s' is a legacy GPU-sharing scheduler",
@@ -637,7 +644,7 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 					 name);
 		free(at);
 	}
-	if (!json_is_object(annotations))
+	if (!json_is_object(annotations) || st->obsolete)
 		return rc;
 	json_object_foreach(annotations, key, value) {
 		char *map;
@@ -658,56 +665,6 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 			: rule_report(ctx, SEVERITY_WARNING, at, 0,
 				      "annotation '%.60s' is stale state of a GPU-sharing scheduler",
 				      key);
-		free(at);
-	}
-	return rc;
-}
-
-/*
- * A pod of a legacy stack's own component (the gpushare device plugin,
- * its evictor...) is not migrated: affinity on the sharing label would
- * run it exactly where today's device plugin shares GPUs, next to it. Its
- * legacy selector and scheduler are kept, so that it schedules nowhere
- * once the nodes are relabelled, and reported for the component's
- * removal. Returns 0, or -1 when out of memory.
- */
-static int report_obsolete_kept(struct rule_ctx *ctx, struct pod_spec *pod,
-				json_t *container)
-{
-	const struct config *cfg = ctx->cfg;
-	json_t *selector = json_member(pod->spec, "nodeSelector");
-	json_t *scheduler = json_member(pod->spec, "schedulerName");
-	const char *name = json_string_value(json_member(container, "name"));
-	char *at = NULL;
-	int rc = 0;
-
-	if (!name)
-		name = "";
-	for (size_t i = 0; !rc && i < cfg->share_selectors.n; i++) {
-		const struct text_pair *sel = &cfg->share_selectors.items[i];
-		char *map;
-
-		if (!selector_matches(json_member(selector, sel->key),
-				      sel->value))
-			continue;
-		map = json_pointer_join(pod->pointer, "nodeSelector");
-		at = map ? json_pointer_join(map, sel->key) : NULL;
-		free(map);
-		if (!at)
-			return -1;
-		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
-				 "kept selector '%s: %s' of obsolete container '%.32s'; remove it",
-				 sel->key, sel->value, name);
-		free(at);
-	}
-	if (!rc && json_is_string(scheduler) &&
-	    string_list_has(&cfg->share_schedulers,
-			    json_string_value(scheduler))) {
-		if (!(at = json_pointer_join(pod->pointer, "schedulerName")))
-			return -1;
-		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
-				 "kept scheduler '%s' of obsolete container '%.32s'; remove it",
-				 json_string_value(scheduler), name);
 		free(at);
 	}
 	return rc;
@@ -943,8 +900,8 @@ static int fix_placement(struct rule_ctx *ctx, struct pod_spec *pod)
 		const struct text_pair *sel = &cfg->share_selectors.items[i];
 		json_t *selector = json_pointer_get(ctx->root, map);
 
-		if (selector_matches(json_member(selector, sel->key),
-				     sel->value))
+		if (selector_value_is(json_member(selector, sel->key),
+				      sel->value))
 			rc = rule_remove_key_pruned(ctx, map, sel->key);
 	}
 	free(map);
@@ -1058,9 +1015,9 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 
 	selector = json_member(pod->spec, "nodeSelector");
 	for (size_t i = 0; i < cfg->share_selectors.n; i++)
-		if (selector_matches(json_member(selector,
-						 cfg->share_selectors.items[i].key),
-				     cfg->share_selectors.items[i].value))
+		if (selector_value_is(json_member(selector,
+						  cfg->share_selectors.items[i].key),
+				      cfg->share_selectors.items[i].value))
 			placement = selected = 1;
 	scheduler = json_member(pod->spec, "schedulerName");
 	if (json_is_string(scheduler) &&
@@ -1071,9 +1028,21 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	json_object_foreach(annotations, key, key_value)
 		if (has_prefix(&cfg->stale_annotation_prefixes, key))
 			stale = 1;
+	/*
+	 * A pod of a legacy stack's own component (the gpushare device
+	 * plugin, its evictor...) is not migrated: affinity on the sharing
+	 * label would run it exactly where today's device plugin shares
+	 * GPUs, next to it. Its legacy selector and scheduler are kept, so
+	 * that it schedules nowhere once the nodes are relabelled, and
+	 * reported for the component's removal.
+	 */
 	if (placement && cfg->strategy != SHARING_KEEP &&
 	    pod_obsolete_component(cfg, pod->spec, &component)) {
-		rc = report_obsolete_kept(ctx, pod, component);
+		const char *name = json_string_value(json_member(component,
+								 "name"));
+
+		st.obsolete = name ? name : "";
+		rc = report_pod_signals(ctx, &st, pod);
 		goto out;
 	}
 

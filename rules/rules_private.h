@@ -281,6 +281,10 @@ int resource_is_migrated(const struct config *cfg, const char *name);
 /* 1 when any container of the pod asks for a GPU. */
 int pod_requests_gpu(const struct config *cfg, json_t *spec);
 
+/* 1 when the node selector value `value` is the text `want`; a YAML
+ * boolean reads as "true" or "false". */
+int selector_value_is(json_t *value, const char *want);
+
 /*
  * 1 when `pod` shares a GPU, before or after gpu-sharing migrates it: a
  * container asks for a legacy sharing resource (memory or count) or for a
