@@ -11,7 +11,8 @@
  * stopped setting it in 1.24): a selector or required affinity on it is
  * reported; a toleration of it alone gets the toleration of its successor
  * `control-plane` beside it (today's charts tolerate both). kube-scheduler's
- * `--address` (and its insecure port 10251) went in 1.24. Offline only:
+ * `--address` has done nothing since 1.23, when its insecure port 10251
+ * went (kubernetes#96345), and was to be removed in 1.24. Offline only:
  * the API server refuses these objects before any webhook sees them.
  */
 #include <stdlib.h>
@@ -214,7 +215,8 @@ static int is_flag(const char *s, const char *flag)
 	       (s[len] == '\0' || s[len] == '=');
 }
 
-/* kube-scheduler's --address, removed in 1.24 with the insecure port. */
+/* kube-scheduler's --address, without effect since 1.23 (no insecure
+ * port). */
 static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   struct container *c, void *arg)
 {
@@ -248,7 +250,7 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			if (!at)
 				return -1;
 			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
-					 "kube-scheduler's --address was removed in 1.24; use --bind-address and probe 10259 over HTTPS");
+					 "kube-scheduler's --address does nothing since 1.23 (no port 10251); use --bind-address, HTTPS on 10259");
 			free(at);
 			return rc;
 		}
