@@ -1100,8 +1100,10 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		rc = -1;
 		goto out;
 	}
-	/* a model that pod asked for is spelt otherwise on shared nodes */
-	if (cfg->strategy != SHARING_KEEP && pod_product_add_shared(ctx, pod)) {
+	/* a model that a sharing pod asked for is spelt otherwise on
+	 * shared nodes */
+	if (cfg->strategy != SHARING_KEEP && (sp.shares || selected) &&
+	    pod_product_add_shared(ctx, pod)) {
 		rc = -1;
 		goto out;
 	}
