@@ -42,6 +42,9 @@ struct patcher {
 	int indent_tab;      /* the JSON document is indented with tabs */
 	int json_compact;    /* minified JSON: no blank after ',' and ':' */
 	int indentless;      /* sequences in mappings at the key's column */
+	/* trailing comments of changed lines stay: a template's, where an
+	 * action may stand right before them */
+	int keep_comments;
 	int failed;
 	char why[200];
 };
@@ -431,6 +434,50 @@ static size_t comments_above(struct patcher *pt, size_t ls)
 		at = prev;
 	}
 	return at;
+}
+
+/*
+ * A comment that ends the line after `from` (blanks, then '#' with a blank
+ * before it), from the blanks on, up to the line break: [*start, *end).
+ * 0 when there is none, or when it holds a template action ("{{"), which
+ * is not the patcher's to drop.
+ */
+static int trailing_comment(struct patcher *pt, size_t from, size_t *start,
+			    size_t *end)
+{
+	size_t i = from, e;
+
+	while (i < pt->len && (pt->text[i] == ' ' || pt->text[i] == '\t'))
+		i++;
+	if (i == from || i >= pt->len || pt->text[i] != '#')
+		return 0;
+	for (e = i; e < pt->len && pt->text[e] != '\n' && pt->text[e] != '\r';
+	     e++)
+		if (pt->text[e] == '{' && e + 1 < pt->len &&
+		    pt->text[e + 1] == '{')
+			return 0;
+	*start = from;
+	*end = e;
+	return 1;
+}
+
+/*
+ * A comment at the end of a line whose key or scalar value an operation
+ * rewrote describes what the line said before ("aliyun.com/gpu-mem: 2  #
+ * 2 GiB" becomes one shared GPU): it goes with the change. Comment lines
+ * above stay, as every line no operation touches does.
+ */
+static int drop_stale_comment(struct patcher *pt, struct source_child *c,
+			      enum text_edit_kind kind)
+{
+	size_t start, end;
+
+	if (pt->json_doc || pt->keep_comments ||
+	    c->node->kind != SOURCE_SCALAR ||
+	    c->node->end <= c->node->start ||
+	    !trailing_comment(pt, c->node->end, &start, &end))
+		return 0;
+	return add_edit(pt, start, end, NULL, 0, kind, c->node);
 }
 
 /* Where a block sequence item's "-" is. */
@@ -922,6 +969,11 @@ static int gen_node(struct patcher *pt, struct source_node *parent,
 			continue;
 		child_value = node->kind == SOURCE_MAPPING ?
 			json_member(value, c->key) : json_array_get(value, i);
+		if ((c->renamed || c->node->replaced) && !node->flow &&
+		    drop_stale_comment(pt, c, c->node->replaced ?
+					      TEXT_EDIT_REPLACE :
+					      TEXT_EDIT_RENAME))
+			return -1;
 		if (c->renamed) {
 			struct buf b;
 			int rc;
@@ -1156,7 +1208,8 @@ int text_patch_edits(const char *text, size_t len, struct source_doc *doc,
 		     const struct source_limits *limits,
 		     struct text_edits *edits, char *why, size_t why_len)
 {
-	struct patcher pt = { .text = text, .len = len, .doc = doc };
+	struct patcher pt = { .text = text, .len = len, .doc = doc,
+			      .keep_comments = 1 };
 	struct buf out;
 	int rc = -1;
 

@@ -241,9 +241,9 @@ out:
 	return rc;
 }
 
-int product_label_drifts(const struct config *cfg)
+int product_label_drifts(const struct config *cfg, int shares)
 {
-	return (cfg->strategy == SHARING_TIME_SLICING ||
+	return shares && (cfg->strategy == SHARING_TIME_SLICING ||
 		cfg->strategy == SHARING_MPS) &&
 	       strcmp(cfg->shared_gpu_resource, cfg->gpu_resource) == 0;
 }
@@ -251,11 +251,12 @@ int product_label_drifts(const struct config *cfg)
 /* The longest label value Kubernetes takes. */
 #define LABEL_VALUE_MAX 63
 
-int product_values_add_shared(const struct config *cfg, json_t *values)
+int product_values_add_shared(const struct config *cfg, int shares,
+			      json_t *values)
 {
 	size_t n = json_array_size(values), suffix = strlen(cfg->shared_product_suffix);
 
-	if (!product_label_drifts(cfg))
+	if (!product_label_drifts(cfg, shares))
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *name = json_string_value(json_array_get(values, i));
@@ -305,7 +306,7 @@ static int values_translatable(json_t *values)
  * key, then the values, made anew. 0, or -1 when out of memory (then it
  * may be half done).
  */
-static int requirement_translate(const struct config *cfg,
+static int requirement_translate(const struct config *cfg, int shares,
 				 json_t *requirement)
 {
 	json_t *values = json_incref(json_member(requirement, "values"));
@@ -334,13 +335,13 @@ static int requirement_translate(const struct config *cfg,
 		free(name);
 	}
 	/* GPU Feature Discovery spells shared nodes' models otherwise */
-	rc = product_values_add_shared(cfg, fresh_values);
+	rc = product_values_add_shared(cfg, shares, fresh_values);
 out:
 	json_decref(values);
 	return rc;
 }
 
-json_t *node_requirement_translate_new(const struct config *cfg,
+json_t *node_requirement_translate_new(const struct config *cfg, int shares,
 				       json_t *requirement, int *bad)
 {
 	json_t *copy;
@@ -349,7 +350,7 @@ json_t *node_requirement_translate_new(const struct config *cfg,
 	if (*bad)
 		return NULL;
 	copy = json_deep_copy(requirement);
-	if (copy && requirement_translate(cfg, copy) != 0) {
+	if (copy && requirement_translate(cfg, shares, copy) != 0) {
 		json_decref(copy);
 		return NULL;
 	}
@@ -369,7 +370,7 @@ static int translate_in_place(json_t *requirement, const char *pointer,
 	}
 	t->translated++;
 	/* the visitor still holds the requirement: translated in place */
-	return requirement_translate(t->cfg, requirement);
+	return requirement_translate(t->cfg, t->shares, requirement);
 }
 
 int affinity_translate_gpu_name(json_t *affinity,
@@ -380,4 +381,90 @@ int affinity_translate_gpu_name(json_t *affinity,
 	return affinity_for_each_node_requirement(affinity, "",
 						  t->cfg->legacy_gpu_name_label,
 						  translate_in_place, t);
+}
+
+/* Adds the shared spellings to one requirement on the model label. */
+static int requirement_add_shared(json_t *requirement, const char *pointer,
+				  void *arg)
+{
+	struct rule_ctx *ctx = arg;
+	const char *op = json_string_value(json_member(requirement,
+						       "operator"));
+	json_t *values = json_member(requirement, "values"), *fresh;
+	char *p_values = NULL, *p_end = NULL;
+	size_t n = json_array_size(values);
+	int rc = -1;
+
+	if (!op || (strcmp(op, "In") != 0 && strcmp(op, "NotIn") != 0) ||
+	    n == 0 || !values_translatable(values))
+		return 0;
+	if (!(fresh = json_copy(values)) ||
+	    product_values_add_shared(ctx->cfg, 1, fresh) != 0)
+		goto out;
+	rc = 0;
+	if (json_array_size(fresh) == n)
+		goto out;
+	rc = -1;
+	if (!(p_values = json_pointer_join(pointer, "values")) ||
+	    !(p_end = json_pointer_join(p_values, "-")))
+		goto out;
+	rc = rule_report(ctx, SEVERITY_WARNING, p_values, 1,
+			 "added the '%s' spellings of the GPU models, as shared nodes are labelled",
+			 ctx->cfg->shared_product_suffix);
+	for (size_t i = n; !rc && i < json_array_size(fresh); i++)
+		rc = rule_add(ctx, p_end, json_incref(json_array_get(fresh, i)));
+out:
+	json_decref(fresh);
+	free(p_values);
+	free(p_end);
+	return rc;
+}
+
+int pod_product_add_shared(struct rule_ctx *ctx, struct pod_spec *pod)
+{
+	const struct config *cfg = ctx->cfg;
+	json_t *selector, *values;
+	char *map = NULL, *at = NULL, *p_affinity = NULL;
+	const char *model;
+	int rc = -1;
+
+	if (!product_label_drifts(cfg, 1))
+		return 0;
+	pod->spec = json_pointer_get(ctx->root, pod->pointer);
+	if (!(p_affinity = json_pointer_join(pod->pointer, "affinity")))
+		return -1;
+	if (affinity_for_each_node_requirement(
+		    json_member(pod->spec, "affinity"), p_affinity,
+		    cfg->gpu_product_label, requirement_add_shared, ctx) != 0)
+		goto out;
+	/* a nodeSelector holds one value: required affinity holds both */
+	pod->spec = json_pointer_get(ctx->root, pod->pointer);
+	selector = json_member(pod->spec, "nodeSelector");
+	model = json_string_value(json_member(selector,
+					      cfg->gpu_product_label));
+	rc = 0;
+	if (!model || !(values = json_pack("[s]", model)))
+		goto out;
+	rc = -1;
+	if (product_values_add_shared(cfg, 1, values) != 0 ||
+	    json_array_size(values) == 1) {
+		rc = json_array_size(values) == 1 ? 0 : -1;
+		json_decref(values);
+		goto out;
+	}
+	if (!(map = json_pointer_join(pod->pointer, "nodeSelector")) ||
+	    !(at = json_pointer_join(map, cfg->gpu_product_label)) ||
+	    rule_report(ctx, SEVERITY_WARNING, at, 1,
+			"moved the GPU model selector to affinity on '%s', with '%s' models too",
+			cfg->gpu_product_label, cfg->shared_product_suffix) ||
+	    rule_remove_key_pruned(ctx, map, cfg->gpu_product_label)) {
+		json_decref(values);
+		goto out;
+	}
+	rc = pod_require_node_label(ctx, pod, cfg->gpu_product_label, values);
+out:
+	free(map);
+	free(at);
+	free(p_affinity);
+	return rc;
 }

@@ -70,6 +70,7 @@ static const struct config_field sharing_fields[] = {
 	FIELD("strategy", FIELD_STRATEGY, strategy),
 	FIELD("memoryResources", FIELD_MEMORY_RESOURCES, memory_resources),
 	FIELD("countResources", FIELD_NAME_LIST, count_resources),
+	FIELD("computeResources", FIELD_NAME_LIST, compute_resources),
 	FIELD("nodeSelectors", FIELD_NODE_SELECTORS, share_selectors),
 	FIELD("schedulerNames", FIELD_TEXT_LIST, share_schedulers),
 	FIELD("staleAnnotationPrefixes", FIELD_TEXT_LIST,
@@ -84,6 +85,7 @@ static const struct config_field host_paths_fields[] = {
 	FIELD("obsolete", FIELD_TEXT_LIST, obsolete_host_paths),
 	FIELD("ambiguous", FIELD_TEXT_LIST, ambiguous_host_paths),
 	FIELD("ambiguousMountPaths", FIELD_TEXT_LIST, ambiguous_mount_paths),
+	FIELD("vendorDriverDirs", FIELD_TEXT_LIST, vendor_driver_dirs),
 	{ NULL, 0, 0 }
 };
 
@@ -215,6 +217,7 @@ static int patterns_prepare(struct config *cfg)
 	struct string_list *lists[] = {
 		&cfg->stack_images, &cfg->gpu_images, &cfg->obsolete_host_paths,
 		&cfg->ambiguous_host_paths, &cfg->ambiguous_mount_paths,
+		&cfg->vendor_driver_dirs,
 	};
 	struct text_map *map = &cfg->obsolete_components;
 
@@ -306,6 +309,7 @@ void config_free(struct config *cfg)
 	free(cfg->shared_product_suffix);
 	memory_resources_free(cfg->memory_resources, cfg->n_memory_resources);
 	string_list_clear(&cfg->count_resources);
+	string_list_clear(&cfg->compute_resources);
 	text_map_free(&cfg->share_selectors);
 	string_list_clear(&cfg->share_schedulers);
 	string_list_clear(&cfg->stale_annotation_prefixes);
@@ -314,6 +318,7 @@ void config_free(struct config *cfg)
 	string_list_clear(&cfg->obsolete_host_paths);
 	string_list_clear(&cfg->ambiguous_host_paths);
 	string_list_clear(&cfg->ambiguous_mount_paths);
+	string_list_clear(&cfg->vendor_driver_dirs);
 	string_list_clear(&cfg->gpu_images);
 	string_list_clear(&cfg->stack_images);
 	text_map_free(&cfg->obsolete_components);
@@ -434,8 +439,11 @@ static const char *const default_obsolete_host_paths[] = {
 	NULL
 };
 
+static const char *const default_vendor_driver_dirs[] = {
+	"/home/kubernetes/bin/nvidia", "/home/kubernetes/bin/nvidia/*", NULL
+};
+
 static const char *const default_ambiguous_host_paths[] = {
-	"/home/kubernetes/bin/nvidia", "/home/kubernetes/bin/nvidia/*",
 	"/usr/bin", "/bin", "/usr/lib", "/usr/lib64", "/usr/lib/x86_64-linux-gnu",
 	"*", NULL
 };
@@ -456,7 +464,8 @@ static const char *const default_stack_images[] = {
 	"nvcr.io/nvidia/driver:*", "*nvidia/k8s-dra-driver*",
 	"*nvidia/kubevirt-gpu-device-plugin*", "*nvidia-gpu-device-plugin*",
 	"*nvidia-driver-installer*", "*cos-nvidia-installer*",
-	"*cos-gpu-installer*", "*projecthami/hami*", NULL
+	"*cos-gpu-installer*", "*nvidia-partition-gpu*", "*projecthami/hami*",
+	"*/dra-driver-nvidia/*", NULL
 };
 
 /* A default entry of a mapping of strings. */
@@ -474,6 +483,8 @@ static const struct default_pair default_obsolete_components[] = {
 	  "use NVIDIA device plugin v0.x or GPU Operator" },
 	{ "*/nvidia/k8s-device-plugin:1.*",
 	  "use NVIDIA device plugin v0.x or GPU Operator" },
+	{ "*device-plugin-recover*",
+	  "remove it with the gpushare device plugin" },
 	{ "*k8s-gpushare-plugin*",
 	  "use NVIDIA device plugin, time-slicing or MPS" },
 	{ "*gpushare-device-plugin*",
@@ -486,7 +497,16 @@ static const struct default_pair default_obsolete_components[] = {
 	  "remove it: it installs the gpushare extender" },
 	{ "*device-plugin-evict*",
 	  "remove it with the gpushare device plugin" },
+	{ "*scheduler-extender-configtool*",
+	  "remove it: it edits kube-scheduler for gpushare" },
 	{ "*nvidia-docker-plugin*", "use NVIDIA container toolkit" },
+	{ "*volcano-device-plugin*",
+	  "use NVIDIA device plugin, time-slicing or MPS" },
+	{ "*tkestack/gpu-manager*", "use NVIDIA device plugin with MPS, or HAMi" },
+	{ "*gputopology-schd-extender*",
+	  "use default scheduler: pods need no extender" },
+	{ "*gputopology-scheduler-extender*",
+	  "use default scheduler: pods need no extender" },
 };
 
 #define N_OF(array) (sizeof(array) / sizeof((array)[0]))
@@ -509,8 +529,19 @@ static const char *const default_vendor_gpu_resources[] = {
 	"aliyun.com/gpu", NULL
 };
 
+/*
+ * nvidia.com/gpu.shared is what gpumend itself asked for before sharedGPU
+ * became nvidia.com/gpu: it exists only where the device plugin renames
+ * shared GPUs, so it is translated like the vendors' counts, unless it is
+ * the configured sharedGPU (is_count_resource()).
+ */
 static const char *const default_count_resources[] = {
-	"volcano.sh/gpu-number", "aliyun.com/gpu-count", NULL
+	"volcano.sh/gpu-number", "aliyun.com/gpu-count", "nvidia.com/gpu.shared",
+	NULL
+};
+
+static const char *const default_compute_resources[] = {
+	"tencent.com/vcuda-core", "aliyun.com/gpu-core.percentage", NULL
 };
 
 static const char *const default_share_schedulers[] = {
@@ -531,6 +562,7 @@ struct config *config_new_default(void)
 		{ "aliyun.com/gpu-mem", 1024 },
 		{ "rancher.io/gpu-mem", 1024 },
 		{ "volcano.sh/gpu-memory", 1 },
+		{ "tencent.com/vcuda-memory", 256 },
 	};
 
 	if (!cfg)
@@ -548,7 +580,7 @@ struct config *config_new_default(void)
 
 	if (!(cfg->legacy_gpu_resource = strdup("alpha.kubernetes.io/nvidia-gpu")) ||
 	    !(cfg->gpu_resource = strdup("nvidia.com/gpu")) ||
-	    !(cfg->shared_gpu_resource = strdup("nvidia.com/gpu.shared")) ||
+	    !(cfg->shared_gpu_resource = strdup("nvidia.com/gpu")) ||
 	    !(cfg->gpu_memory_resource = strdup("nvidia.com/gpumem")) ||
 	    !(cfg->legacy_gpu_name_label = strdup("alpha.kubernetes.io/nvidia-gpu-name")) ||
 	    !(cfg->gpu_product_label = strdup("nvidia.com/gpu.product")) ||
@@ -565,10 +597,11 @@ struct config *config_new_default(void)
 	    !(cfg->mutations_annotation = strdup("gpumend.io/mutations")))
 		goto out_free;
 
-	cfg->memory_resources = calloc(3, sizeof(*cfg->memory_resources));
+	cfg->memory_resources = calloc(N_OF(memory) + 1,
+				       sizeof(*cfg->memory_resources));
 	if (!cfg->memory_resources)
 		goto out_free;
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < N_OF(memory); i++) {
 		cfg->memory_resources[i].unit_mib = memory[i].unit_mib;
 		if (!(cfg->memory_resources[i].name = strdup(memory[i].name)))
 			goto out_free;
@@ -580,6 +613,8 @@ struct config *config_new_default(void)
 			 N_OF(default_obsolete_components)))
 		goto out_free;
 	if (string_list_set(&cfg->count_resources, default_count_resources) ||
+	    string_list_set(&cfg->compute_resources,
+			    default_compute_resources) ||
 	    string_list_set(&cfg->vendor_gpu_resources,
 			    default_vendor_gpu_resources) ||
 	    string_list_set(&cfg->stack_images, default_stack_images) ||
@@ -592,6 +627,8 @@ struct config *config_new_default(void)
 			    default_ambiguous_host_paths) ||
 	    string_list_set(&cfg->ambiguous_mount_paths,
 			    default_ambiguous_mount_paths) ||
+	    string_list_set(&cfg->vendor_driver_dirs,
+			    default_vendor_driver_dirs) ||
 	    string_list_set(&cfg->gpu_images, default_gpu_images) ||
 	    patterns_prepare(cfg))
 		goto out_free;
@@ -643,14 +680,19 @@ static const char default_yaml[] =
 	"    mode: warn    # lint only: says what replaces each component (see components)\n"
 	"  legacy-scheduler-config:\n"
 	"    mode: mutate  # offline only: KubeSchedulerConfiguration v1beta1-3 becomes v1\n"
+	"  invalid-resource:\n"
+	"    mode: warn    # offline and lint only: resource names no API server takes\n"
+	"  removed-api:\n"
+	"    mode: mutate  # offline only: RBAC, PriorityClass... v1beta1 become v1\n"
 	"\n"
 	"# Extended resource names.\n"
 	"resources:\n"
 	"  legacyGPU: alpha.kubernetes.io/nvidia-gpu  # the Kubernetes <= 1.9 GPU resource\n"
 	"  gpu: nvidia.com/gpu                         # the device plugin's GPU resource\n"
-	"  # a shared GPU (time-slicing, mps); nvidia.com/gpu when the cluster's\n"
-	"  # device plugin does not rename shared GPUs\n"
-	"  sharedGPU: nvidia.com/gpu.shared\n"
+	"  # a shared GPU (time-slicing, mps): what the device plugin serves by\n"
+	"  # default; nvidia.com/gpu.shared when it renames shared GPUs\n"
+	"  # (renameByDefault: true)\n"
+	"  sharedGPU: nvidia.com/gpu\n"
 	"  gpuMemory: nvidia.com/gpumem                # GPU memory in MiB, for strategy hami\n"
 	"  vendorGPUs:              # vendor forks' resources counting whole GPUs, renamed to gpu\n"
 	"    - aliyun.com/gpu       # Alibaba Cloud ACK topology-aware GPU scheduling\n"
@@ -672,9 +714,16 @@ static const char default_yaml[] =
 	"    aliyun.com/gpu-mem: GiB  # gpushare's --memory-unit default; larger values: see below\n"
 	"    rancher.io/gpu-mem: GiB\n"
 	"    volcano.sh/gpu-memory: MiB\n"
+	"    tencent.com/vcuda-memory: 256MiB  # tkestack gpu-manager\n"
 	"  countResources:         # legacy resources that count shared GPUs\n"
 	"    - volcano.sh/gpu-number\n"
 	"    - aliyun.com/gpu-count\n"
+	"    - nvidia.com/gpu.shared  # gpumend's old default; ignored when it is sharedGPU\n"
+	"  # legacy shares of one GPU's compute in percent (100: a whole GPU); time-slicing\n"
+	"  # and MPS do not limit compute: they go, and the pod shares a GPU\n"
+	"  computeResources:\n"
+	"    - tencent.com/vcuda-core           # tkestack gpu-manager\n"
+	"    - aliyun.com/gpu-core.percentage   # Alibaba Cloud cGPU\n"
 	"  nodeSelectors:          # node selector labels that marked legacy sharing nodes\n"
 	"    gpushare: \"true\"\n"
 	"    gpu.cattle.io/type: share\n"
@@ -706,8 +755,6 @@ static const char default_yaml[] =
 	"    - \"*/libcuda.so*\"\n"
 	"    - \"*/libnvidia-*.so*\"\n"
 	"  ambiguous:              # only warned about, when mounted at ambiguousMountPaths\n"
-	"    - \"/home/kubernetes/bin/nvidia\"    # GKE installs the driver here today\n"
-	"    - \"/home/kubernetes/bin/nvidia/*\"\n"
 	"    - \"/usr/bin\"\n"
 	"    - \"/bin\"\n"
 	"    - \"/usr/lib\"\n"
@@ -717,6 +764,12 @@ static const char default_yaml[] =
 	"  ambiguousMountPaths:    # fnmatch(3) patterns on volumeMounts[].mountPath\n"
 	"    - \"/usr/local/nvidia\"\n"
 	"    - \"/usr/local/nvidia/*\"\n"
+	"  # where a platform installs the driver today: the device plugin mounts\n"
+	"  # it into GPU containers, so only their mounts at ambiguousMountPaths\n"
+	"  # are removed; other containers and the stack's own components keep theirs\n"
+	"  vendorDriverDirs:\n"
+	"    - \"/home/kubernetes/bin/nvidia\"    # GKE installs the driver here today\n"
+	"    - \"/home/kubernetes/bin/nvidia/*\"\n"
 	"\n"
 	"# The gpu-visibility rule.\n"
 	"visibility:\n"
@@ -744,7 +797,9 @@ static const char default_yaml[] =
 	"    - \"*nvidia-driver-installer*\"      # GKE's driver installers\n"
 	"    - \"*cos-nvidia-installer*\"\n"
 	"    - \"*cos-gpu-installer*\"\n"
+	"    - \"*nvidia-partition-gpu*\"       # GKE's MIG partitioner\n"
 	"    - \"*projecthami/hami*\"\n"
+	"    - \"*/dra-driver-nvidia/*\"        # NVIDIA's DRA driver (registry.k8s.io)\n"
 	"\n"
 	"# The obsolete-gpu-component rule: fnmatch(3) patterns on container images\n"
 	"# of the legacy stacks' own components, each with what to do instead (at\n"
@@ -753,13 +808,19 @@ static const char default_yaml[] =
 	"  obsolete:\n"
 	"    \"nvidia/k8s-device-plugin:1.*\": use NVIDIA device plugin v0.x or GPU Operator\n"
 	"    \"*/nvidia/k8s-device-plugin:1.*\": use NVIDIA device plugin v0.x or GPU Operator\n"
+	"    \"*device-plugin-recover*\": remove it with the gpushare device plugin\n"
 	"    \"*k8s-gpushare-plugin*\": \"use NVIDIA device plugin, time-slicing or MPS\"\n"
 	"    \"*gpushare-device-plugin*\": \"use NVIDIA device plugin, time-slicing or MPS\"\n"
 	"    \"*gpushare-schd-extender*\": \"use default scheduler: pods need no extender\"\n"
 	"    \"*gpushare-scheduler-extender*\": \"use default scheduler: pods need no extender\"\n"
 	"    \"*schd-extender-deployer*\": \"remove it: it installs the gpushare extender\"\n"
 	"    \"*device-plugin-evict*\": remove it with the gpushare device plugin\n"
+	"    \"*scheduler-extender-configtool*\": \"remove it: it edits kube-scheduler for gpushare\"\n"
 	"    \"*nvidia-docker-plugin*\": use NVIDIA container toolkit\n"
+	"    \"*volcano-device-plugin*\": \"use NVIDIA device plugin, time-slicing or MPS\"\n"
+	"    \"*tkestack/gpu-manager*\": \"use NVIDIA device plugin with MPS, or HAMi\"\n"
+	"    \"*gputopology-schd-extender*\": \"use default scheduler: pods need no extender\"\n"
+	"    \"*gputopology-scheduler-extender*\": \"use default scheduler: pods need no extender\"\n"
 	"\n"
 	"# The critical-pod-annotation rule: the PriorityClass that replaces the\n"
 	"# annotation scheduler.alpha.kubernetes.io/critical-pod (removed in 1.16).\n"
@@ -1131,6 +1192,28 @@ static int map_key_check(const char *key, enum text_kind kind,
 	return rc;
 }
 
+/*
+ * The size in MiB of a unit written "<N>MiB" (tkestack's gpu-manager
+ * counts tencent.com/vcuda-memory in 256 MiB), N from 1 to 1048576
+ * without a leading zero; 0 when `s` is not such a unit.
+ */
+static long long unit_of(const char *s)
+{
+	long long n = 0;
+	size_t i;
+
+	for (i = 0; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (i == 0 && s[i] == '0')
+			return 0;
+		n = n * 10 + (s[i] - '0');
+		if (n > 1048576)
+			return 0;
+	}
+	if (i == 0 || strcmp(s + i, "MiB") != 0)
+		return 0;
+	return n;
+}
+
 static int apply_memory_resources(struct config *cfg, json_t *value,
 				  const char *pointer, struct rules_error *err)
 {
@@ -1154,9 +1237,10 @@ static int apply_memory_resources(struct config *cfg, json_t *value,
 			items[n].unit_mib = 1;
 		} else if (s && strcmp(s, "GiB") == 0) {
 			items[n].unit_mib = 1024;
-		} else {
+		} else if (!s || (items[n].unit_mib = unit_of(s)) == 0) {
 			config_fail(err, json_pointer_join(pointer, key), pointer,
-				    "the unit of '%.60s' must be MiB or GiB", key);
+				    "the unit of '%.60s' must be MiB, GiB or a number of MiB such as 256MiB",
+				    key);
 			goto out_free_items;
 		}
 		if (!(items[n].name = strdup(key))) {
@@ -1566,7 +1650,8 @@ static int config_coherent(const struct config *cfg, struct rules_error *err)
 	for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
 		const char *name = targets[t].name;
 		int legacy = strcmp(name, cfg->legacy_gpu_resource) == 0 ||
-			     string_list_has(&cfg->count_resources, name) ||
+			     is_count_resource(cfg, name) ||
+			     string_list_has(&cfg->compute_resources, name) ||
 			     string_list_has(&cfg->vendor_gpu_resources, name);
 
 		for (size_t i = 0; i < cfg->n_memory_resources; i++)
@@ -1579,7 +1664,8 @@ static int config_coherent(const struct config *cfg, struct rules_error *err)
 	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++) {
 		const char *name = cfg->vendor_gpu_resources.items[i];
 		int shared = strcmp(name, cfg->legacy_gpu_resource) == 0 ||
-			     string_list_has(&cfg->count_resources, name);
+			     is_count_resource(cfg, name) ||
+			     string_list_has(&cfg->compute_resources, name);
 		char at[48];
 
 		for (size_t m = 0; m < cfg->n_memory_resources; m++)
@@ -1691,10 +1777,16 @@ static json_t *field_to_json(const struct config *cfg,
 		for (size_t i = 0; i < cfg->n_memory_resources; i++) {
 			const struct memory_resource *m =
 				&cfg->memory_resources[i];
+			char unit[32];
 
-			if (object_set_new(map, m->name,
-					   json_text(m->unit_mib == 1024 ?
-						       "GiB" : "MiB")))
+			if (m->unit_mib == 1024)
+				snprintf(unit, sizeof(unit), "GiB");
+			else if (m->unit_mib == 1)
+				snprintf(unit, sizeof(unit), "MiB");
+			else
+				snprintf(unit, sizeof(unit), "%lldMiB",
+					 m->unit_mib);
+			if (object_set_new(map, m->name, json_text(unit)))
 				goto out_free_map;
 		}
 		return map;

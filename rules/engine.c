@@ -61,6 +61,14 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 		RULE_LEGACY_SCHEDULER_CONFIG, "legacy-scheduler-config",
 		RULE_MODE_MUTATE, 1, 1,
 		"kube-scheduler Policy files and flags, KubeSchedulerConfiguration on removed versions" },
+	[RULE_INVALID_RESOURCE] = {
+		RULE_INVALID_RESOURCE, "invalid-resource",
+		RULE_MODE_WARN, 0, 1,
+		"resource names no API server accepts or nothing serves, extended requests without a limit" },
+	[RULE_REMOVED_API] = {
+		RULE_REMOVED_API, "removed-api",
+		RULE_MODE_MUTATE, 1, 1,
+		"removed API versions (RBAC, PriorityClass v1beta1...), the master node role, kube-scheduler --address" },
 };
 
 static const rule_run_fn rule_runs[RULE_COUNT] = {
@@ -76,6 +84,8 @@ static const rule_run_fn rule_runs[RULE_COUNT] = {
 	[RULE_REMOVED_GPU_FEATURE_GATE] = rule_run_removed_gpu_feature_gate,
 	[RULE_OBSOLETE_GPU_COMPONENT] = rule_run_obsolete_gpu_component,
 	[RULE_LEGACY_SCHEDULER_CONFIG] = rule_run_legacy_scheduler_config,
+	[RULE_INVALID_RESOURCE] = rule_run_invalid_resource,
+	[RULE_REMOVED_API] = rule_run_removed_api,
 };
 
 const struct rule_info *rule_info_get(enum rule_id id)
@@ -517,6 +527,36 @@ int rule_rename(struct rule_ctx *ctx, const char *map_pointer,
 		    json_pointer_join(map_pointer, old_key), NULL);
 }
 
+/*
+ * When the mapping at `map_pointer` goes and it is the only member of a
+ * pod template's metadata (not the object's own), the metadata goes too:
+ * a CronJob whose template only held the affinity annotation keeps no
+ * `metadata: {}`. Returns the pointer to remove (owned), NULL when out of
+ * memory.
+ */
+static char *pruned_pointer(struct rule_ctx *ctx, const char *map_pointer)
+{
+	const char *slash = strrchr(map_pointer, '/');
+	size_t len = slash ? (size_t)(slash - map_pointer) : 0;
+	static const char tail[] = "/metadata";
+	size_t tail_len = sizeof(tail) - 1;
+	char *parent;
+	json_t *meta;
+
+	if (!slash || len <= tail_len ||
+	    memcmp(map_pointer + len - tail_len, tail, tail_len) != 0)
+		return strdup(map_pointer);
+	if (!(parent = strndup(map_pointer, len)))
+		return NULL;
+	meta = json_pointer_get(ctx->root, parent);
+	if (strcmp(parent, ctx->object_metadata) == 0 ||
+	    !json_is_object(meta) || json_object_size(meta) != 1) {
+		free(parent);
+		return strdup(map_pointer);
+	}
+	return parent;
+}
+
 int rule_remove_key_pruned(struct rule_ctx *ctx, const char *map_pointer,
 			   const char *key)
 {
@@ -524,7 +564,8 @@ int rule_remove_key_pruned(struct rule_ctx *ctx, const char *map_pointer,
 
 	if (json_is_object(map) && json_object_size(map) == 1 &&
 	    json_member(map, key) && *map_pointer)
-		return rule_remove(ctx, map_pointer);
+		return emit(ctx, PATCH_REMOVE, pruned_pointer(ctx, map_pointer),
+			    NULL, NULL);
 	return emit(ctx, PATCH_REMOVE, json_pointer_join(map_pointer, key),
 		    NULL, NULL);
 }
@@ -1054,6 +1095,8 @@ static int is_gpu_resource(const struct config *cfg, const char *name)
 	for (size_t i = 0; i < cfg->count_resources.n; i++)
 		if (same_name(name, cfg->count_resources.items[i]))
 			return 1;
+	if (name && string_list_has(&cfg->compute_resources, name))
+		return 1;
 	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
 		if (same_name(name, cfg->vendor_gpu_resources.items[i]))
 			return 1;
@@ -1091,6 +1134,103 @@ int pod_requests_gpu(const struct config *cfg, json_t *spec)
 				return 1;
 	}
 	return 0;
+}
+
+/* 1 when `name` is a legacy sharing resource: memory, count or compute. */
+static int is_legacy_sharing_resource(const struct config *cfg,
+				      const char *name)
+{
+	for (size_t i = 0; i < cfg->n_memory_resources; i++)
+		if (same_name(name, cfg->memory_resources[i].name))
+			return 1;
+	return is_count_resource(cfg, name) ||
+	       string_list_has(&cfg->compute_resources, name);
+}
+
+/* 1 when `name` is a resource that only a pod sharing a GPU asks for. */
+static int is_sharing_resource(const struct config *cfg, const char *name)
+{
+	if (!same_name(cfg->shared_gpu_resource, cfg->gpu_resource) &&
+	    same_name(name, cfg->shared_gpu_resource))
+		return 1;
+	return is_legacy_sharing_resource(cfg, name);
+}
+
+int selector_value_is(json_t *value, const char *want)
+{
+	if (json_is_boolean(value))
+		return strcmp(json_is_true(value) ? "true" : "false", want) == 0;
+	return same_name(json_string_value(value), want);
+}
+
+int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
+{
+	json_t *labels = json_member(pod->metadata, "labels");
+	json_t *selector = json_member(pod->spec, "nodeSelector");
+
+	if (json_member(labels, cfg->sharing_label))
+		return 1;
+	for (size_t i = 0; i < cfg->share_selectors.n; i++)
+		if (selector_value_is(json_member(selector,
+						  cfg->share_selectors.items[i].key),
+				      cfg->share_selectors.items[i].value))
+			return 1;
+	for (size_t l = 0; l < 3; l++) {
+		json_t *list = json_member(pod->spec, container_lists[l]), *c;
+		size_t i;
+
+		json_array_foreach(list, i, c) {
+			json_t *resources = json_member(c, "resources");
+			const char *sections[] = { "limits", "requests" };
+
+			for (int s = 0; s < 2; s++) {
+				json_t *map = json_member(resources, sections[s]);
+				const char *name;
+				json_t *value;
+
+				json_object_foreach(map, name, value)
+					if (is_sharing_resource(cfg, name) &&
+					    asks_for(value))
+						return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+int resource_is_migrated(const struct config *cfg, const char *name)
+{
+	return same_name(name, cfg->legacy_gpu_resource) ||
+	       string_list_has(&cfg->vendor_gpu_resources, name) ||
+	       is_legacy_sharing_resource(cfg, name);
+}
+
+int is_count_resource(const struct config *cfg, const char *name)
+{
+	return string_list_has(&cfg->count_resources, name) &&
+	       !same_name(name, cfg->shared_gpu_resource);
+}
+
+const struct text_pair *pod_obsolete_component(const struct config *cfg,
+					       json_t *spec, json_t **container)
+{
+	for (size_t l = 0; l < 3; l++) {
+		json_t *list = json_member(spec, container_lists[l]), *c;
+		size_t i;
+
+		json_array_foreach(list, i, c) {
+			const struct text_pair *component = text_map_match(
+				&cfg->obsolete_components,
+				json_string_value(json_member(c, "image")));
+
+			if (component) {
+				if (container)
+					*container = c;
+				return component;
+			}
+		}
+	}
+	return NULL;
 }
 
 /* 1 when s[0..len) matches seg[0..len), where '?' is any byte. */

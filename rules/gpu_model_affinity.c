@@ -223,7 +223,8 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 			 "required node label '%s' in [%s]",
 			 cfg->gpu_product_label, names);
 	/* and the shared spellings, where GPU Feature Discovery uses them */
-	if (!rc && product_values_add_shared(cfg, values))
+	if (!rc && product_values_add_shared(cfg, pod_shares_gpu(cfg, pod),
+					     values))
 		rc = -1;
 	if (!rc) {
 		rc = pod_require_node_label(ctx, pod, cfg->gpu_product_label,

@@ -36,6 +36,13 @@
 
 #include "rules_private.h"
 
+/*
+ * The name the NVIDIA device plugin gives shared GPUs when it renames them
+ * (renameByDefault: true), which gpumend asked for before its default
+ * became the plain GPU resource: a count resource by default.
+ */
+#define RENAMED_SHARED_GPU "nvidia.com/gpu.shared"
+
 /* One resources section (limits or requests) of a container. */
 struct section {
 	char *pointer;          /* of the map, owned */
@@ -43,6 +50,7 @@ struct section {
 	long long count;        /* from a count resource; -1 when none */
 	long long shared;       /* the shared resource's count; -1 when none */
 	long long mib;          /* the first memory resource; -1 when none */
+	long long core;         /* the first compute share, percent; -1 */
 };
 
 /* What a container asks for through the sharing resources. */
@@ -76,6 +84,12 @@ static int is_memory_resource(const struct config *cfg, const char *name,
 	return 0;
 }
 
+/* 1 when `name` is a legacy share of one GPU's compute, in percent. */
+static int is_compute_resource(const struct config *cfg, const char *name)
+{
+	return string_list_has(&cfg->compute_resources, name);
+}
+
 /* 1 when the shared resource is a separate name, hence a sharing signal. */
 static int shared_is_distinct(const struct config *cfg)
 {
@@ -86,7 +100,7 @@ static int shared_is_distinct(const struct config *cfg)
 static int is_translated(const struct config *cfg, const char *name)
 {
 	if (is_memory_resource(cfg, name, NULL) ||
-	    string_list_has(&cfg->count_resources, name))
+	    is_count_resource(cfg, name) || is_compute_resource(cfg, name))
 		return 1;
 	return cfg->strategy == SHARING_HAMI && shared_is_distinct(cfg) &&
 	       strcmp(name, cfg->shared_gpu_resource) == 0;
@@ -179,7 +193,7 @@ static int memory_read(struct rule_ctx *ctx, struct section *sec,
 		return report_bad_value(ctx, sec, name,
 					"a whole, non-negative number of MiB") ? -1 : 1;
 	}
-	if (unit_mib > 1 && *mib > max_mib &&
+	if (unit_mib == 1024 && *mib > max_mib &&
 	    memory_mib(value, 1, mib) == 0 && *mib <= max_mib) {
 		/* no GPU has that many GiB: the device plugin ran in MiB */
 		if (pod->quiet)
@@ -223,7 +237,7 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 	const char *key;
 	json_t *value;
 
-	sec->count = sec->shared = sec->mib = -1;
+	sec->count = sec->shared = sec->mib = sec->core = -1;
 	sec->pointer = resources ? json_pointer_join(resources, name) : NULL;
 	free(resources);
 	if (!sec->pointer)
@@ -246,7 +260,17 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 				pod->bad++;
 			else if (sec->mib < 0)
 				sec->mib = n;
-		} else if (string_list_has(&cfg->count_resources, key) ||
+		} else if (is_compute_resource(cfg, key)) {
+			if (resource_count(value, &n) != 0) {
+				pod->bad++;
+				if (!pod->quiet &&
+				    report_bad_value(ctx, sec, key,
+						     "a whole, non-negative percentage") != 0)
+					return -1;
+			} else if (sec->core < 0) {
+				sec->core = n;
+			}
+		} else if (is_count_resource(cfg, key) ||
 			   (shared_is_distinct(cfg) &&
 			    strcmp(key, cfg->shared_gpu_resource) == 0)) {
 			int is_count = strcmp(key, cfg->shared_gpu_resource) != 0;
@@ -276,6 +300,9 @@ static long long section_count(const struct config *cfg, struct section *sec)
 		return sec->shared;
 	if (sec->mib >= 0)
 		return sec->mib > 0 ? 1 : 0;
+	/* a compute share alone: whole GPUs' worth, rounded up */
+	if (sec->core >= 0)
+		return (sec->core + 99) / 100;
 	return -1;
 }
 
@@ -286,7 +313,7 @@ static int section_has_legacy(const struct config *cfg, struct section *sec)
 
 	json_object_foreach(sec->map, key, value)
 		if (is_memory_resource(cfg, key, NULL) ||
-		    string_list_has(&cfg->count_resources, key))
+		    is_count_resource(cfg, key) || is_compute_resource(cfg, key))
 			return 1;
 	return 0;
 }
@@ -385,7 +412,12 @@ struct report_state {
 	/* the node label whose affinity replaces a removed selector, or NULL
 	 * when the pod has affinity on it already */
 	const char *replacement;
+	/* the container of a legacy stack's own component that the pod
+	 * runs, or NULL: its placement is kept (see check_pod()) */
+	const char *obsolete;
 };
+
+static const char *target_resource(const struct config *cfg);
 
 /* Reports the legacy resource `name` of the section `sec`. */
 static int report_resource_in(struct rule_ctx *ctx, struct report_state *st,
@@ -405,7 +437,11 @@ static int report_resource_in(struct rule_ctx *ctx, struct report_state *st,
 				 "legacy shared-GPU resource '%s' is kept (strategy keep)",
 				 name);
 	} else if (!st->fixing) {
-		if (cfg->strategy == SHARING_HAMI)
+		if (strcmp(name, RENAMED_SHARED_GPU) == 0)
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+					 "'%s' is served only by a device plugin that renames shared GPUs; use '%s'",
+					 name, target_resource(cfg));
+		else if (cfg->strategy == SHARING_HAMI)
 			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 					 "'%s' needs a vendor GPU-sharing scheduler; use '%s'%s%s%s",
 					 name, cfg->gpu_resource,
@@ -419,6 +455,13 @@ static int report_resource_in(struct rule_ctx *ctx, struct report_state *st,
 	} else if (sc->count == 0) {
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
 				 "dropped '%s' (asks for no GPU)", name);
+	} else if (is_compute_resource(cfg, name)) {
+		/* neither time-slicing nor MPS (nor gpumend under HAMi)
+		 * limits a pod's share of the compute */
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
+				 "replaced compute share '%s' with '%s' (%s); compute is no longer limited",
+				 name, target_resource(cfg),
+				 sharing_strategy_name(cfg->strategy));
 	} else if (cfg->strategy == SHARING_HAMI) {
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
 				 "replaced '%s' with '%s'%s%s%s (hami)", name,
@@ -502,21 +545,26 @@ static int report_container(struct rule_ctx *ctx, struct pod_spec *p,
 	for (size_t i = 0; !rc && i < cfg->n_memory_resources; i++)
 		rc = report_resource(ctx, st, &sc, cfg->memory_resources[i].name);
 	for (size_t i = 0; !rc && i < cfg->count_resources.n; i++)
-		rc = report_resource(ctx, st, &sc, cfg->count_resources.items[i]);
+		if (is_count_resource(cfg, cfg->count_resources.items[i]))
+			rc = report_resource(ctx, st, &sc,
+					     cfg->count_resources.items[i]);
+	for (size_t i = 0; !rc && i < cfg->compute_resources.n; i++)
+		rc = report_resource(ctx, st, &sc,
+				     cfg->compute_resources.items[i]);
 	if (!rc && shared_is_distinct(cfg))
 		rc = report_shared(ctx, st, &sc);
 	container_free(&sc);
 	return rc;
 }
 
-/* The scalar text of a node selector value: "true" for a bare YAML true. */
-static int selector_matches(json_t *value, const char *want)
+/* The pointer of the pod's node selector `key` (owned), or NULL. */
+static char *selector_at(struct pod_spec *pod, const char *key)
 {
-	if (json_is_string(value))
-		return strcmp(json_string_value(value), want) == 0;
-	if (json_is_boolean(value))
-		return strcmp(json_is_true(value) ? "true" : "false", want) == 0;
-	return 0;
+	char *map = json_pointer_join(pod->pointer, "nodeSelector");
+	char *at = map ? json_pointer_join(map, key) : NULL;
+
+	free(map);
+	return at;
 }
 
 static int has_prefix(const struct string_list *prefixes, const char *s)
@@ -543,20 +591,20 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 
 	for (size_t i = 0; !rc && i < cfg->share_selectors.n; i++) {
 		const struct text_pair *sel = &cfg->share_selectors.items[i];
-		char *map;
 
-		if (!selector_matches(json_member(selector, sel->key),
-				      sel->value))
+		if (!selector_value_is(json_member(selector, sel->key),
+				       sel->value))
 			continue;
-		map = json_pointer_join(pod->pointer, "nodeSelector");
-		at = map ? json_pointer_join(map, sel->key) : NULL;
-		free(map);
-		if (!at)
+		if (!(at = selector_at(pod, sel->key)))
 			return -1;
 		if (keep)
 			rc = rule_report(ctx, SEVERITY_INFO, at, 0,
 					 "legacy GPU-sharing node selector '%s: %s' is kept (strategy keep)",
 					 sel->key, sel->value);
+		else if (st->obsolete)
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+					 "kept selector '%s: %s' of obsolete container '%.32s'; remove it",
+					 sel->key, sel->value, st->obsolete);
 		else if (!st->fixing)
 			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 					 "node selector '%s: %s' targets legacy GPU-sharing nodes",
@@ -582,6 +630,10 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 			rc = rule_report(ctx, SEVERITY_INFO, at, 0,
 					 "legacy GPU-sharing scheduler '%s' is kept (strategy keep)",
 					 name);
+		else if (st->obsolete)
+			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+					 "kept scheduler '%s' of obsolete container '%.32s'; remove it",
+					 name, st->obsolete);
 		else if (!st->fixing)
 			rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 					 "scheduler '%s' is a legacy GPU-sharing scheduler",
@@ -592,7 +644,7 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 					 name);
 		free(at);
 	}
-	if (!json_is_object(annotations))
+	if (!json_is_object(annotations) || st->obsolete)
 		return rc;
 	json_object_foreach(annotations, key, value) {
 		char *map;
@@ -616,6 +668,90 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 		free(at);
 	}
 	return rc;
+}
+
+/* The stale variable that `text` names, up to `size` bytes, in `name`;
+ * 0 when it names none. */
+static int stale_variable_in(const struct config *cfg, const char *text,
+			     char *name, size_t size)
+{
+	const struct string_list *prefixes = &cfg->stale_annotation_prefixes;
+
+	for (size_t p = 0; text && p < prefixes->n; p++) {
+		const char *hit = strstr(text, prefixes->items[p]);
+		size_t len = 0;
+
+		if (!hit)
+			continue;
+		while (hit[len] == '_' || (hit[len] >= 'A' && hit[len] <= 'Z') ||
+		       (hit[len] >= '0' && hit[len] <= '9'))
+			len++;
+		snprintf(name, size, "%.*s", (int)len, hit);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The pointer (owned) of the first string of the container's command, args
+ * or env values that names a variable with a stale prefix
+ * (ALIYUN_COM_GPU_MEM_CONTAINER, which the gpushare device plugin
+ * injected), the variable in `name`. NULL when none; *failed set when out
+ * of memory.
+ */
+static char *stale_variable_read(const struct config *cfg,
+				 struct container *c, char *name, size_t size,
+				 int *failed)
+{
+	static const char *const lists[] = { "command", "args", "env" };
+
+	for (size_t l = 0; l < 3; l++) {
+		json_t *list = json_member(c->container, lists[l]), *item;
+		char *base, *entry, *at;
+		size_t i;
+
+		json_array_foreach(list, i, item) {
+			json_t *value = l == 2 ? json_member(item, "value")
+					       : item;
+
+			if (!stale_variable_in(cfg, json_string_value(value),
+					       name, size))
+				continue;
+			base = json_pointer_join(c->pointer, lists[l]);
+			entry = base ? json_pointer_join_index(base, i) : NULL;
+			at = entry && l == 2 ? json_pointer_join(entry, "value")
+					     : entry;
+			if (at != entry)
+				free(entry);
+			free(base);
+			*failed = !at;
+			return at;
+		}
+	}
+	return NULL;
+}
+
+/* Reports a container that reads a variable only the legacy device plugin
+ * set: nothing sets it once the pod is migrated. */
+static int report_stale_variable(struct rule_ctx *ctx, struct pod_spec *pod,
+				 struct container *c, void *arg)
+{
+	char name[64], *at;
+	int failed = 0;
+
+	(void)pod;
+	(void)arg;
+	at = stale_variable_read(ctx->cfg, c, name, sizeof(name), &failed);
+	if (!at)
+		return failed ? -1 : 0;
+	if (rule_report(ctx, SEVERITY_WARNING, at, 0,
+			"reads '%s', which only the gpushare device plugin set; nothing sets it now",
+			name)) {
+		free(at);
+		return -1;
+	}
+	free(at);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -660,6 +796,9 @@ static const char *config_copy_of(const struct config *cfg, const char *name)
 	for (size_t i = 0; i < cfg->count_resources.n; i++)
 		if (strcmp(cfg->count_resources.items[i], name) == 0)
 			return cfg->count_resources.items[i];
+	for (size_t i = 0; i < cfg->compute_resources.n; i++)
+		if (strcmp(cfg->compute_resources.items[i], name) == 0)
+			return cfg->compute_resources.items[i];
 	if (strcmp(cfg->shared_gpu_resource, name) == 0)
 		return cfg->shared_gpu_resource;
 	return NULL;
@@ -761,8 +900,8 @@ static int fix_placement(struct rule_ctx *ctx, struct pod_spec *pod)
 		const struct text_pair *sel = &cfg->share_selectors.items[i];
 		json_t *selector = json_pointer_get(ctx->root, map);
 
-		if (selector_matches(json_member(selector, sel->key),
-				     sel->value))
+		if (selector_value_is(json_member(selector, sel->key),
+				      sel->value))
 			rc = rule_remove_key_pruned(ctx, map, sel->key);
 	}
 	free(map);
@@ -861,7 +1000,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	const char *strategy = sharing_strategy_name(cfg->strategy);
 	struct share_pod sp = { 0 };
 	struct report_state st = { 0 };
-	json_t *selector, *scheduler, *annotations, *key_value;
+	json_t *selector, *scheduler, *annotations, *key_value, *component;
 	int placement = 0, stale = 0, need_label = 0, need_record = 0;
 	int need_affinity = 0, need_present = 0, selected = 0, placed, rc = -1;
 	const char *key;
@@ -869,12 +1008,16 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	(void)arg;
 	if (pod_for_each_container(ctx, pod, scan_container, &sp) != 0)
 		goto out;
+	/* under keep, the gpushare device plugin still sets them */
+	if (cfg->strategy != SHARING_KEEP &&
+	    pod_for_each_container(ctx, pod, report_stale_variable, NULL) != 0)
+		goto out;
 
 	selector = json_member(pod->spec, "nodeSelector");
 	for (size_t i = 0; i < cfg->share_selectors.n; i++)
-		if (selector_matches(json_member(selector,
-						 cfg->share_selectors.items[i].key),
-				     cfg->share_selectors.items[i].value))
+		if (selector_value_is(json_member(selector,
+						  cfg->share_selectors.items[i].key),
+				      cfg->share_selectors.items[i].value))
 			placement = selected = 1;
 	scheduler = json_member(pod->spec, "schedulerName");
 	if (json_is_string(scheduler) &&
@@ -885,6 +1028,23 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	json_object_foreach(annotations, key, key_value)
 		if (has_prefix(&cfg->stale_annotation_prefixes, key))
 			stale = 1;
+	/*
+	 * A pod of a legacy stack's own component (the gpushare device
+	 * plugin, its evictor...) is not migrated: affinity on the sharing
+	 * label would run it exactly where today's device plugin shares
+	 * GPUs, next to it. Its legacy selector and scheduler are kept, so
+	 * that it schedules nowhere once the nodes are relabelled, and
+	 * reported for the component's removal.
+	 */
+	if (placement && cfg->strategy != SHARING_KEEP &&
+	    pod_obsolete_component(cfg, pod->spec, &component)) {
+		const char *name = json_string_value(json_member(component,
+								 "name"));
+
+		st.obsolete = name ? name : "";
+		rc = report_pod_signals(ctx, &st, pod);
+		goto out;
+	}
 
 	if (sp.shares && pod->metadata_pointer) {
 		const char *label = json_string_value(json_member(
@@ -937,6 +1097,13 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	}
 	if (pod->metadata_pointer && stale &&
 	    fix_stale_annotations(ctx, pod) != 0) {
+		rc = -1;
+		goto out;
+	}
+	/* a model that a sharing pod asked for is spelt otherwise on
+	 * shared nodes */
+	if (cfg->strategy != SHARING_KEEP && (sp.shares || selected) &&
+	    pod_product_add_shared(ctx, pod)) {
 		rc = -1;
 		goto out;
 	}

@@ -140,6 +140,48 @@ static int check_merge(struct rule_ctx *ctx, json_t *parsed, json_t *current,
 	return 0;
 }
 
+/* 1 when `current` already asks for all that `parsed` does. */
+static int covers_all(json_t *current, json_t *parsed)
+{
+	const char *kind;
+	json_t *value;
+
+	json_object_foreach(parsed, kind, value) {
+		json_t *present = json_member(current, kind);
+
+		if (!present || !(json_equal(present, value) ||
+				  (strcmp(kind, "nodeAffinity") == 0 &&
+				   node_affinity_covers(present, value))))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The annotation `text` translated without the shared spellings of the
+ * models when that is what `current` already holds: gpumend's own output
+ * from when shared GPUs were asked for under a renamed resource, whose
+ * models have the plain spelling only (gpu-sharing adds the other). A new
+ * reference, or NULL when it does not apply.
+ */
+static json_t *covered_unshared_new(struct rule_ctx *ctx, json_t *text,
+				    json_t *current)
+{
+	struct affinity_translation plain = { .cfg = ctx->cfg };
+	json_error_t jerr;
+	json_t *parsed;
+
+	if (!json_is_object(current))
+		return NULL;
+	parsed = rule_json_read(ctx, json_string_value(text), &jerr);
+	if (parsed && json_is_object(parsed) &&
+	    affinity_translate_gpu_name(parsed, &plain) == 0 && !plain.bad &&
+	    covers_all(current, parsed))
+		return parsed;
+	json_decref(parsed);
+	return NULL;
+}
+
 /* Adds what spec.affinity lacks of `parsed`. */
 static int merge(struct rule_ctx *ctx, struct pod_spec *pod, json_t *parsed)
 {
@@ -195,6 +237,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	text = json_member(annotations, AFFINITY_ANNOTATION);
 	if (!text)
 		return 0;
+	t.shares = pod_shares_gpu(cfg, pod);
 	if (!(p_annotations = json_pointer_join(pod->metadata_pointer,
 						"annotations")) ||
 	    !(at = json_pointer_join(p_annotations, AFFINITY_ANNOTATION)))
@@ -228,6 +271,14 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		goto out;
 	}
 	current = json_member(pod->spec, "affinity");
+	if (t.shares && !covers_all(current, parsed)) {
+		json_t *plain = covered_unshared_new(ctx, text, current);
+
+		if (plain) {
+			json_decref(parsed);
+			parsed = plain;
+		}
+	}
 	if (current && !json_is_object(current) && !json_is_null(current)) {
 		rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
 				 "annotation '%s' cannot merge: spec.affinity is not a mapping",

@@ -77,12 +77,13 @@ static int fix_node_selector(struct rule_ctx *ctx, struct pod_spec *pod)
 		goto out;
 	}
 
-	if (rule_mutates(ctx) && product_label_drifts(cfg)) {
+	if (rule_mutates(ctx) &&
+	    product_label_drifts(cfg, pod_shares_gpu(cfg, pod))) {
 		/* one selector value cannot match both spellings of the
 		 * model: a required node affinity term can */
 		json_t *values = json_pack("[s]", name);
 
-		rc = !values || product_values_add_shared(cfg, values) ||
+		rc = !values || product_values_add_shared(cfg, 1, values) ||
 		     rule_report(ctx, SEVERITY_WARNING, at, 1,
 				 "moved the GPU model selector to affinity on '%s', with '%s' models too",
 				 cfg->gpu_product_label,
@@ -114,11 +115,18 @@ out:
 	return rc;
 }
 
+/* What fix_requirement() works for. */
+struct requirement_fix {
+	struct rule_ctx *ctx;
+	int shares;             /* the pod shares GPUs: pod_shares_gpu() */
+};
+
 /* Translates one matchExpression on the legacy label, in the document. */
 static int fix_requirement(json_t *requirement, const char *pointer,
 			   void *arg)
 {
-	struct rule_ctx *ctx = arg;
+	struct requirement_fix *fix = arg;
+	struct rule_ctx *ctx = fix->ctx;
 	const struct config *cfg = ctx->cfg;
 	json_t *fresh, *values, *fresh_values;
 	char *at, *p_values = NULL;
@@ -127,7 +135,8 @@ static int fix_requirement(json_t *requirement, const char *pointer,
 
 	if (!(at = json_pointer_join(pointer, "key")))
 		return -1;
-	fresh = node_requirement_translate_new(cfg, requirement, &bad);
+	fresh = node_requirement_translate_new(cfg, fix->shares, requirement,
+					       &bad);
 	if (!fresh) {
 		if (bad)
 			rc = rule_report(ctx, SEVERITY_ERROR, at, 0,
@@ -175,6 +184,7 @@ out:
 
 static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
+	struct requirement_fix fix = { ctx, 0 };
 	char *p_affinity;
 	int rc;
 
@@ -182,11 +192,12 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	if (fix_node_selector(ctx, pod) != 0)
 		return -1;
 	pod->spec = json_pointer_get(ctx->root, pod->pointer);
+	fix.shares = pod_shares_gpu(ctx->cfg, pod);
 	if (!(p_affinity = json_pointer_join(pod->pointer, "affinity")))
 		return -1;
 	rc = affinity_for_each_node_requirement(
 		json_member(pod->spec, "affinity"), p_affinity,
-		ctx->cfg->legacy_gpu_name_label, fix_requirement, ctx);
+		ctx->cfg->legacy_gpu_name_label, fix_requirement, &fix);
 	free(p_affinity);
 	return rc ? -1 : 0;
 }

@@ -271,7 +271,52 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	return pod_for_each_container(ctx, pod, check_container, arg);
 }
 
+/*
+ * tf-operator (Kubeflow's TFJob operator before the training operator)
+ * read an "accelerators:" map from its ConfigMap: for each GPU resource,
+ * hostPath volumes it mounted into every replica that asked for it, the
+ * driver by hand. Keyed by the legacy resource, nothing asks for it once
+ * the jobs are migrated, and the device plugin mounts the driver: the
+ * entry is reported, in the ConfigMap's text, for removal.
+ */
+static int check_operator_config(struct rule_ctx *ctx)
+{
+	const char *kind = json_string_value(json_member(ctx->object, "kind"));
+	json_t *data = json_member(ctx->object, "data"), *value;
+	const char *key;
+	char *p_data = NULL;
+	int rc = 0;
+
+	if (!kind || strcmp(kind, "ConfigMap") != 0 || !json_is_object(data))
+		return 0;
+	json_object_foreach(data, key, value) {
+		const char *text = json_string_value(value);
+		char *at;
+
+		if (!text || !strstr(text, "accelerators:") ||
+		    !strstr(text, ctx->cfg->legacy_gpu_resource))
+			continue;
+		if (!p_data &&
+		    !(p_data = json_pointer_join(ctx->object_pointer, "data")))
+			return -1;
+		if (!(at = json_pointer_join(p_data, key))) {
+			rc = -1;
+			break;
+		}
+		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
+				 "tf-operator's 'accelerators' mounts the driver for '%s'; remove it: the device plugin does",
+				 ctx->cfg->legacy_gpu_resource);
+		free(at);
+		if (rc)
+			break;
+	}
+	free(p_data);
+	return rc;
+}
+
 int rule_run_legacy_gpu_resource(struct rule_ctx *ctx)
 {
+	if (check_operator_config(ctx) != 0)
+		return -1;
 	return rule_for_each_pod_spec(ctx, check_pod, NULL);
 }

@@ -132,6 +132,7 @@ static int is_sharing_resource(const struct config *cfg, const char *name)
 		if (strcmp(cfg->memory_resources[i].name, name) == 0)
 			return 1;
 	return string_list_has(&cfg->count_resources, name) ||
+	       string_list_has(&cfg->compute_resources, name) ||
 	       string_list_has(&cfg->vendor_gpu_resources, name);
 }
 

@@ -133,6 +133,82 @@ static const char *ambiguous_mount(const struct config *cfg, json_t *spec,
 	return search.mount_path;
 }
 
+static int message_fits(const char *fmt, const char *a, const char *b,
+			const char *c);
+
+#define VENDOR_FMT (rule_mutates(ctx) ? \
+	"removed hostPath volume '%s' (%s); the device plugin mounts it into GPU containers" : \
+	"hostPath volume '%s' (%s) is mounted by hand; the device plugin mounts it into GPU containers")
+
+struct vendor_search {
+	const struct config *cfg;
+	const char *name;         /* the volume */
+	const char *gpu_mount;    /* a GPU container's mount where the
+				   * device plugin mounts the driver */
+	int other;                /* mounted by a container without GPUs, or
+				   * elsewhere */
+	int failed;
+};
+
+/* Notes who mounts the volume of a vendor's driver directory. */
+static int find_vendor_mount(json_t *container, json_t *mount, void *arg)
+{
+	struct vendor_search *search = arg;
+	const char *name = json_string_value(json_member(mount, "name"));
+	const char *path = json_string_value(json_member(mount, "mountPath"));
+	int match;
+
+	if (!name || strcmp(name, search->name) != 0)
+		return 0;
+	match = path ? path_matches(&search->cfg->ambiguous_mount_paths, path)
+		     : 0;
+	if (match < 0) {
+		search->failed = 1;
+		return -1;
+	}
+	if (match && container_requests_gpu(search->cfg, container)) {
+		if (!search->gpu_mount)
+			search->gpu_mount = path;
+	} else {
+		search->other = 1;
+	}
+	return 0;
+}
+
+/*
+ * A volume of a vendor's current driver directory (GKE's
+ * /home/kubernetes/bin/nvidia): current in a container without GPUs (the
+ * GPUDirect-TCPX sidecars, the MIG partitioner), legacy in a container
+ * that asks for a GPU, into which the device plugin mounts it itself.
+ * Returns 1 when the volume is to go (only GPU containers mount it, at the
+ * driver's place), 0 otherwise (a warning when GPU containers and others
+ * share it), -1 when out of memory.
+ */
+static int check_vendor_dir(struct rule_ctx *ctx, struct pod_spec *pod,
+			    const char *name, const char *path,
+			    const char *pointer)
+{
+	struct vendor_search search = { ctx->cfg, name, NULL, 0, 0 };
+
+	spec_for_each_mount(pod->spec, find_vendor_mount, &search);
+	if (search.failed)
+		return -1;
+	if (!search.gpu_mount)
+		return 0;
+	if (search.other)
+		return rule_report(ctx, SEVERITY_WARNING, pointer, 0,
+				   "hostPath volume '%.40s' is mounted into a GPU container at '%.40s', where the device plugin mounts it",
+				   name, search.gpu_mount) ? -1 : 0;
+	if (message_fits(VENDOR_FMT, name, path, NULL))
+		return rule_report(ctx, SEVERITY_WARNING, pointer, 1,
+				   VENDOR_FMT, name, path) ? -1 : 1;
+	return rule_report(ctx, SEVERITY_WARNING, pointer, 1,
+			   rule_mutates(ctx) ?
+			   "removed hostPath volume '%s'; the device plugin mounts the driver into GPU containers" :
+			   "hostPath volume '%s' is mounted by hand; the device plugin mounts it into GPU containers",
+			   name) ? -1 : 1;
+}
+
 /* Removes the container's mounts of obsolete volumes, last first. */
 static int strip_mounts(struct rule_ctx *ctx, struct pod_spec *pod,
 			struct container *c, void *arg)
@@ -233,6 +309,10 @@ static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
 	}
 	if (!name)
 		return 0;
+	match = path_matches(&cfg->vendor_driver_dirs, path);
+	if (match)
+		return match < 0 ? -1 :
+		       check_vendor_dir(ctx, pod, name, path, pointer);
 	match = path_matches(&cfg->ambiguous_host_paths, path);
 	if (match <= 0)
 		return match;

@@ -37,6 +37,8 @@ enum rule_id {
 	RULE_REMOVED_GPU_FEATURE_GATE,
 	RULE_OBSOLETE_GPU_COMPONENT,
 	RULE_LEGACY_SCHEDULER_CONFIG,
+	RULE_INVALID_RESOURCE,
+	RULE_REMOVED_API,
 	RULE_COUNT
 };
 
@@ -87,7 +89,7 @@ struct string_list {
 /* A legacy shared-GPU memory resource and the size of its unit in MiB. */
 struct memory_resource {
 	char *name;
-	long long unit_mib;        /* 1024 for GiB, 1 for MiB */
+	long long unit_mib;        /* 1024 for GiB, 1 for MiB, 256 for 256MiB */
 };
 
 /* One entry of a mapping of strings in the config. */
@@ -134,6 +136,8 @@ struct config {
 	struct memory_resource *memory_resources;
 	size_t n_memory_resources;
 	struct string_list count_resources;     /* volcano.sh/gpu-number */
+	/* percent of one GPU's compute, 100 a whole GPU: tencent.com/vcuda-core */
+	struct string_list compute_resources;
 	/* node selector labels (key: value) that marked legacy sharing
 	 * nodes: gpushare: "true", ... */
 	struct text_map share_selectors;
@@ -150,6 +154,11 @@ struct config {
 	/* host paths only warned about when mounted under ambiguous_mount_paths */
 	struct string_list ambiguous_host_paths;
 	struct string_list ambiguous_mount_paths;
+	/* where a platform installs the driver today (GKE's
+	 * /home/kubernetes/bin/nvidia): the device plugin mounts it into GPU
+	 * containers, so only their hand mounts under ambiguous_mount_paths
+	 * are legacy */
+	struct string_list vendor_driver_dirs;
 
 	/* gpu-visibility: fnmatch(3) patterns on container images */
 	struct string_list gpu_images;

@@ -103,6 +103,8 @@ int rule_run_gpu_visibility(struct rule_ctx *ctx);
 int rule_run_removed_gpu_feature_gate(struct rule_ctx *ctx);
 int rule_run_obsolete_gpu_component(struct rule_ctx *ctx);
 int rule_run_legacy_scheduler_config(struct rule_ctx *ctx);
+int rule_run_invalid_resource(struct rule_ctx *ctx);
+int rule_run_removed_api(struct rule_ctx *ctx);
 
 /*
  * Calls `fn` for every PodSpec of the current object (any mapping holding a
@@ -151,7 +153,8 @@ int rule_rename(struct rule_ctx *ctx, const char *map_pointer,
 		const char *old_key, const char *new_key);
 /*
  * Removes the member `key` of the mapping at `map_pointer`; when that leaves
- * the mapping empty, removes the mapping itself from its parent instead.
+ * the mapping empty, removes the mapping itself from its parent instead, and
+ * when that mapping was all of a pod template's metadata, the metadata.
  */
 int rule_remove_key_pruned(struct rule_ctx *ctx, const char *map_pointer,
 			   const char *key);
@@ -203,28 +206,42 @@ int affinity_for_each_node_requirement(json_t *affinity, const char *pointer,
  * with *bad set to 1 when `values` is not an array of strings (nothing to
  * translate safely), or with *bad 0 when out of memory.
  */
-json_t *node_requirement_translate_new(const struct config *cfg,
+json_t *node_requirement_translate_new(const struct config *cfg, int shares,
 				       json_t *requirement, int *bad);
 
 /*
- * 1 when GPU Feature Discovery labels the model of nodes that share GPUs
- * with cfg->shared_product_suffix ("Tesla-T4-SHARED"): time-slicing or MPS
- * without renaming the shared resource (sharedGPU is the plain GPU
- * resource; internal/lm/resource.go of NVIDIA/k8s-device-plugin).
+ * 1 when a pod that shares GPUs (`shares`, pod_shares_gpu()) runs on nodes
+ * whose model GPU Feature Discovery labels with cfg->shared_product_suffix
+ * ("Tesla-T4-SHARED"): time-slicing or MPS without renaming the shared
+ * resource (sharedGPU is the plain GPU resource; internal/lm/resource.go
+ * of NVIDIA/k8s-device-plugin). A pod that does not share keeps the plain
+ * spelling: it had a GPU of its own, and so it stays off shared nodes.
  */
-int product_label_drifts(const struct config *cfg);
+int product_label_drifts(const struct config *cfg, int shares);
 
 /*
- * When product_label_drifts(), appends to `values` (an array of model
+ * When product_label_drifts(cfg, shares), appends to `values` (an array of model
  * label values) each value with the suffix, unless it is there, already
  * ends with it, or would be too long a label value; so that a requirement
  * on the model matches both spellings. 0, or -1 when out of memory.
  */
-int product_values_add_shared(const struct config *cfg, json_t *values);
+int product_values_add_shared(const struct config *cfg, int shares,
+			      json_t *values);
+
+/*
+ * For a pod that shares GPUs, when product_label_drifts(): adds the shared
+ * spellings to every In or NotIn requirement on cfg->gpu_product_label in
+ * its node affinity, and moves a nodeSelector on that label to required
+ * node affinity naming both spellings; each change is reported. Used on
+ * pods that gpumend migrated when it asked for a renamed shared resource.
+ * 0, or -1 when out of memory.
+ */
+int pod_product_add_shared(struct rule_ctx *ctx, struct pod_spec *pod);
 
 /* What affinity_translate_gpu_name() did. */
 struct affinity_translation {
 	const struct config *cfg;   /* set by the caller */
+	int shares;                 /* set by the caller: pod_shares_gpu() */
 	int translated;             /* requirements translated */
 	int bad;                    /* requirements left as they were */
 };
@@ -254,8 +271,37 @@ const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
  * than 0.
  */
 int container_requests_gpu(const struct config *cfg, json_t *container);
+/*
+ * 1 when `name` is a resource that legacy-gpu-resource or gpu-sharing
+ * migrates away: the legacy GPU resource, a vendor's whole-GPU resource,
+ * a legacy memory, count or compute sharing resource.
+ */
+int resource_is_migrated(const struct config *cfg, const char *name);
+
 /* 1 when any container of the pod asks for a GPU. */
 int pod_requests_gpu(const struct config *cfg, json_t *spec);
+
+/* 1 when the node selector value `value` is the text `want`; a YAML
+ * boolean reads as "true" or "false". */
+int selector_value_is(json_t *value, const char *want);
+
+/*
+ * 1 when `pod` shares a GPU, before or after gpu-sharing migrates it: a
+ * container asks for a legacy sharing resource (memory or count) or for a
+ * shared GPU resource other than the plain one, the pod has a legacy
+ * sharing node selector, or it carries gpumend's sharing label.
+ */
+int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod);
+
+/*
+ * The entry of cfg->obsolete_components whose pattern the image of a
+ * container of `spec` matches (the first such container, set in
+ * *container when `container` is not NULL), or NULL when no container is
+ * a legacy stack's own component. Such a pod is to be removed, never
+ * placed on the new stack's nodes.
+ */
+const struct text_pair *pod_obsolete_component(const struct config *cfg,
+					       json_t *spec, json_t **container);
 
 /*
  * 1 when `image` is one of the GPU stack's own components, which need every
@@ -267,6 +313,14 @@ int image_is_stack_component(const struct config *cfg, const char *image);
 /* image_is_stack_component() with ctx->cfg, remembered for the last few
  * images of the run: rules ask it again of the same containers. */
 int rule_image_is_stack_component(struct rule_ctx *ctx, const char *image);
+
+/*
+ * 1 when `name` is a legacy count of shared GPUs (cfg->count_resources)
+ * that is not the configured shared GPU resource: the list's default
+ * holds nvidia.com/gpu.shared, gpumend's own old target, which is the
+ * target again where the device plugin renames shared GPUs.
+ */
+int is_count_resource(const struct config *cfg, const char *name);
 
 /* 1 when `list` holds the string `s`. */
 int string_list_has(const struct string_list *list, const char *s);

@@ -244,6 +244,7 @@ static int gpu_request_triggers(const struct config *cfg,
 	    trigger_add(set, cfg->shared_gpu_resource) ||
 	    trigger_add(set, cfg->gpu_memory_resource) ||
 	    trigger_add_list(set, &cfg->count_resources) ||
+	    trigger_add_list(set, &cfg->compute_resources) ||
 	    trigger_add_list(set, &cfg->vendor_gpu_resources))
 		return -1;
 	for (size_t i = 0; i < cfg->n_memory_resources; i++)
@@ -337,7 +338,8 @@ static int triggers_gpu_model_affinity(const struct config *cfg,
  * does sp.shared count); a nodeSelector key of a legacy sharing selector
  * (its value may be a YAML boolean, so the key is the trigger); a
  * schedulerName equal to a legacy scheduler; an annotation key that starts
- * with a stale prefix (the prefix is then a substring of the key). The
+ * with a stale prefix, or a command, args or env value that holds one (the
+ * prefix is then a substring of the key or the value). The
  * sharing label and memory annotation only matter past those tests.
  */
 static int triggers_gpu_sharing(const struct config *cfg,
@@ -346,7 +348,8 @@ static int triggers_gpu_sharing(const struct config *cfg,
 	for (size_t i = 0; i < cfg->n_memory_resources; i++)
 		if (trigger_add(set, cfg->memory_resources[i].name))
 			return -1;
-	if (trigger_add_list(set, &cfg->count_resources))
+	if (trigger_add_list(set, &cfg->count_resources) ||
+	    trigger_add_list(set, &cfg->compute_resources))
 		return -1;
 	if (!cfg->shared_gpu_resource || !cfg->gpu_resource ||
 	    strcmp(cfg->shared_gpu_resource, cfg->gpu_resource) != 0) {
@@ -369,7 +372,10 @@ static int triggers_gpu_sharing(const struct config *cfg,
  * pattern's literal is in the path; or, warning only, on one whose path
  * matches an ambiguous host pattern and that is mounted at a path matching
  * an ambiguous mount pattern: both are needed, so the literals of either
- * side will do, and the side whose shortest literal is longer is taken.
+ * side will do, and the side whose shortest literal is longer is taken. A
+ * vendor's driver directory (vendor_driver_dirs) is acted on only when a
+ * GPU container mounts it at an ambiguous mount path: it is on the host
+ * side with the ambiguous host patterns.
  * When patterns have no literal, the key "hostPath" itself, which every
  * finding of the rule needs, stands for them: coarse, but finite.
  */
@@ -382,19 +388,34 @@ static int triggers_obsolete_cuda_hostpath(const struct config *cfg,
 	rc = trigger_add_patterns(set, &cfg->obsolete_host_paths);
 	if (rc < 0)
 		return -1;
-	if (rc == 0 && cfg->ambiguous_host_paths.n &&
+	if (rc == 0 && (cfg->ambiguous_host_paths.n ||
+			cfg->vendor_driver_dirs.n) &&
 	    cfg->ambiguous_mount_paths.n) {
-		long host = patterns_shortest_literal(&cfg->ambiguous_host_paths);
+		const struct string_list *hosts[] = {
+			&cfg->ambiguous_host_paths, &cfg->vendor_driver_dirs,
+		};
+		long host = -1;
 		long mount = patterns_shortest_literal(&cfg->ambiguous_mount_paths);
 
-		if (host < 0 || mount < 0)
+		for (size_t h = 0; h < 2; h++) {
+			long len;
+
+			if (!hosts[h]->n)
+				continue;
+			if ((len = patterns_shortest_literal(hosts[h])) < 0)
+				return -1;
+			if (host < 0 || len < host)
+				host = len;
+		}
+		if (mount < 0)
 			return -1;
 		if (host == 0 && mount == 0)
 			rc = 1;
+		else if (mount >= host)
+			rc = trigger_add_patterns(set, &cfg->ambiguous_mount_paths);
 		else
-			rc = trigger_add_patterns(set, mount >= host ?
-						  &cfg->ambiguous_mount_paths :
-						  &cfg->ambiguous_host_paths);
+			for (size_t h = 0; h < 2 && rc == 0; h++)
+				rc = trigger_add_patterns(set, hosts[h]);
 		if (rc < 0)
 			return -1;
 	}
@@ -504,6 +525,50 @@ static int triggers_legacy_scheduler_config(const struct config *cfg,
 	return 0;
 }
 
+/*
+ * invalid-resource reports only a key of a container's "limits" or
+ * "requests" mapping: one of those keys is in the object. Coarse, but the
+ * rule is offline only.
+ */
+static int triggers_invalid_resource(const struct config *cfg,
+				     struct trigger_set *set)
+{
+	(void)cfg;
+	if (trigger_add(set, "limits") || trigger_add(set, "requests"))
+		return -1;
+	return 0;
+}
+
+/*
+ * removed-api acts on an apiVersion equal to one of its removed versions
+ * (each is its own trigger), on the key or value
+ * node-role.kubernetes.io/master (selectors, requirements, tolerations),
+ * and on the flag --address of a kube-scheduler container.
+ */
+static int triggers_removed_api(const struct config *cfg,
+				struct trigger_set *set)
+{
+	static const char *const literals[] = {
+		"rbac.authorization.k8s.io/v1", "scheduling.k8s.io/v1",
+		"node.k8s.io/v1beta1", "storage.k8s.io/v1beta1",
+		"coordination.k8s.io/v1beta1", "apiregistration.k8s.io/v1beta1",
+		"autoscaling/v2beta", "extensions/v1beta1",
+		"networking.k8s.io/v1beta1", "policy/v1beta1",
+		"apiextensions.k8s.io/v1beta1",
+		"admissionregistration.k8s.io/v1beta1",
+		"certificates.k8s.io/v1beta1", "discovery.k8s.io/v1beta1",
+		"events.k8s.io/v1beta1", "mlkube.io/v1beta1",
+		"tensorflow.org/v1alpha1", "kubeflow.org/v1alpha",
+		"node-role.kubernetes.io/master", "--address",
+	};
+
+	(void)cfg;
+	for (size_t i = 0; i < sizeof(literals) / sizeof(literals[0]); i++)
+		if (trigger_add(set, literals[i]))
+			return -1;
+	return 0;
+}
+
 typedef int (*trigger_fn)(const struct config *cfg, struct trigger_set *set);
 
 static const trigger_fn rule_triggers[RULE_COUNT] = {
@@ -519,6 +584,8 @@ static const trigger_fn rule_triggers[RULE_COUNT] = {
 	[RULE_REMOVED_GPU_FEATURE_GATE] = triggers_removed_gpu_feature_gate,
 	[RULE_OBSOLETE_GPU_COMPONENT] = triggers_obsolete_gpu_component,
 	[RULE_LEGACY_SCHEDULER_CONFIG] = triggers_legacy_scheduler_config,
+	[RULE_INVALID_RESOURCE] = triggers_invalid_resource,
+	[RULE_REMOVED_API] = triggers_removed_api,
 };
 
 /* Shortest first, then bytewise: a trigger is only ever dropped for one

@@ -178,7 +178,9 @@ add_node gpu-k80 '{"nvidia.com/gpu": "4"}' nvidia.com/gpu.present=true \
 	nvidia.com/gpu.product=Tesla-K80 nvidia.com/gpu.count=4 || nodes_ok=0
 add_node gpu-a100 '{"nvidia.com/gpu": "8"}' nvidia.com/gpu.present=true \
 	nvidia.com/gpu.product=A100-SXM4-80GB nvidia.com/gpu.count=8 || nodes_ok=0
-add_node gpu-shared '{"nvidia.com/gpu.shared": "16"}' nvidia.com/gpu.present=true \
+# time-slicing as the device plugin's default configuration does it: four
+# replicas of each GPU as nvidia.com/gpu, the model labelled -SHARED
+add_node gpu-shared '{"nvidia.com/gpu": "16"}' nvidia.com/gpu.present=true \
 	nvidia.com/gpu.product=Tesla-T4-SHARED nvidia.com/gpu.count=4 \
 	nvidia.com/gpu.replicas=4 nvidia.com/gpu.sharing-strategy=time-slicing || nodes_ok=0
 n_nodes=4
@@ -453,7 +455,7 @@ to_json "$REPO_DIR/examples/deployment-gpushare.yaml" | jq '.[0] | {apiVersion: 
 	metadata: (.spec.template.metadata + {name: "gpushare"}), spec: .spec.template.spec}' >"$E2E_DIR/gpushare.json"
 k create -n e2e -f "$E2E_DIR/gpushare.json" >/dev/null 2>"$E2E_DIR/err" || show "$E2E_DIR/err"
 if poll 60 scheduled e2e gpushare && [ "$node" = gpu-shared ] &&
-	pod_json e2e gpushare | jq -e '.spec.containers[0].resources.limits["nvidia.com/gpu.shared"] == "1"' >/dev/null; then
+	pod_json e2e gpushare | jq -e '.spec.containers[0].resources.limits["nvidia.com/gpu"] == "1"' >/dev/null; then
 	pass "gpushare (aliyun.com/gpu-mem) pod: lands on the time-slicing node ($node)"
 else
 	fail "gpushare pod: node '$node'"
@@ -1071,11 +1073,11 @@ if poll 130 cron_job_made; then
 		ctl_snapshot && ctl_true "[owned(\"Job\"; \"$cron_job\") | select(.kind == \"Pod\" and .spec.nodeName)] | length == 1"
 	}
 	poll 60 cron_pod_bound
-	if ctl_true "(obj(\"Job\"; \"$cron_job\").spec.template.spec | .containers[0].resources.limits == {\"nvidia.com/gpu.shared\": \"1\"}) and
+	if ctl_true "(obj(\"Job\"; \"$cron_job\").spec.template.spec | .containers[0].resources.limits == {\"nvidia.com/gpu\": \"1\"}) and
 		([owned(\"Job\"; \"$cron_job\") | select(.kind == \"Pod\")][0] | .spec.nodeName == \"gpu-shared\")"; then
 		pass "CronJob: its Job ($cron_job, after $(($(date +%s) - t0)) s) has the migrated template, its pod is bound to gpu-shared"
 	else
-		fail "CronJob: its Job's pod is not on gpu-shared with nvidia.com/gpu.shared"
+		fail "CronJob: its Job's pod is not on gpu-shared with nvidia.com/gpu"
 		ctl_summary
 	fi
 	poll 5 reviews_at_least "$cron_job" 1

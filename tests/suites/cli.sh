@@ -54,7 +54,7 @@ POSIXLY_CORRECT=1 "$G" lint "$ex/pod-driver-hostpath.yaml" --fail-on error >/dev
 
 # --- rules and config ----------------------------------------------------
 n=$("$G" rules | tail -n +2 | wc -l)
-[ "$n" = 12 ] && pass "rules lists twelve rules" || fail "rules lists $n rules"
+[ "$n" = 14 ] && pass "rules lists fourteen rules" || fail "rules lists $n rules"
 "$G" config >"$dir/default.yaml" && "$G" config -c "$dir/default.yaml" >"$dir/effective.yaml" &&
 	pass "the default config loads back" || fail "the default config loads back"
 cat >"$dir/bad.yaml" <<'EOF'

@@ -58,6 +58,7 @@ static int config_same(const struct config *a, const struct config *b)
 	    !lists_same(&a->obsolete_host_paths, &b->obsolete_host_paths) ||
 	    !lists_same(&a->ambiguous_host_paths, &b->ambiguous_host_paths) ||
 	    !lists_same(&a->ambiguous_mount_paths, &b->ambiguous_mount_paths) ||
+	    !lists_same(&a->vendor_driver_dirs, &b->vendor_driver_dirs) ||
 	    !lists_same(&a->gpu_images, &b->gpu_images) ||
 	    !strings_same(a->models_annotation, b->models_annotation) ||
 	    a->n_namespace_models != b->n_namespace_models ||
@@ -149,7 +150,9 @@ static const char every_key[] =
 	"  \"removed-gpu-feature-gate\": {\"mode\": \"deny\"},"
 	"  \"critical-pod-annotation\": {\"mode\": \"warn\"},"
 	"  \"obsolete-gpu-component\": {\"mode\": \"deny\"},"
-	"  \"legacy-scheduler-config\": {\"mode\": \"off\"}},"
+	"  \"legacy-scheduler-config\": {\"mode\": \"off\"},"
+	"  \"invalid-resource\": {\"mode\": \"deny\"},"
+	"  \"removed-api\": {\"mode\": \"warn\"}},"
 	" \"resources\": {\"legacyGPU\": \"old.example/gpu\","
 	"  \"gpu\": \"example.com/gpu\", \"sharedGPU\": \"example.com/gpu\","
 	"  \"gpuMemory\": \"example.com/gpumem\","
@@ -161,8 +164,9 @@ static const char every_key[] =
 	"  \"sharedProductSuffix\": \"_shared\"},"
 	" \"sharing\": {\"strategy\": \"hami\","
 	"  \"memoryResources\": {\"example.com/mem-mb\": \"MiB\","
-	"   \"example.com/mem-gb\": \"GiB\"},"
+	"   \"example.com/mem-gb\": \"GiB\", \"example.com/mem-q\": \"256MiB\"},"
 	"  \"countResources\": [\"example.com/count\", \"example.com/n\"],"
+	"  \"computeResources\": [\"example.com/core\"],"
 	"  \"nodeSelectors\": {\"share\": \"yes\"},"
 	"  \"schedulerNames\": [\"my-scheduler\"],"
 	"  \"staleAnnotationPrefixes\": [\"OLD_\", \"STALE_\"],"
@@ -171,7 +175,8 @@ static const char every_key[] =
 	"  \"maxGPUMemoryGiB\": 96},"
 	" \"hostPaths\": {\"obsolete\": [\"/opt/nvidia/*\"],"
 	"  \"ambiguous\": [\"/opt/bin\", \"/opt/lib\"],"
-	"  \"ambiguousMountPaths\": [\"/opt/nvidia\"]},"
+	"  \"ambiguousMountPaths\": [\"/opt/nvidia\"],"
+	"  \"vendorDriverDirs\": [\"/var/lib/vendor/nvidia\"]},"
 	" \"visibility\": {\"images\": [\"example.com/cuda:*\"],"
 	"  \"stackImages\": [\"example.com/plugin:*\"]},"
 	" \"components\": {\"obsolete\": {\"old.example/plugin:*\": \"example.com/plugin\"}},"
@@ -234,13 +239,15 @@ TEST(config_every_key_set_and_read_back)
 	CHECK_STR(cfg->default_priority_class, "important.example.com");
 
 	CHECK(cfg->strategy == SHARING_HAMI);
-	CHECK(cfg->n_memory_resources == 2);
-	if (cfg->n_memory_resources == 2) {
+	CHECK(cfg->n_memory_resources == 3);
+	if (cfg->n_memory_resources == 3) {
 		CHECK_STR(cfg->memory_resources[0].name, "example.com/mem-mb");
 		CHECK(cfg->memory_resources[0].unit_mib == 1);
 		CHECK_STR(cfg->memory_resources[1].name, "example.com/mem-gb");
 		CHECK(cfg->memory_resources[1].unit_mib == 1024);
+		CHECK(cfg->memory_resources[2].unit_mib == 256);
 	}
+	CHECK(cfg->compute_resources.n == 1);
 	CHECK(cfg->count_resources.n == 2);
 	if (cfg->count_resources.n == 2) {
 		CHECK_STR(cfg->count_resources.items[0], "example.com/count");
@@ -266,6 +273,9 @@ TEST(config_every_key_set_and_read_back)
 	CHECK(cfg->ambiguous_host_paths.n == 2);
 	if (cfg->ambiguous_host_paths.n == 2)
 		CHECK_STR(cfg->ambiguous_host_paths.items[1], "/opt/lib");
+	CHECK(cfg->vendor_driver_dirs.n == 1);
+	if (cfg->vendor_driver_dirs.n == 1)
+		CHECK_STR(cfg->vendor_driver_dirs.items[0], "/var/lib/vendor/nvidia");
 	CHECK(cfg->ambiguous_mount_paths.n == 1);
 	if (cfg->ambiguous_mount_paths.n == 1)
 		CHECK_STR(cfg->ambiguous_mount_paths.items[0], "/opt/nvidia");
@@ -323,12 +333,12 @@ TEST(config_only_present_keys_change)
 	struct config *def = config_new_default();
 	struct rules_error err;
 
-	CHECK(apply_text(cfg, "{\"resources\": {\"sharedGPU\": \"nvidia.com/gpu\"},"
+	CHECK(apply_text(cfg, "{\"resources\": {\"sharedGPU\": \"nvidia.com/gpu.shared\"},"
 			 " \"sharing\": {\"strategy\": \"mps\"}}", &err, failures) == 0);
-	CHECK_STR(cfg->shared_gpu_resource, "nvidia.com/gpu");
+	CHECK_STR(cfg->shared_gpu_resource, "nvidia.com/gpu.shared");
 	CHECK(cfg->strategy == SHARING_MPS);
 	/* put those two back: everything else must still be the default */
-	CHECK(apply_text(cfg, "{\"resources\": {\"sharedGPU\": \"nvidia.com/gpu.shared\"},"
+	CHECK(apply_text(cfg, "{\"resources\": {\"sharedGPU\": \"nvidia.com/gpu\"},"
 			 " \"sharing\": {\"strategy\": \"time-slicing\"}}", &err,
 			 failures) == 0);
 	CHECK(config_same(cfg, def));
@@ -516,10 +526,16 @@ static const struct bad_case bad_cases[] = {
 	  "strategy must be one of time-slicing, mps, hami, keep" },
 	{ "{\"sharing\": {\"memoryResources\": {\"aliyun.com/gpu-mem\": \"GB\"}}}",
 	  "/sharing/memoryResources/aliyun.com~1gpu-mem",
-	  "the unit of 'aliyun.com/gpu-mem' must be MiB or GiB" },
+	  "the unit of 'aliyun.com/gpu-mem' must be MiB, GiB or a number of MiB such as 256MiB" },
+	{ "{\"sharing\": {\"memoryResources\": {\"aliyun.com/gpu-mem\": \"0256MiB\"}}}",
+	  "/sharing/memoryResources/aliyun.com~1gpu-mem",
+	  "the unit of 'aliyun.com/gpu-mem' must be MiB, GiB or a number of MiB such as 256MiB" },
+	{ "{\"sharing\": {\"memoryResources\": {\"aliyun.com/gpu-mem\": \"2097152MiB\"}}}",
+	  "/sharing/memoryResources/aliyun.com~1gpu-mem",
+	  "the unit of 'aliyun.com/gpu-mem' must be MiB, GiB or a number of MiB such as 256MiB" },
 	{ "{\"sharing\": {\"memoryResources\": {\"aliyun.com/gpu-mem\": 1024}}}",
 	  "/sharing/memoryResources/aliyun.com~1gpu-mem",
-	  "the unit of 'aliyun.com/gpu-mem' must be MiB or GiB" },
+	  "the unit of 'aliyun.com/gpu-mem' must be MiB, GiB or a number of MiB such as 256MiB" },
 	{ "{\"sharing\": {\"memoryResources\": {\"\": \"GiB\"}}}",
 	  "/sharing/memoryResources/",
 	  "a key of memoryResources must not be empty" },

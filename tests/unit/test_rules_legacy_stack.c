@@ -577,7 +577,7 @@ TEST(sharing_gpu_count_beside_memory)
 
 	/* one resource left, the count of shared GPUs */
 	CHECK(json_object_size(limits) == 1);
-	CHECK(json_integer_value(json_object_get(limits, "nvidia.com/gpu.shared")) == 2);
+	CHECK(json_integer_value(json_object_get(limits, "nvidia.com/gpu")) == 2);
 	CHECK_STR(test_string_at(out, "/metadata/annotations/gpumend.io~1gpu-memory-request"), "c=4064Mi");
 	json_decref(out);
 	rules_result_clear(&res);
@@ -711,16 +711,18 @@ TEST(hostpath_stack_volumes_and_new_paths)
 	/* a copy of nvidia-docker's driver volume goes */
 	f = test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/1");
 	CHECK(f && f->fixed);
-	/* GKE's directory and any host path mounted there: warned about */
+	/* GKE's directory, mounted by hand into a GPU container where the
+	 * device plugin mounts it: goes */
 	f = test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/2");
-	CHECK(f && !f->fixed);
+	CHECK(f && f->fixed);
+	/* any other host path mounted there: warned about */
 	f = test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/3");
 	CHECK(f && !f->fixed);
 	/* mounted elsewhere, not a driver mount */
 	CHECK(!test_finding_at(&res, RULE_OBSOLETE_CUDA_HOSTPATH, "/spec/volumes/4"));
-	CHECK(json_array_size(volumes) == 4);
+	CHECK(json_array_size(volumes) == 3);
 	CHECK_STR(test_string_at(out, "/spec/volumes/0/name"), "shared");
-	CHECK_STR(test_string_at(out, "/spec/volumes/1/name"), "gke");
+	CHECK_STR(test_string_at(out, "/spec/volumes/1/name"), "data");
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -790,13 +792,19 @@ TEST(product_values_with_shared_spelling)
 	CHECK(cfg && values);
 	if (!cfg || !values)
 		goto out;
-	/* renamed shared GPUs (the default): nothing to add */
-	CHECK(product_label_drifts(cfg) == 0);
-	CHECK(product_values_add_shared(cfg, values) == 0 && json_array_size(values) == 4);
+	/* unrenamed shared GPUs (the default), but a pod that does not
+	 * share: nothing to add */
+	CHECK(product_label_drifts(cfg, 0) == 0);
+	CHECK(product_values_add_shared(cfg, 0, values) == 0 && json_array_size(values) == 4);
+	/* renamed shared GPUs: nothing to add either */
+	free(cfg->shared_gpu_resource);
+	cfg->shared_gpu_resource = strdup("nvidia.com/gpu.shared");
+	CHECK(product_label_drifts(cfg, 1) == 0);
+	CHECK(product_values_add_shared(cfg, 1, values) == 0 && json_array_size(values) == 4);
 	free(cfg->shared_gpu_resource);
 	cfg->shared_gpu_resource = strdup(cfg->gpu_resource);
-	CHECK(product_label_drifts(cfg) == 1);
-	CHECK(product_values_add_shared(cfg, values) == 0);
+	CHECK(product_label_drifts(cfg, 1) == 1);
+	CHECK(product_values_add_shared(cfg, 1, values) == 0);
 	/* present already, or ending with the suffix, or empty: nothing new */
 	CHECK(json_array_size(values) == 4);
 	json_array_clear(values);
@@ -804,15 +812,15 @@ TEST(product_values_with_shared_spelling)
 	name[60] = '\0';
 	json_array_append_new(values, json_string(name));
 	json_array_append_new(values, json_string("Tesla-K80"));
-	CHECK(product_values_add_shared(cfg, values) == 0);
+	CHECK(product_values_add_shared(cfg, 1, values) == 0);
 	/* a name the suffix would make too long a label value is left */
 	CHECK(json_array_size(values) == 3);
 	CHECK_STR(json_string_value(json_array_get(values, 2)), "Tesla-K80-SHARED");
 	/* only time-slicing and MPS append the suffix */
 	cfg->strategy = SHARING_HAMI;
-	CHECK(product_label_drifts(cfg) == 0);
+	CHECK(product_label_drifts(cfg, 1) == 0);
 	cfg->strategy = SHARING_MPS;
-	CHECK(product_label_drifts(cfg) == 1);
+	CHECK(product_label_drifts(cfg, 1) == 1);
 out:
 	json_decref(values);
 	config_free(cfg);
@@ -823,9 +831,14 @@ TEST(product_drift_in_rules)
 	static const char selector_pod[] =
 		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p'},'spec':{"
 		"'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80','zone':'a'},"
+		"'containers':[{'name':'c','image':'i','resources':{'limits':{'aliyun.com/gpu-mem':4}}}]}}";
+	static const char exclusive_pod[] =
+		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p'},'spec':{"
+		"'nodeSelector':{'alpha.kubernetes.io/nvidia-gpu-name':'Tesla K80'},"
 		"'containers':[{'name':'c','image':'i','resources':{'limits':{'nvidia.com/gpu':1}}}]}}";
 	static const char policy_pod[] =
-		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p','namespace':'ml'},'spec':{"
+		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p','namespace':'ml',"
+		"'labels':{'gpumend.io/gpu-sharing':'time-slicing'}},'spec':{"
 		"'containers':[{'name':'c','image':'i','resources':{'limits':{'nvidia.com/gpu':1}}}]}}";
 	struct config *cfg = config_new_default();
 	struct rules_error err;
@@ -840,6 +853,13 @@ TEST(product_drift_in_rules)
 	CHECK_STR(test_string_at(out, "/spec/nodeSelector/zone"), "a");
 	CHECK_STR(test_string_at(out, "/spec" REQUIRED_EXPR(0) "/values/0"), "Tesla-K80");
 	CHECK_STR(test_string_at(out, "/spec" REQUIRED_EXPR(0) "/values/1"), "Tesla-K80-SHARED");
+	json_decref(out);
+	rules_result_clear(&res);
+
+	/* a pod with a GPU of its own stays off the shared nodes */
+	out = test_run_squoted(exclusive_pod, cfg, NULL, &res, failures);
+	CHECK_STR(test_string_at(out, "/spec/nodeSelector/nvidia.com~1gpu.product"), "Tesla-K80");
+	CHECK(json_pointer_get(out, "/spec/affinity") == NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 

@@ -331,7 +331,7 @@ TEST(nodelabel_translate_helper_detached)
 	int bad = -1;
 
 	CHECK(affinity && cfg);
-	fresh = node_requirement_translate_new(cfg, expr, &bad);
+	fresh = node_requirement_translate_new(cfg, 0, expr, &bad);
 	CHECK(fresh && bad == 0);
 	CHECK_STR(json_string_value(json_object_get(fresh, "key")),
 		  "nvidia.com/gpu.product");
@@ -342,7 +342,7 @@ TEST(nodelabel_translate_helper_detached)
 		  "alpha.kubernetes.io/nvidia-gpu-name");
 	json_decref(fresh);
 	json_object_set_new(expr, "values", json_string("Tesla K80"));
-	fresh = node_requirement_translate_new(cfg, expr, &bad);
+	fresh = node_requirement_translate_new(cfg, 0, expr, &bad);
 	CHECK(fresh == NULL && bad == 1);
 	json_decref(affinity);
 	config_free(cfg);

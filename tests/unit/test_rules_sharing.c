@@ -12,10 +12,29 @@
 
 #define GS RULE_GPU_SHARING
 
+/*
+ * The defaults, but for a cluster whose device plugin renames shared GPUs
+ * (renameByDefault: true): most cases here are about that separate name.
+ */
+static struct config *config_renamed(void)
+{
+	struct config *cfg = config_new_default();
+	json_t *doc = json_loads("{\"resources\":{\"sharedGPU\":"
+				 "\"nvidia.com/gpu.shared\"}}", 0, NULL);
+	struct rules_error err;
+
+	if (cfg && (!doc || config_apply(cfg, doc, &err) != 0)) {
+		config_free(cfg);
+		cfg = NULL;
+	}
+	json_decref(doc);
+	return cfg;
+}
+
 static struct config *config_with(enum sharing_strategy strategy,
 				  enum rule_mode mode)
 {
-	struct config *cfg = config_new_default();
+	struct config *cfg = config_renamed();
 
 	if (cfg) {
 		cfg->strategy = strategy;
@@ -55,7 +74,7 @@ TEST(gpushare_time_slicing_memory)
 	const struct finding *f = test_finding_at(&res, GS, LIMITS "/aliyun.com~1gpu-mem");
 
 	CHECK(out != NULL);
-	CHECK(int_at(out, LIMITS "/nvidia.com~1gpu.shared") == 1);
+	CHECK(int_at(out, LIMITS "/nvidia.com~1gpu") == 1);
 	CHECK(json_pointer_get(out, LIMITS "/aliyun.com~1gpu-mem") == NULL);
 	CHECK_STR(test_string_at(out, LABEL), "time-slicing");
 	CHECK_STR(test_string_at(out, T "/metadata/labels/app"), "binpack-1");
@@ -64,7 +83,7 @@ TEST(gpushare_time_slicing_memory)
 		  "nvidia.com/gpu.sharing-strategy");
 	CHECK_STR(test_string_at(out, STRATEGY_EXPR "/values/0"), "time-slicing");
 	CHECK(f && f->fixed && f->severity == SEVERITY_WARNING);
-	CHECK(f && strstr(f->message, "'nvidia.com/gpu.shared' (time-slicing)"));
+	CHECK(f && strstr(f->message, "'nvidia.com/gpu' (time-slicing)"));
 	CHECK(test_count_findings(&res, GS, NULL) == 1);
 	CHECK(res.errors == 0);
 	json_decref(out);
@@ -79,8 +98,8 @@ TEST(gpushare_fractional_gib_and_requests)
 				       "'requests':{'cpu':'1','aliyun.com/gpu-mem':'1.5'}}}]}}",
 				       NULL, NULL, &res, failures);
 
-	CHECK(int_at(out, "/spec/containers/0/resources/limits/nvidia.com~1gpu.shared") == 1);
-	CHECK(int_at(out, "/spec/containers/0/resources/requests/nvidia.com~1gpu.shared") == 1);
+	CHECK(int_at(out, "/spec/containers/0/resources/limits/nvidia.com~1gpu") == 1);
+	CHECK(int_at(out, "/spec/containers/0/resources/requests/nvidia.com~1gpu") == 1);
 	CHECK_STR(test_string_at(out, "/spec/containers/0/resources/requests/cpu"), "1");
 	CHECK(json_pointer_get(out, "/spec/containers/0/resources/requests/aliyun.com~1gpu-mem") == NULL);
 	CHECK_STR(test_string_at(out, "/metadata/annotations/gpumend.io~1gpu-memory-request"),
@@ -102,10 +121,10 @@ TEST(gpushare_volcano_count_and_memory)
 				       "{'name':'b','resources':{'limits':{'rancher.io/gpu-mem':'2'}}}]}}}}",
 				       NULL, NULL, &res, failures);
 
-	CHECK(int_at(out, LIMITS "/nvidia.com~1gpu.shared") == 2);
+	CHECK(int_at(out, LIMITS "/nvidia.com~1gpu") == 2);
 	CHECK(json_pointer_get(out, LIMITS "/volcano.sh~1gpu-number") == NULL);
 	CHECK(json_pointer_get(out, LIMITS "/volcano.sh~1gpu-memory") == NULL);
-	CHECK(int_at(out, T "/spec/containers/1/resources/limits/nvidia.com~1gpu.shared") == 1);
+	CHECK(int_at(out, T "/spec/containers/1/resources/limits/nvidia.com~1gpu") == 1);
 	CHECK_STR(test_string_at(out, RECORD), "a=2048Mi,b=2048Mi");
 	/* created in the template, which had no metadata */
 	CHECK_STR(test_string_at(out, LABEL), "time-slicing");
@@ -188,9 +207,9 @@ TEST(gpushare_request_only_gets_a_limit)
 				       "{'name':'c','resources':{'requests':{'volcano.sh/gpu-number':'3'}}}]}}",
 				       NULL, NULL, &res, failures);
 
-	CHECK_STR(test_string_at(out, "/spec/containers/0/resources/requests/nvidia.com~1gpu.shared"),
+	CHECK_STR(test_string_at(out, "/spec/containers/0/resources/requests/nvidia.com~1gpu"),
 		  "3");
-	CHECK(int_at(out, "/spec/containers/0/resources/limits/nvidia.com~1gpu.shared") == 3);
+	CHECK(int_at(out, "/spec/containers/0/resources/limits/nvidia.com~1gpu") == 3);
 	/* no memory asked: no record */
 	CHECK(json_pointer_get(out, "/metadata/annotations") == NULL);
 	CHECK_STR(test_string_at(out, "/metadata/labels/gpumend.io~1gpu-sharing"),
@@ -372,13 +391,18 @@ TEST(gpushare_keep)
 TEST(gpushare_shared_resource_signal)
 {
 	struct rules_result res;
+	struct config *cfg;
 	const char *at = "/spec/containers/0/resources/limits/nvidia.com~1gpu.shared";
 	json_t *out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':["
 				       "{'name':'c','resources':{'limits':{'nvidia.com/gpu.shared':1}}}]}}",
 				       NULL, NULL, &res, failures);
 	const struct finding *f = test_finding_at(&res, GS, at);
 
+	/* gpumend's own output of before: what the device plugin serves by
+	 * default now */
 	CHECK(f && f->fixed);
+	CHECK(int_at(out, "/spec/containers/0/resources/limits/nvidia.com~1gpu") == 1);
+	CHECK(json_pointer_get(out, at) == NULL);
 	CHECK_STR(test_string_at(out, "/metadata/labels/gpumend.io~1gpu-sharing"),
 		  "time-slicing");
 	CHECK(json_pointer_get(out, "/spec/affinity") != NULL);
@@ -386,12 +410,14 @@ TEST(gpushare_shared_resource_signal)
 	json_decref(out);
 	rules_result_clear(&res);
 
-	/* already migrated: nothing to say */
+	/* already migrated for a device plugin that renames shared GPUs:
+	 * nothing to say */
+	cfg = config_renamed();
 	out = test_run_squoted("{'kind':'Pod','metadata':{'name':'p','labels':{'gpumend.io/gpu-sharing':"
 			       "'time-slicing'}},'spec':{'nodeSelector':{'nvidia.com/gpu.sharing-strategy':"
 			       "'time-slicing'},'containers':["
 			       "{'name':'c','resources':{'limits':{'nvidia.com/gpu.shared':1}}}]}}",
-			       NULL, NULL, &res, failures);
+			       cfg, NULL, &res, failures);
 	CHECK(test_count_findings(&res, GS, NULL) == 0);
 	CHECK(res.n_ops == 0);
 	json_decref(out);
@@ -402,12 +428,12 @@ TEST(gpushare_shared_resource_signal)
 			       "'mps'}},'spec':{'nodeSelector':{'nvidia.com/gpu.sharing-strategy':"
 			       "'mps'},'containers':["
 			       "{'name':'c','resources':{'limits':{'nvidia.com/gpu.shared':1}}}]}}",
-			       NULL, NULL, &res, failures);
+			       cfg, NULL, &res, failures);
 	CHECK_STR(test_string_at(out, "/metadata/labels/gpumend.io~1gpu-sharing"),
 		  "time-slicing");
 	CHECK(test_ops_of(&res, GS) == 1);
 	json_decref(out);
-	rules_result_clear(&res);
+	rules_result_clear(&res);	config_free(cfg);
 }
 
 TEST(gpushare_existing_affinity_and_record_order)
@@ -428,7 +454,7 @@ TEST(gpushare_existing_affinity_and_record_order)
 	CHECK_STR(test_string_at(out, "/spec/affinity/nodeAffinity/"
 				 "requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/"
 				 "matchExpressions/1/key"), "nvidia.com/gpu.sharing-strategy");
-	CHECK(int_at(out, "/spec/initContainers/0/resources/limits/nvidia.com~1gpu.shared") == 1);
+	CHECK(int_at(out, "/spec/initContainers/0/resources/limits/nvidia.com~1gpu") == 1);
 	json_decref(out);
 	rules_result_clear(&res);
 }
@@ -459,11 +485,11 @@ TEST(gpushare_opt_out_cronjob_list_tfjob)
 	CHECK(json_pointer_get(out, "/items/0/spec/jobTemplate/spec/template/spec/containers/0/"
 			       "resources/limits/aliyun.com~1gpu-mem") != NULL);
 	CHECK(int_at(out, "/items/1/spec/jobTemplate/spec/template/spec/containers/0/"
-		     "resources/limits/nvidia.com~1gpu.shared") == 1);
+		     "resources/limits/nvidia.com~1gpu") == 1);
 	CHECK_STR(test_string_at(out, "/items/1/spec/jobTemplate/spec/template/metadata/labels/"
 				 "gpumend.io~1gpu-sharing"), "time-slicing");
 	CHECK(int_at(out, "/items/2/spec/tfReplicaSpecs/Worker/template/spec/containers/0/"
-		     "resources/limits/nvidia.com~1gpu.shared") == 1);
+		     "resources/limits/nvidia.com~1gpu") == 1);
 	CHECK_STR(test_string_at(out, "/items/2/spec/tfReplicaSpecs/Worker/template/metadata/"
 				 "annotations/gpumend.io~1gpu-memory-request"),
 		  "tensorflow=4096Mi");
@@ -485,7 +511,7 @@ TEST(gpushare_boolean_selector_and_no_metadata)
 				       NULL, NULL, &res, failures);
 
 	CHECK(json_pointer_get(out, "/spec/podSpec/nodeSelector") == NULL);
-	CHECK(int_at(out, "/spec/podSpec/containers/0/resources/limits/nvidia.com~1gpu.shared") == 1);
+	CHECK(int_at(out, "/spec/podSpec/containers/0/resources/limits/nvidia.com~1gpu") == 1);
 	CHECK(json_pointer_get(out, "/metadata/labels") == NULL);
 	CHECK(json_pointer_get(out, "/spec/podSpec/affinity") != NULL);
 	CHECK(test_finding_at(&res, GS, "/spec/podSpec/nodeSelector/gpushare") != NULL);

@@ -385,7 +385,7 @@ TEST(values_name_dependent_changes_are_reported)
 	CHECK_STR(json_string_value(json_pointer_get(values,
 			"/podLabels/gpumend.io~1gpu-sharing")), "time-slicing");
 	CHECK(json_integer_value(json_pointer_get(values,
-			"/resources/limits/nvidia.com~1gpu.shared")) == 1);
+			"/resources/limits/nvidia.com~1gpu")) == 1);
 	for (size_t i = 0; i < res.n_findings; i++)
 		if (strstr(res.findings[i].message, "name the templates give"))
 			reported = 1;

@@ -62,6 +62,7 @@ TEST(triggers_default_set)
 		 * aliyun.com/gpu-count */
 		"aliyun.com/gpu", "rancher.io/gpu-mem",
 		"volcano.sh/gpu-memory", "volcano.sh/gpu-number",
+		"tencent.com/vcuda-core", "tencent.com/vcuda-memory",
 		"gpu.cattle.io/type", "ALIYUN_COM_GPU_MEM_",
 		"gpumend.io/gpu-models", "nvidia.com/gpu.shared",
 		"NVIDIA_VISIBLE_DEVICES",
@@ -70,10 +71,26 @@ TEST(triggers_default_set)
 		/* obsolete components: the gpushare ones hold "gpushare" */
 		"nvidia/k8s-device-plugin:1.", "schd-extender-deployer",
 		"device-plugin-evict", "nvidia-docker-plugin",
+		"device-plugin-recover", "scheduler-extender-configtool",
+		"volcano-device-plugin", "tkestack/gpu-manager",
+		"gputopology-schd-extender", "gputopology-scheduler-extender",
 		/* legacy-scheduler-config */
 		"policy-config", "kubescheduler.config.k8s.io/v1beta",
 		"predicates", "priorities", "extenders",
 		"hardPodAffinitySymmetricWeight", "alwaysCheckAllPredicates",
+		/* invalid-resource */
+		"limits", "requests",
+		/* removed-api; extensions/v1beta1 is above */
+		"rbac.authorization.k8s.io/v1", "scheduling.k8s.io/v1",
+		"node.k8s.io/v1beta1", "storage.k8s.io/v1beta1",
+		"coordination.k8s.io/v1beta1", "apiregistration.k8s.io/v1beta1",
+		"autoscaling/v2beta", "networking.k8s.io/v1beta1",
+		"policy/v1beta1", "apiextensions.k8s.io/v1beta1",
+		"admissionregistration.k8s.io/v1beta1",
+		"certificates.k8s.io/v1beta1", "discovery.k8s.io/v1beta1",
+		"events.k8s.io/v1beta1", "mlkube.io/v1beta1",
+		"tensorflow.org/v1alpha1", "kubeflow.org/v1alpha",
+		"node-role.kubernetes.io/master", "--address",
 	};
 	struct config *cfg = config_new_default();
 	struct string_list list;
@@ -176,7 +193,8 @@ static int hostpath_triggers(const char *obsolete, const char *host,
 	int rc = -1;
 
 	snprintf(json, sizeof(json),
-		 "{\"hostPaths\": {\"obsolete\": %s, \"ambiguous\": %s, \"ambiguousMountPaths\": %s}}",
+		 "{\"hostPaths\": {\"obsolete\": %s, \"ambiguous\": %s, \"ambiguousMountPaths\": %s,"
+		 " \"vendorDriverDirs\": []}}",
 		 obsolete, host, mount);
 	if (cfg && apply(cfg, json) == 0)
 		rc = rules_triggers(cfg, out);
@@ -241,6 +259,19 @@ TEST(triggers_hostpath_sides)
 				&list) == 0);
 	CHECK(list.n == 1 && has(&list, "hostPath"));
 	string_list_clear(&list);
+	/* a vendor's driver directory is on the host side */
+	{
+		struct config *cfg = test_config_only(RULE_OBSOLETE_CUDA_HOSTPATH,
+						      RULE_MODE_MUTATE);
+
+		CHECK(cfg && apply(cfg, "{\"hostPaths\": {\"obsolete\": [], \"ambiguous\": [],"
+				   " \"ambiguousMountPaths\": [\"*\"],"
+				   " \"vendorDriverDirs\": [\"/home/kubernetes/bin/nvidia/*\"]}}") == 0);
+		CHECK(cfg && rules_triggers(cfg, &list) == 0);
+		CHECK(list.n == 1 && has(&list, "/home/kubernetes/bin/nvidia/"));
+		string_list_clear(&list);
+		config_free(cfg);
+	}
 	/* one side empty: ambiguous volumes are never reported */
 	CHECK(hostpath_triggers("[\"/usr/lib64/nvidia\"]", "[]", "[\"*\"]",
 				&list) == 0);
@@ -415,7 +446,7 @@ static void check_document(const struct config *cfg, json_t *doc,
 
 	rules_result_init(&res);
 	if (!copy || rules_apply(cfg, opts, copy, &res, &err) != 0) {
-		fprintf(stderr, "  %s: rules_apply failed\n", name);
+		fprintf(stderr, "  %s: rules_apply failed: %s %s\n", name, err.pointer, err.message);
 		(*failures)++;
 	} else if (res.n_findings || res.n_ops) {
 		(*acted)++;
