@@ -44,6 +44,8 @@ RULES_SRCS += rules/removed_gpu_feature_gate.c
 RULES_SRCS += rules/obsolete_gpu_component.c
 RULES_SRCS += rules/legacy_scheduler_config.c
 RULES_SRCS += rules/triggers.c
+RULES_SRCS += rules/pod_shapes.c
+RULES_SRCS += rules/conditions.c
 RULES_SRCS += rules/values.c
 $(BUILD)/rules/%.o: INCLUDES := -Irules
 
@@ -61,6 +63,7 @@ LIB_SRCS += lib/converge.c
 LIB_SRCS += lib/nul.c
 LIB_SRCS += lib/json_write.c
 LIB_SRCS += lib/admission.c
+LIB_SRCS += lib/registration.c
 $(BUILD)/lib/%.o: INCLUDES := -Irules -Ilib
 
 # certs/: certificate work (`gpumend certs`), on the shared layer.
@@ -82,6 +85,7 @@ CLI_SRCS += cli/migrate.c
 CLI_SRCS += cli/lint.c
 CLI_SRCS += cli/cmd_misc.c
 CLI_SRCS += cli/review.c
+CLI_SRCS += cli/webhook_config.c
 CLI_MAIN := cli/main.c
 $(BUILD)/cli/%.o: INCLUDES := -Irules -Ilib -Icerts -Icli
 
