@@ -1353,6 +1353,19 @@ int admission_review(const struct config *cfg, const char *body, size_t len,
 	return admission_review_filtered(cfg, NULL, body, len, out);
 }
 
+int admission_review_policy(const struct config *cfg,
+			    const struct json_scan_filter *filter,
+			    int failure_allow, const char *body, size_t len,
+			    struct admission_outcome *out)
+{
+	/* a copy of the members only, read and never freed: the pointers
+	 * stay the caller's */
+	struct config entry = *cfg;
+
+	entry.failure_allow = failure_allow;
+	return admission_review_filtered(&entry, filter, body, len, out);
+}
+
 int admission_review_filtered(const struct config *cfg,
 			      const struct json_scan_filter *filter,
 			      const char *body, size_t len,

@@ -127,6 +127,18 @@ int admission_review_filtered(const struct config *cfg,
 			      struct admission_outcome *out);
 
 /*
+ * admission_review_filtered() that answers a review it cannot do (an
+ * internal failure, a malformed request with a uid) as the registration
+ * entry the request came through says: allowed with a warning when
+ * `failure_allow` is 1 (failurePolicy Ignore), denied when 0 (Fail),
+ * whatever cfg->failure_allow says.
+ */
+int admission_review_policy(const struct config *cfg,
+			    const struct json_scan_filter *filter,
+			    int failure_allow, const char *body, size_t len,
+			    struct admission_outcome *out);
+
+/*
  * NULL when two outcomes are the same in every member, else the name of
  * the first that differs: what the prefilter's tests compare.
  */

@@ -26,6 +26,7 @@
 #include "linger.h"
 #include "log.h"
 #include "metrics.h"
+#include "registration.h"
 #include "server.h"
 
 /*
@@ -61,6 +62,10 @@ struct config_ref {
 	atomic_int refs;
 	struct config *cfg;
 	struct json_scan_filter *filter;  /* its prefilter */
+	/* registration_hash() of cfg: what a generated registration for it
+	 * names in its service paths */
+	char hash[REGISTRATION_HASH_LEN + 1];
+	atomic_int mismatch_logged;       /* a mismatch with it was logged */
 };
 
 struct server {
@@ -127,6 +132,10 @@ struct request {
 	int logged;                     /* its log line is written */
 	int early;                      /* in the first call: no body read yet */
 	int must_close;                 /* the connection ends after the answer */
+	/* the registration entry of a review path, and the hash it names
+	 * ("" when none) */
+	enum registration_route route;
+	char hash[REGISTRATION_HASH_LEN + 1];
 };
 
 static void watch_head(struct server *srv, struct MHD_Connection *connection);
@@ -167,6 +176,13 @@ static struct config_ref *config_ref_new(struct config *cfg_new)
 		config_free(cfg_new);
 		return NULL;
 	}
+	if (registration_hash(cfg_new, ref->hash) != 0) {
+		json_scan_filter_free(ref->filter);
+		free(ref);
+		config_free(cfg_new);
+		return NULL;
+	}
+	atomic_init(&ref->mismatch_logged, 0);
 	atomic_init(&ref->refs, 1);
 	ref->cfg = cfg_new;
 	return ref;
@@ -542,6 +558,25 @@ static void count_review(const struct admission_outcome *out)
 		metrics_count_error(METRICS_ERROR_INTERNAL);
 }
 
+/*
+ * The registration that sent a review was made for the config whose hash
+ * its path names: another than the one loaded means its conditions may
+ * not send objects the rules now act on. Said once per config loaded, and
+ * in a gauge; the review is served all the same.
+ */
+static void check_hash(struct config_ref *config, const char *hash)
+{
+	int mismatch = strcmp(hash, config->hash) != 0;
+
+	metrics_set_config_hash_mismatch(mismatch);
+	if (mismatch && !atomic_exchange(&config->mismatch_logged, 1))
+		log_event(LOG_LEVEL_WARN,
+			  "registration made for another config",
+			  json_pack("{s:s,s:s,s:s}", "registration_hash", hash,
+				    "config_hash", config->hash, "fix",
+				    "regenerate it: gpumend webhook-config -c CONFIG | kubectl apply -f -"));
+}
+
 /* The whole body is in: review it and answer. */
 static enum MHD_Result serve_review(struct server *srv,
 				    struct MHD_Connection *connection,
@@ -557,11 +592,18 @@ static enum MHD_Result serve_review(struct server *srv,
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	config = config_acquire(srv);
+	if (req->hash[0])
+		check_hash(config, req->hash);
 	admission_outcome_init(&out);
 	json_arena_begin();
-	rc = admission_review_filtered(config->cfg, config->filter,
-				       req->body.data ? req->body.data : "",
-				       req->body.len, &out);
+	/* a failure is answered as the entry's failurePolicy says; plain
+	 * /mutate (older registrations) as webhook.failurePolicy does */
+	rc = admission_review_policy(config->cfg, config->filter,
+				     req->route == REGISTRATION_PLAIN ?
+				     config->cfg->failure_allow :
+				     req->route == REGISTRATION_ADVISORY,
+				     req->body.data ? req->body.data : "",
+				     req->body.len, &out);
 	json_arena_end();
 	config_ref_put(config);
 	/* the body is no longer needed: give its memory back now */
@@ -685,7 +727,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 			return MHD_NO;
 		clock_gettime(CLOCK_MONOTONIC, &req->start);
 		buf_init(&req->body, srv->opts.max_body);
-		if (!strcmp(url, "/mutate"))
+		if (!registration_path_parse(url, &req->route, req->hash))
 			req->path = METRICS_PATH_MUTATE;
 		else if (!strcmp(url, "/healthz"))
 			req->path = METRICS_PATH_HEALTHZ;
