@@ -160,7 +160,7 @@ int cmd_webhook_config(int argc, char **argv)
 				  version, CONDITIONS_MINOR);
 			return 2;
 		}
-		msg_note("Kubernetes %s has no matchConditions (1.%d or later): one entry, failurePolicy Ignore, is sent every object; legacy objects are admitted unmigrated while gpumend is down",
+		msg_warning("Kubernetes %s has no matchConditions (1.%d or later): one entry, failurePolicy Ignore, is sent every object; legacy objects are admitted unmigrated while gpumend is down",
 			 version, CONDITIONS_MINOR);
 		ropts.conditions = 0;
 		ropts.legacy_fail = 0;

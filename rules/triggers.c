@@ -290,90 +290,136 @@ static void gpu_request_names(const struct config *cfg,
 		names_add(names, cfg->memory_resources[i].name, t);
 }
 
+static void triggers_minimize(struct string_list *out);
+
+/* Appends a copy of `text` to `list` (owned); sets t->failed when out of
+ * memory. */
+static void literal_add(struct string_list *list, const char *text,
+			size_t len, struct cel_text *t)
+{
+	char **grown = realloc(list->items, (list->n + 1) * sizeof(*grown));
+	char *copy = grown ? strndup(text, len) : NULL;
+
+	if (grown)
+		list->items = grown;
+	if (!copy) {
+		t->failed = 1;
+		return;
+	}
+	list->items[list->n++] = copy;
+}
+
+/* Appends "VALUE.FN('a') || VALUE.FN('b')" for the items of `list`. */
+static void cel_string_tests(struct cel_text *t, const char *value,
+			     const char *fn, const struct string_list *list)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		cel_or(t);
+		cel_addf(t, "%s.%s(", value, fn);
+		cel_quote(t, list->items[i]);
+		cel_add(t, ")");
+	}
+}
+
 /*
- * A test that the string `value` (a CEL expression) may match one of the
- * fnmatch(3) patterns, n of them, each `stride` bytes after the last (a
- * string_list's items, or a text_map's keys). A pattern that starts with
- * fixed text needs the value to start with it; else the value must hold
- * its longest fixed run; a pattern with none matches anything, and so
- * does the test ("true"). `n` is at least 1.
+ * Appends a test that the string `value` (a CEL expression) may match one
+ * of the fnmatch(3) patterns, n of them, each `stride` bytes after the
+ * last (a string_list's items, or a text_map's keys). A pattern that
+ * starts with fixed text needs the value to start with it; else the value
+ * must hold its longest fixed run; a pattern with none matches anything,
+ * and so does the test ("true"). Tests that another one implies are left
+ * out. `n` is at least 1.
  */
 static void cel_patterns(struct cel_text *t, const char *value,
 			 char *const *patterns, size_t stride, size_t n)
 {
+	struct string_list prefixes = { 0 }, runs = { 0 };
 	struct cel_text tests = { 0 };
+	size_t kept = 0;
 	int any = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !any && !t->failed; i++) {
 		const char *pattern = *(char *const *)(const void *)
 			((const char *)patterns + i * stride);
 		size_t fixed = strcspn(pattern, "*?[\\");
 		char *literal;
 
-		cel_or(&tests);
 		if (fixed) {
-			char *prefix = strndup(pattern, fixed);
-
-			if (!prefix) {
-				t->failed = 1;
-				break;
-			}
-			cel_addf(&tests, "%s.startsWith(", value);
-			cel_quote(&tests, prefix);
-			cel_add(&tests, ")");
-			free(prefix);
+			literal_add(&prefixes, pattern, fixed, t);
 			continue;
 		}
 		if (!(literal = pattern_literal_new(pattern, '\0'))) {
 			t->failed = 1;
 			break;
 		}
-		if (!*literal)
-			any = 1;
-		cel_addf(&tests, "%s.contains(", value);
-		cel_quote(&tests, literal);
-		cel_add(&tests, ")");
+		any = !*literal;
+		if (*literal)
+			literal_add(&runs, literal, strlen(literal), t);
 		free(literal);
 	}
+	triggers_minimize(&runs);
+	triggers_minimize(&prefixes);
+	/* a prefix that holds a run, or starts with another prefix, is
+	 * implied (the shortest come first) */
+	for (size_t i = 0; i < prefixes.n; i++) {
+		char *p = prefixes.items[i];
+		int implied = 0;
+
+		for (size_t k = 0; k < runs.n && !implied; k++)
+			implied = strstr(p, runs.items[k]) != NULL;
+		for (size_t k = 0; k < kept && !implied; k++)
+			implied = !strncmp(p, prefixes.items[k],
+					   strlen(prefixes.items[k]));
+		if (implied)
+			free(p);
+		else
+			prefixes.items[kept++] = p;
+	}
+	prefixes.n = kept;
+	cel_string_tests(&tests, value, "startsWith", &prefixes);
+	cel_string_tests(&tests, value, "contains", &runs);
 	if (tests.failed)
 		t->failed = 1;
 	cel_add(t, any ? "true" : tests.s ? tests.s : "false");
 	cel_text_free(&tests);
+	string_list_clear(&prefixes);
+	string_list_clear(&runs);
 }
 
 /*
- * A test that the string `value` holds one of the '/'-free fixed runs of
- * the patterns of `patterns` (the longest of each): a path that matches
- * a pattern once normalised as the kubelet does ("//", "/./", "..", a
- * trailing '/') holds each of them as it was written, since normalising
- * only drops whole segments and separators. "true" when a pattern has
- * none.
+ * Appends a test that the string `value` holds one of the '/'-free fixed
+ * runs of the patterns of `patterns` (the longest of each): a path that
+ * matches a pattern once normalised as the kubelet does ("//", "/./",
+ * "..", a trailing '/') holds each of them as it was written, since
+ * normalising only drops whole segments and separators. "true" when a
+ * pattern has none.
  */
 static void cel_path_segments(struct cel_text *t, const char *value,
 			      const struct string_list *patterns)
 {
+	struct string_list runs = { 0 };
 	struct cel_text tests = { 0 };
 	int any = 0;
 
-	for (size_t i = 0; i < patterns->n; i++) {
+	for (size_t i = 0; i < patterns->n && !any && !t->failed; i++) {
 		char *literal = pattern_literal_new(patterns->items[i], '/');
 
 		if (!literal) {
 			t->failed = 1;
 			break;
 		}
-		if (!*literal)
-			any = 1;
-		cel_or(&tests);
-		cel_addf(&tests, "%s.contains(", value);
-		cel_quote(&tests, literal);
-		cel_add(&tests, ")");
+		any = !*literal;
+		if (*literal)
+			literal_add(&runs, literal, strlen(literal), t);
 		free(literal);
 	}
+	triggers_minimize(&runs);
+	cel_string_tests(&tests, value, "contains", &runs);
 	if (tests.failed)
 		t->failed = 1;
 	cel_add(t, any || !tests.s ? "true" : tests.s);
 	cel_text_free(&tests);
+	string_list_clear(&runs);
 }
 
 /* A pod fragment: the pod's metadata has the annotation `key`. */
