@@ -291,6 +291,7 @@ static void gpu_request_names(const struct config *cfg,
 }
 
 static void triggers_minimize(struct string_list *out);
+static int trigger_cmp(const void *a, const void *b);
 
 /* Appends a copy of `text` to `list` (owned); sets t->failed when out of
  * memory. */
@@ -322,68 +323,97 @@ static void cel_string_tests(struct cel_text *t, const char *value,
 }
 
 /*
- * Appends a test that the string `value` (a CEL expression) may match one
- * of the fnmatch(3) patterns, n of them, each `stride` bytes after the
- * last (a string_list's items, or a text_map's keys). A pattern that
- * starts with fixed text needs the value to start with it; else the value
- * must hold its longest fixed run; a pattern with none matches anything,
- * and so does the test ("true"). Tests that another one implies are left
- * out. `n` is at least 1.
+ * For each of the n fnmatch(3) patterns at `patterns`, one every `stride`
+ * bytes (a string_list's items, or a text_map's keys): its fixed prefix
+ * into `prefixes`, when it has one and `prefixes` is not NULL; else its
+ * longest fixed run (pattern_literal_new() with `stop`) into `runs`.
+ * Returns 1 when some pattern has neither: it may match anything.
+ */
+static int pattern_fixed_text(char *const *patterns, size_t stride, size_t n,
+			      char stop, struct string_list *prefixes,
+			      struct string_list *runs, struct cel_text *t)
+{
+	for (size_t i = 0; i < n && !t->failed; i++) {
+		const char *pattern = *(char *const *)(const void *)
+			((const char *)patterns + i * stride);
+		size_t fixed = strcspn(pattern, "*?[\\");
+		char *literal;
+		int none;
+
+		if (prefixes && fixed) {
+			literal_add(prefixes, pattern, fixed, t);
+			continue;
+		}
+		if (!(literal = pattern_literal_new(pattern, stop))) {
+			t->failed = 1;
+			break;
+		}
+		none = !*literal;
+		if (!none)
+			literal_add(runs, literal, strlen(literal), t);
+		free(literal);
+		if (none)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Appends the tests of the strings `value` (a CEL expression) against the
+ * prefixes and runs (string_list_clear()ed after): "true" when `any`.
+ * Tests another one implies are left out: a run that holds another run,
+ * a prefix that holds a run or starts with another prefix.
+ */
+static void cel_fixed_text(struct cel_text *t, const char *value, int any,
+			   struct string_list *prefixes,
+			   struct string_list *runs)
+{
+	struct cel_text tests = { 0 };
+	size_t kept = 0;
+
+	triggers_minimize(runs);
+	if (prefixes->n > 1)
+		qsort(prefixes->items, prefixes->n, sizeof(*prefixes->items),
+		      trigger_cmp);
+	for (size_t i = 0; i < prefixes->n; i++) {
+		char *p = prefixes->items[i];
+		int implied = 0;
+
+		for (size_t k = 0; k < runs->n && !implied; k++)
+			implied = strstr(p, runs->items[k]) != NULL;
+		for (size_t k = 0; k < kept && !implied; k++)
+			implied = !strncmp(p, prefixes->items[k],
+					   strlen(prefixes->items[k]));
+		if (implied)
+			free(p);
+		else
+			prefixes->items[kept++] = p;
+	}
+	prefixes->n = kept;
+	cel_string_tests(&tests, value, "startsWith", prefixes);
+	cel_string_tests(&tests, value, "contains", runs);
+	if (tests.failed)
+		t->failed = 1;
+	cel_add(t, any ? "true" : tests.s ? tests.s : "false");
+	cel_text_free(&tests);
+	string_list_clear(prefixes);
+	string_list_clear(runs);
+}
+
+/*
+ * Appends a test that the string `value` may match one of the n fnmatch(3)
+ * patterns at `patterns` (as pattern_fixed_text() reads them): one with
+ * a fixed prefix needs the value to start with it, one without needs its
+ * longest fixed run in the value, one with neither matches anything.
  */
 static void cel_patterns(struct cel_text *t, const char *value,
 			 char *const *patterns, size_t stride, size_t n)
 {
 	struct string_list prefixes = { 0 }, runs = { 0 };
-	struct cel_text tests = { 0 };
-	size_t kept = 0;
-	int any = 0;
+	int any = pattern_fixed_text(patterns, stride, n, '\0', &prefixes,
+				     &runs, t);
 
-	for (size_t i = 0; i < n && !any && !t->failed; i++) {
-		const char *pattern = *(char *const *)(const void *)
-			((const char *)patterns + i * stride);
-		size_t fixed = strcspn(pattern, "*?[\\");
-		char *literal;
-
-		if (fixed) {
-			literal_add(&prefixes, pattern, fixed, t);
-			continue;
-		}
-		if (!(literal = pattern_literal_new(pattern, '\0'))) {
-			t->failed = 1;
-			break;
-		}
-		any = !*literal;
-		if (*literal)
-			literal_add(&runs, literal, strlen(literal), t);
-		free(literal);
-	}
-	triggers_minimize(&runs);
-	triggers_minimize(&prefixes);
-	/* a prefix that holds a run, or starts with another prefix, is
-	 * implied (the shortest come first) */
-	for (size_t i = 0; i < prefixes.n; i++) {
-		char *p = prefixes.items[i];
-		int implied = 0;
-
-		for (size_t k = 0; k < runs.n && !implied; k++)
-			implied = strstr(p, runs.items[k]) != NULL;
-		for (size_t k = 0; k < kept && !implied; k++)
-			implied = !strncmp(p, prefixes.items[k],
-					   strlen(prefixes.items[k]));
-		if (implied)
-			free(p);
-		else
-			prefixes.items[kept++] = p;
-	}
-	prefixes.n = kept;
-	cel_string_tests(&tests, value, "startsWith", &prefixes);
-	cel_string_tests(&tests, value, "contains", &runs);
-	if (tests.failed)
-		t->failed = 1;
-	cel_add(t, any ? "true" : tests.s ? tests.s : "false");
-	cel_text_free(&tests);
-	string_list_clear(&prefixes);
-	string_list_clear(&runs);
+	cel_fixed_text(t, value, any, &prefixes, &runs);
 }
 
 /*
@@ -397,29 +427,11 @@ static void cel_patterns(struct cel_text *t, const char *value,
 static void cel_path_segments(struct cel_text *t, const char *value,
 			      const struct string_list *patterns)
 {
-	struct string_list runs = { 0 };
-	struct cel_text tests = { 0 };
-	int any = 0;
+	struct string_list prefixes = { 0 }, runs = { 0 };
+	int any = pattern_fixed_text(patterns->items, sizeof(char *),
+				     patterns->n, '/', NULL, &runs, t);
 
-	for (size_t i = 0; i < patterns->n && !any && !t->failed; i++) {
-		char *literal = pattern_literal_new(patterns->items[i], '/');
-
-		if (!literal) {
-			t->failed = 1;
-			break;
-		}
-		any = !*literal;
-		if (*literal)
-			literal_add(&runs, literal, strlen(literal), t);
-		free(literal);
-	}
-	triggers_minimize(&runs);
-	cel_string_tests(&tests, value, "contains", &runs);
-	if (tests.failed)
-		t->failed = 1;
-	cel_add(t, any || !tests.s ? "true" : tests.s);
-	cel_text_free(&tests);
-	string_list_clear(&runs);
+	cel_fixed_text(t, value, any, &prefixes, &runs);
 }
 
 /* A pod fragment: the pod's metadata has the annotation `key`. */
