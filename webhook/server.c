@@ -509,6 +509,10 @@ static void log_review(struct MHD_Connection *connection, struct request *req,
 	log_line_string(&line, "name", out->name);
 	log_line_string(&line, "operation", out->operation);
 	log_line_bool(&line, "dry_run", out->dry_run);
+	/* the registration entry it came through (none on plain /mutate) */
+	if (req->route != REGISTRATION_PLAIN)
+		log_line_string(&line, "entry", req->route == REGISTRATION_LEGACY ?
+				"legacy" : "advisory");
 	/* left alone: a controller's copy of its template */
 	if (out->owner)
 		log_line_string(&line, "owner", out->owner);

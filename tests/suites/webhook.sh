@@ -496,6 +496,8 @@ code=$(post_to "/mutate/legacy/$hash" "$dir/req3.json" "$dir/resp.json")
 check "the config's own hash: reviewed, the gauge back to 0" \
 	sh -c "[ '$code' = 200 ] && jq -e '.response.patch' '$dir/resp.json' >/dev/null &&
 		[ '$(hash_mismatch)' = 0 ]"
+check "the review's log line names its entry" sh -c \
+	"grep '\"uid\":\"uid-hash\"' '$dir/main.log' | grep -q '\"entry\":\"legacy\"'"
 code=$(post_to /mutate/advisory/fedcba9876543210 "$dir/req3.json" "$dir/resp.json")
 check "another hash: the review is still served in full" \
 	sh -c "[ '$code' = 200 ] && jq -e '.response.allowed == true and .response.patch' '$dir/resp.json' >/dev/null"
