@@ -120,11 +120,15 @@ int rules_pod_path_check(const char *path, char *why, size_t size)
 }
 
 /*
- * Appends `base` followed by the members path[0..len) ("a.b"), and the
- * has() tests that each of them is there: "has(base.a) && has(base.a.b)".
+ * Appends the tests that base.path[0..len) ("a.b") is there and can be
+ * read on: "has(base.a) && type(base.a) == map && has(base.a.b) && ...",
+ * the last member's type tested only when `last_map` is 1. A custom
+ * resource's schema may let a member be null (nullable, or unknown fields
+ * preserved), and reading on from a null would be an error: under
+ * failurePolicy Fail, a refused object.
  */
 static void cel_guards(struct cel_text *t, const char *base, const char *path,
-		       size_t len)
+		       size_t len, int last_map)
 {
 	size_t end = 0;
 	int any = 0;
@@ -136,6 +140,9 @@ static void cel_guards(struct cel_text *t, const char *base, const char *path,
 		if (any)
 			cel_add(t, " && ");
 		cel_addf(t, "has(%s.%.*s)", base, (int)end, path);
+		if (end < len || last_map)
+			cel_addf(t, " && type(%s.%.*s) == map", base, (int)end,
+				 path);
 		any = 1;
 		end++;
 	}
@@ -145,7 +152,8 @@ static void cel_guards(struct cel_text *t, const char *base, const char *path,
 
 /*
  * One {'m', 's'} map for the pod spec at base.path[0..len): its metadata
- * is the "metadata" beside it when the path ends in "spec".
+ * is the "metadata" beside it when the path ends in "spec" (and a
+ * mapping), else {}.
  */
 static void cel_pod_map(struct cel_text *t, const char *base, const char *path,
 			size_t len)
@@ -157,15 +165,11 @@ static void cel_pod_map(struct cel_text *t, const char *base, const char *path,
 			last = path + i + 1;
 	cel_add(t, "{'m': ");
 	if ((size_t)(path + len - last) == 4 && !strncmp(last, "spec", 4)) {
-		size_t parent = last > path ? (size_t)(last - path) : 0;
+		int parent = (int)(last - path);
 
-		if (parent)
-			cel_addf(t, "has(%s.%.*smetadata) ? %s.%.*smetadata : {}",
-				 base, (int)parent, path, base, (int)parent,
-				 path);
-		else
-			cel_addf(t, "has(%s.metadata) ? %s.metadata : {}", base,
-				 base);
+		cel_addf(t, "has(%s.%.*smetadata) && type(%s.%.*smetadata) == map"
+			 " ? %s.%.*smetadata : {}", base, parent, path, base,
+			 parent, path, base, parent, path);
 	} else {
 		cel_add(t, "{}");
 	}
@@ -182,7 +186,7 @@ static void cel_path(struct cel_text *t, const char *path)
 
 	if (!star || (star[2] && star[2] != '.')) {
 		cel_add(t, "(");
-		cel_guards(t, "object", path, strlen(path));
+		cel_guards(t, "object", path, strlen(path), 1);
 		cel_add(t, " ? [");
 		cel_pod_map(t, "object", path, strlen(path));
 		cel_add(t, "] : [])");
@@ -194,16 +198,18 @@ static void cel_path(struct cel_text *t, const char *path)
 		const char *suffix = star[2] ? star + 3 : "";
 
 		cel_add(t, "(");
-		cel_guards(t, "object", path, (size_t)prefix);
+		cel_guards(t, "object", path, (size_t)prefix, 0);
 		cel_addf(t, " ? (type(object.%.*s) == list ? object.%.*s : "
-			 "object.%.*s.map(k, object.%.*s[k])) : [])",
-			 prefix, path, prefix, path, prefix, path, prefix, path);
+			 "type(object.%.*s) == map ? "
+			 "object.%.*s.map(k, object.%.*s[k]) : []) : [])",
+			 prefix, path, prefix, path, prefix, path, prefix, path,
+			 prefix, path);
+		cel_add(t, ".filter(x, type(x) == map");
 		if (*suffix) {
-			cel_add(t, ".filter(x, ");
-			cel_guards(t, "x", suffix, strlen(suffix));
-			cel_add(t, ")");
+			cel_add(t, " && ");
+			cel_guards(t, "x", suffix, strlen(suffix), 1);
 		}
-		cel_add(t, ".map(x, ");
+		cel_add(t, ").map(x, ");
 		cel_pod_map(t, "x", suffix, strlen(suffix));
 		cel_add(t, ")");
 	}

@@ -7,9 +7,11 @@
 #   expected.err       (optional) what it must print on stderr
 #   expected.exit      (optional) its exit status, default 0
 # run in the case's folder; then the registration's hash, and what
-# `gpumend review --entry` says each entry is responsible for. WEBHOOK_CONFIG_UPDATE=1 writes the expected
-# files from the current output instead (after a rule's fragment changed:
-# review the diff, the registration's hash changes with it).
+# `gpumend review --entry` says each entry is responsible for
+# (tests/webhook/conditions/ holds reviews for the CEL suite).
+# WEBHOOK_CONFIG_UPDATE=1 writes the expected files from the current
+# output instead (after a rule's fragment changed: review the diff, the
+# registration's hash changes with it).
 . "$(dirname "$0")/../lib.sh"
 
 tmp=$(scratch)
@@ -102,6 +104,16 @@ advisory update.json true
 legacy deploy-update.json true
 advisory deploy-update.json false
 CASES
+# tests/webhook/conditions/: hostile shapes for the conditions (null
+# or odd custom resource members, hostPaths spelt as the kubelet would
+# normalise them), for the CEL suite to evaluate; here, each gets a
+# well-formed answer from every entry.
+for review in "$TESTS_DIR"/webhook/conditions/*.json; do
+	for entry in legacy advisory; do
+		check "review --entry $entry $(basename "$review"): answered" sh -c \
+			"'$GPUMEND' review --entry $entry '$review' | jq -e '.response.uid' >/dev/null"
+	done
+done
 check "review --entry: an unknown entry is an error" sh -c \
 	"'$GPUMEND' review --entry mutate '$create' >/dev/null 2>'$tmp/err'; [ \$? = 2 ] &&
 	 grep -qF \"gpumend: error: --entry must be legacy or advisory, not 'mutate'\" '$tmp/err'"
