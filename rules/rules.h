@@ -195,7 +195,9 @@ struct config {
 	int max_depth;
 	size_t max_alias_nodes;
 
-	/* webhook: answer to an internal failure: 1 allow with a warning, 0 deny */
+	/* webhook: answer to an internal failure on plain /mutate (the entry
+	 * paths of gpumend webhook-config answer as their entry's
+	 * failurePolicy): 1 allow with a warning, 0 deny */
 	int failure_allow;
 	/* webhook: the registration's timeoutSeconds, 1 to 30 */
 	int timeout_seconds;
