@@ -249,9 +249,10 @@ static int condition_add(json_t *conditions, const char *name,
 
 	if (t->failed || !t->s)
 		return -1;
-	expression = json_string(t->s);
+	if (!(expression = json_string(t->s)))
+		return -1;
 	return json_array_append_new(conditions,
-				     json_pack("{s:s,s:o*}", "name", name,
+				     json_pack("{s:s,s:o}", "name", name,
 					       "expression", expression));
 }
 
