@@ -11,7 +11,7 @@
 # do, so that image scanners see them) with its copyright file. The
 # manifests (manifests/) run it with a read-only root filesystem; it writes
 # nothing but its logs to stderr. `make image` builds it offline with
-# buildah (see the README's "The image").
+# buildah (see docs/deploy.md, "The image").
 
 ARG DEBIAN_IMAGE=debian:12-slim
 

@@ -116,9 +116,9 @@ ALL_OBJS     = $(TEST_OBJS) \
 
 all: $(BUILD)/gpumend $(BUILD)/gpumend-webhook
 
-# $(call apt_install,WHAT,PACKAGES): shell text that installs PACKAGES
-# (apt-get, as root; else an error naming them) when $$missing, set before
-# it, is not empty.
+# $(call apt_install,WHAT,PACKAGES[,OPTIONS]): shell text that installs
+# PACKAGES (apt-get install OPTIONS, as root; else an error naming them)
+# when $$missing, set before it, is not empty.
 apt_install = \
 	if [ -n "$$missing" ]; then \
 	  echo "gpumend: installing $(1) ($$missing)"; \
@@ -126,7 +126,7 @@ apt_install = \
 	    echo "gpumend: error: run as root or install: $(2)" >&2; \
 	    exit 2; fi; \
 	  export DEBIAN_FRONTEND=noninteractive; \
-	  apt-get update -qq && apt-get install -y -qq $(2) >/dev/null; \
+	  apt-get update -qq && apt-get install -y -qq $(3) $(2) >/dev/null; \
 	fi
 
 # Installs the Debian packages the build and the tests need, when missing.
@@ -152,14 +152,21 @@ $(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
 $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-# The tools only the tests use (as root, when missing). kubectl and
-# kustomize come from tests/tools/get.sh, which the suites call.
-TEST_PKGS := wrk
+# The tools only the tests use (as root, when missing): TEST_TOOLS are
+# commands, as COMMAND:PACKAGE (promtool checks the alerting rules of
+# manifests/monitoring and the /metrics page), TEST_DEBS packages checked
+# by name (Go and the sources tests/helm-template builds with). kubectl
+# and kustomize come from tests/tools/get.sh, which the suites call.
+TEST_TOOLS := wrk:wrk promtool:prometheus
+TEST_DEBS := golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v2-dev
 test-deps:
 	@missing=""; \
-	for t in $(TEST_PKGS); do \
-	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
-	$(call apt_install,test tools,$(TEST_PKGS))
+	for t in $(TEST_TOOLS); do \
+	  command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; done; \
+	for p in $(TEST_DEBS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q ' installed$$' || \
+	    missing="$$missing $$p"; done; \
+	$(call apt_install,test tools,$$missing,--no-install-recommends)
 
 # Runs every test suite; the last line is "N passed, N failed, N skipped",
 # after the list of the checks skipped (under CI=true a skip not allowed

@@ -38,8 +38,10 @@
 
 #define CERTS_MAX_IPS     32
 #define CERTS_MAX_FILE    (1024 * 1024)  /* certificate files are small */
-#define CERTS_DEFAULT_DAYS 365
+#define CERTS_DEFAULT_DAYS 365           /* the serving certificate */
 #define CERTS_MAX_DAYS    3650
+#define CERTS_DEFAULT_CA_DAYS 3650       /* the CA: many rotations */
+#define CERTS_MAX_CA_DAYS 36500
 #define CERTS_BACKDATE    (5 * 60)       /* tolerate clock skew */
 
 enum key_type { KEY_ECDSA, KEY_RSA };
@@ -48,7 +50,8 @@ struct create_options {
 	const char *service;
 	const char *namespace_name;
 	const char *out_dir;
-	long days;
+	long days;                       /* the serving certificate's */
+	long ca_days;                    /* a new CA's */
 	const char *ips[CERTS_MAX_IPS];
 	size_t n_ips;
 	enum key_type key_type;
@@ -102,7 +105,11 @@ static const char create_usage[] =
 "  --service NAME     the webhook's Service (a DNS-1123 label)\n"
 "  --namespace NS     the Service's namespace (a DNS-1123 label)\n"
 "  --out DIR          where to write the files\n"
-"  --days N           validity in days, 1 to 3650 (default 365)\n"
+"  --days N           validity of the serving certificate in days, 1 to\n"
+"                     3650 (default 365)\n"
+"  --ca-days N        validity of a new CA in days, 1 to 36500 (default\n"
+"                     3650): rotations with --reuse-ca keep the caBundle\n"
+"                     until it runs out\n"
 "  --ip IP            also valid for this IPv4 or IPv6 address; repeatable\n"
 "  --key-type TYPE    ecdsa (P-256, the default) or rsa\n"
 "  --rsa-bits N       RSA key size: 2048 (default), 3072 or 4096\n"
@@ -243,14 +250,29 @@ static void service_names_init(struct service_names *sn, const char *service,
 		 service, namespace_name);
 }
 
+/*
+ * A validity in days from the option `flag`, 1 to `max`, into *out when
+ * `text` is not NULL; 0, or -1 when it is not one (reported).
+ */
+static int parse_days(const char *flag, const char *text, long max, long *out)
+{
+	if (!text || !parse_long(text, 1, max, out))
+		return 0;
+	msg_error("'%s' must be a whole number from 1 to %ld, not '%s'", flag,
+		  max, text);
+	return -1;
+}
+
 /* Returns 0, 1 when help was printed, or 2 after a reported usage error. */
 static int create_options_parse(struct create_options *o, int argc, char **argv)
 {
-	const char *days = NULL, *key_type = NULL, *rsa_bits = NULL;
+	const char *days = NULL, *ca_days = NULL, *key_type = NULL;
+	const char *rsa_bits = NULL;
 	unsigned char ip[16];
 
 	memset(o, 0, sizeof(*o));
 	o->days = CERTS_DEFAULT_DAYS;
+	o->ca_days = CERTS_DEFAULT_CA_DAYS;
 	o->key_type = KEY_ECDSA;
 	o->rsa_bits = 2048;
 
@@ -279,6 +301,8 @@ static int create_options_parse(struct create_options *o, int argc, char **argv)
 			o->out_dir = value;
 		} else if ((r = option_value(argc, argv, &i, "--days", &value)) != 0) {
 			days = value;
+		} else if ((r = option_value(argc, argv, &i, "--ca-days", &value)) != 0) {
+			ca_days = value;
 		} else if ((r = option_value(argc, argv, &i, "--key-type", &value)) != 0) {
 			key_type = value;
 		} else if ((r = option_value(argc, argv, &i, "--rsa-bits", &value)) != 0) {
@@ -309,11 +333,13 @@ static int create_options_parse(struct create_options *o, int argc, char **argv)
 		msg_error("missing '--out'");
 		return usage_error("certs");
 	}
-	if (days && parse_long(days, 1, CERTS_MAX_DAYS, &o->days)) {
-		msg_error("'--days' must be a whole number from 1 to %d, not '%s'",
-			  CERTS_MAX_DAYS, days);
+	if (ca_days && o->reuse_ca) {
+		msg_error("'--ca-days' is the validity of a new CA: it cannot go with '--reuse-ca'");
 		return usage_error("certs");
 	}
+	if (parse_days("--days", days, CERTS_MAX_DAYS, &o->days) ||
+	    parse_days("--ca-days", ca_days, CERTS_MAX_CA_DAYS, &o->ca_days))
+		return usage_error("certs");
 	if (key_type) {
 		if (!strcmp(key_type, "ecdsa")) {
 			o->key_type = KEY_ECDSA;
@@ -1058,7 +1084,7 @@ static int certs_create(int argc, char **argv)
 			goto out_free;
 	} else {
 		ca_key = key_generate(o.key_type, o.rsa_bits);
-		ca = ca_key ? ca_build(ca_key, o.days) : NULL;
+		ca = ca_key ? ca_build(ca_key, o.ca_days) : NULL;
 		if (!ca) {
 			msg_error("cannot create the CA certificate: %s",
 				  openssl_reason());

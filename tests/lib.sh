@@ -8,9 +8,9 @@
 # allows it. Binaries are in $GPUMEND_BUILD (default: build); `tool`
 # gives the kubectl and kustomize to use.
 #
-# Also here: scratch directories, clean-up at exit (at_exit), and the one
-# way to run gpumend-webhook in a test (webhook_pair, webhook_start,
-# webhook_stop).
+# Also here: scratch directories, clean-up at exit (at_exit), the raw
+# HTTPS client (tls_client_build), and the one way to run gpumend-webhook
+# in a test (webhook_pair, webhook_start, webhook_stop).
 
 : "${GPUMEND_BUILD:=build}"
 case "$GPUMEND_BUILD" in /*) ;; *) GPUMEND_BUILD="$(pwd)/$GPUMEND_BUILD" ;; esac
@@ -110,6 +110,15 @@ tool() {
 	sh "$TESTS_DIR/tools/get.sh" "$1"
 }
 
+# tls_client_build DIR: builds tests/hostile/tls_client.c, the raw HTTPS
+# client of the webhook tests, into DIR/tls_client (cc and OpenSSL's
+# headers); the compiler's messages in DIR/cc.err. Fails as cc does.
+tls_client_build() {
+	# shellcheck disable=SC2046
+	cc -O2 -o "$1/tls_client" "$TESTS_DIR/hostile/tls_client.c" \
+		$(pkg-config --cflags --libs openssl) 2>"$1/cc.err"
+}
+
 # ------------------------------------------------------------------
 # gpumend-webhook
 #
@@ -128,9 +137,14 @@ tool() {
 #   WEBHOOK_LISTEN the --listen address (default 127.0.0.1:0, a port of
 #                  its choosing); set but empty: no --listen at all (the
 #                  address comes from GPUMEND_LISTEN)
-# Every server started is killed at exit if still running.
+# Every server started is killed at exit if still running. Servers start
+# without a shutdown delay (GPUMEND_SHUTDOWN_DELAY=0, exported unless set):
+# a SIGTERM drains at once, as the suites' drain tests expect;
+# tests/suites/shutdown.sh tests the delay (--shutdown-delay, the default).
 
 _webhook_pids=""
+: "${GPUMEND_SHUTDOWN_DELAY=0}"
+export GPUMEND_SHUTDOWN_DELAY
 
 # _webhook_now: the seconds since boot, a clock that goes on when the
 # wall clock is stepped (the waits below read it, not date).

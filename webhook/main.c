@@ -72,6 +72,9 @@ static const char usage[] =
 	"  --max-connections-per-address N\n"
 	"                              connections from one client address (default\n"
 	"                              256); more are refused\n"
+	"  --shutdown-delay SECS       on SIGTERM, how long to go on serving, unready\n"
+	"                              and asking clients to reconnect, before the\n"
+	"                              drain (default 5; 0: drain at once)\n"
 	"  --drain-timeout SECS        how long shutdown waits for requests (default 20)\n"
 	"  --threads N                 server threads (default: one per CPU)\n"
 	"  --client-ca FILE            require a client certificate signed by these\n"
@@ -84,12 +87,15 @@ static const char usage[] =
 	"GPUMEND_TLS_CERT, GPUMEND_TLS_KEY, GPUMEND_CONFIG, GPUMEND_LOG_LEVEL,\n"
 	"GPUMEND_MAX_BODY, GPUMEND_CONNECTION_TIMEOUT, GPUMEND_HEADER_TIMEOUT,\n"
 	"GPUMEND_MAX_CONNECTIONS, GPUMEND_MAX_CONNECTIONS_PER_ADDRESS,\n"
-	"GPUMEND_DRAIN_TIMEOUT, GPUMEND_THREADS, GPUMEND_CLIENT_CA; options given\n"
-	"on the command line win.\n"
+	"GPUMEND_SHUTDOWN_DELAY, GPUMEND_DRAIN_TIMEOUT, GPUMEND_THREADS,\n"
+	"GPUMEND_CLIENT_CA; options given on the command line win.\n"
 	"\n"
 	"The certificate, key and config files are re-read when they change, and on\n"
 	"SIGHUP; a broken new certificate pair or config is refused and the one in use\n"
-	"kept. SIGTERM or SIGINT: stop accepting, finish requests in flight, exit 0.\n";
+	"kept. SIGTERM or SIGINT: /readyz answers 503 at once; reviews are served for\n"
+	"the shutdown delay, each answer asking the client to close its connection;\n"
+	"then stop accepting, finish requests in flight, exit 0. A second SIGTERM or\n"
+	"SIGINT ends the delay early.\n";
 
 struct options {
 	const char *listen;
@@ -102,6 +108,7 @@ struct options {
 	const char *header_timeout;
 	const char *max_connections;
 	const char *max_per_address;
+	const char *shutdown_delay;
 	const char *drain_timeout;
 	const char *threads;
 	const char *client_ca;
@@ -131,6 +138,8 @@ static const struct option_spec option_specs[] = {
 	{ "--max-connections-per-address", NULL,
 	  "GPUMEND_MAX_CONNECTIONS_PER_ADDRESS",
 	  offsetof(struct options, max_per_address) },
+	{ "--shutdown-delay", NULL, "GPUMEND_SHUTDOWN_DELAY",
+	  offsetof(struct options, shutdown_delay) },
 	{ "--drain-timeout", NULL, "GPUMEND_DRAIN_TIMEOUT",
 	  offsetof(struct options, drain_timeout) },
 	{ "--threads", NULL, "GPUMEND_THREADS", offsetof(struct options, threads) },
@@ -567,12 +576,32 @@ static long long now_ms(void)
 }
 
 /*
- * Waits for signals and file changes until SIGTERM or SIGINT. Returns the
- * signal that ended the wait.
+ * The first SIGTERM or SIGINT: the server stops being ready and asks its
+ * clients to reconnect, while it goes on serving for `delay_ms`. Returns
+ * when the drain may start: the time it ends.
  */
-static int event_loop(struct state *st, int signal_fd)
+static long long shutdown_begin(struct state *st, int signo,
+				long long delay_ms)
+{
+	server_unready(st->server);
+	log_event(LOG_LEVEL_INFO, "shutting down",
+		  json_pack("{s:s, s:I}", "signal",
+			    signo == SIGINT ? "SIGINT" : "SIGTERM",
+			    "shutdown_delay", (json_int_t)(delay_ms / 1000)));
+	return now_ms() + delay_ms;
+}
+
+/*
+ * Waits for signals and file changes until SIGTERM or SIGINT, and then
+ * for the shutdown delay of `delay_ms` (serving, reloading and sweeping
+ * as before; a second SIGTERM or SIGINT ends it). Returns the signal that
+ * began the shutdown.
+ */
+static int event_loop(struct state *st, int signal_fd, long long delay_ms)
 {
 	long long reload_at = -1, next_stat = now_ms() + STAT_INTERVAL_MS;
+	long long stop_at = -1;
+	int stop_signal = 0;
 
 	files_changed(st);
 	for (;;) {
@@ -585,6 +614,8 @@ static int event_loop(struct state *st, int signal_fd)
 
 		if (reload_at >= 0 && reload_at < deadline)
 			deadline = reload_at;
+		if (stop_at >= 0 && stop_at < deadline)
+			deadline = stop_at;
 		timeout = deadline > now ? (int)(deadline - now) : 0;
 		/* wake at least every half second to sweep slow requests */
 		if (timeout > 500)
@@ -593,16 +624,13 @@ static int event_loop(struct state *st, int signal_fd)
 		    errno != EINTR) {
 			log_error_event(LOG_LEVEL_ERROR, "poll failed", "%s",
 					strerror(errno));
-			return SIGTERM;
+			return stop_signal ? stop_signal : SIGTERM;
 		}
 		if (fds[0].revents & POLLIN) {
 			struct signalfd_siginfo info;
 
 			while (read(signal_fd, &info, sizeof(info)) ==
 			       (ssize_t)sizeof(info)) {
-				if (info.ssi_signo == SIGTERM ||
-				    info.ssi_signo == SIGINT)
-					return (int)info.ssi_signo;
 				if (info.ssi_signo == SIGHUP) {
 					log_event(LOG_LEVEL_INFO,
 						  "reload requested (SIGHUP)",
@@ -610,7 +638,22 @@ static int event_loop(struct state *st, int signal_fd)
 					reload_certificate(st);
 					reload_config(st, 1);
 					files_changed(st);
+					continue;
 				}
+				if (info.ssi_signo != SIGTERM &&
+				    info.ssi_signo != SIGINT)
+					continue;
+				if (stop_signal) {
+					log_event(LOG_LEVEL_INFO,
+						  "shutdown delay cut short",
+						  NULL);
+					return stop_signal;
+				}
+				stop_signal = (int)info.ssi_signo;
+				if (delay_ms <= 0)
+					return stop_signal;
+				stop_at = shutdown_begin(st, stop_signal,
+							 delay_ms);
 			}
 		}
 		server_sweep(st->server);
@@ -629,6 +672,8 @@ static int event_loop(struct state *st, int signal_fd)
 			reload_config(st, 0);
 			files_changed(st);
 		}
+		if (stop_at >= 0 && now >= stop_at)
+			return stop_signal;
 	}
 }
 
@@ -756,7 +801,7 @@ int main(int argc, char **argv)
 	struct server_options sopts = { 0 };
 	struct state st = { .inotify_fd = -1 };
 	enum log_level level = LOG_LEVEL_INFO;
-	long long number, drain_timeout = 20;
+	long long number, drain_timeout = 20, shutdown_delay = 5;
 	struct config *cfg = NULL;
 	char err[1024], listen_text[80];
 	sigset_t signals;
@@ -806,6 +851,10 @@ int main(int argc, char **argv)
 	    option_unsigned("--max-connections-per-address", o.max_per_address,
 			    1, 1000000, SERVER_MAX_PER_ADDRESS_DEFAULT,
 			    &sopts.max_per_address))
+		return 2;
+	if (o.shutdown_delay &&
+	    parse_number("--shutdown-delay", o.shutdown_delay, 0, 0, 3600,
+			 &shutdown_delay))
 		return 2;
 	if (o.drain_timeout &&
 	    parse_number("--drain-timeout", o.drain_timeout, 0, 0, 3600,
@@ -867,7 +916,7 @@ int main(int argc, char **argv)
 	format_listen(&sopts, server_port(st.server), listen_text,
 		      sizeof(listen_text));
 	log_event(LOG_LEVEL_INFO, "started",
-		  json_pack("{s:s, s:s, s:i, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:o*, s:o*, s:o*}",
+		  json_pack("{s:s, s:s, s:i, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:o*, s:o*, s:o*}",
 			    "version", GPUMEND_VERSION, "listen", listen_text,
 			    "threads", (int)sopts.threads,
 			    "max_body", (json_int_t)sopts.max_body,
@@ -877,6 +926,7 @@ int main(int argc, char **argv)
 			    "max_connections_per_address",
 			    (json_int_t)sopts.max_per_address,
 			    "fd_limit", (json_int_t)fd_limit,
+			    "shutdown_delay", (json_int_t)shutdown_delay,
 			    "drain_timeout", (json_int_t)drain_timeout,
 			    "tls_cert", log_string(o.tls_cert),
 			    "tls_key", log_string(o.tls_key),
@@ -897,7 +947,7 @@ int main(int argc, char **argv)
 		log_error_event(LOG_LEVEL_WARN, "cannot watch files",
 				"out of memory");
 
-	signo = event_loop(&st, signal_fd);
+	signo = event_loop(&st, signal_fd, shutdown_delay * 1000);
 	server_quiesce(st.server);
 	log_event(LOG_LEVEL_INFO, "draining",
 		  json_pack("{s:s, s:I, s:I}", "signal",

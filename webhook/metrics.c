@@ -1,9 +1,15 @@
 /*
- * metrics.c - counters and their Prometheus text exposition.
+ * metrics.c - counters and their Prometheus text exposition, with the
+ * standard process_* metrics read from /proc/self at each scrape.
  */
+#include <dirent.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "metrics.h"
 
@@ -242,6 +248,130 @@ static int render_rules(struct buf *out)
 	return rc;
 }
 
+/* What the process_* metrics say, from /proc. */
+struct process_stats {
+	double cpu_seconds;
+	double start_time;          /* unix seconds */
+	unsigned long long virtual_bytes, resident_bytes;
+	long long open_fds, max_fds;
+};
+
+/* The boot time in unix seconds (btime of /proc/stat); -1 when unknown. */
+static long long boot_time(void)
+{
+	char line[256];
+	long long btime = -1;
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "btime %lld", &btime) == 1)
+			break;
+	fclose(f);
+	return btime;
+}
+
+/* Descriptors open in this process (not counting the one that reads). */
+static long long open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	long long n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * Reads /proc/self/stat (proc(5): after the command in parentheses, which
+ * may hold anything, field 3 is the state; 14 and 15 utime and stime, 22
+ * starttime in clock ticks since boot, 23 vsize in bytes, 24 rss in
+ * pages). 0, or -1 when /proc cannot be read.
+ */
+static int process_stats_read(struct process_stats *ps)
+{
+	char text[1024], *p;
+	unsigned long long utime, stime, start, vsize;
+	long long rss, btime;
+	long ticks = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	struct rlimit rl;
+	size_t len;
+	FILE *f = fopen("/proc/self/stat", "r");
+
+	if (!f)
+		return -1;
+	len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	if (!(p = strrchr(text, ')')) || ticks <= 0 || page <= 0 ||
+	    sscanf(p + 1,
+		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu"
+		   " %*d %*d %*d %*d %*d %*d %llu %llu %lld",
+		   &utime, &stime, &start, &vsize, &rss) != 5 ||
+	    (btime = boot_time()) < 0)
+		return -1;
+	ps->cpu_seconds = (double)(utime + stime) / (double)ticks;
+	ps->start_time = (double)btime + (double)start / (double)ticks;
+	ps->virtual_bytes = vsize;
+	ps->resident_bytes = rss > 0 ? (unsigned long long)rss *
+				       (unsigned long long)page : 0;
+	ps->open_fds = open_fds();
+	ps->max_fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		      rl.rlim_cur != RLIM_INFINITY ? (long long)rl.rlim_cur : -1;
+	return 0;
+}
+
+/* The process_* metrics of Prometheus' client libraries, in this order. */
+static const struct process_family {
+	const char *name, *type, *help;
+} process_families[] = {
+	{ "process_cpu_seconds_total", "counter",
+	  "Total user and system CPU time spent in seconds" },
+	{ "process_start_time_seconds", "gauge",
+	  "Start time of the process since unix epoch in seconds" },
+	{ "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes" },
+	{ "process_resident_memory_bytes", "gauge", "Resident memory size in bytes" },
+	{ "process_open_fds", "gauge", "Number of open file descriptors" },
+	{ "process_max_fds", "gauge", "Maximum number of open file descriptors" },
+};
+#define N_PROCESS_FAMILIES (sizeof(process_families) / sizeof(process_families[0]))
+
+/* The process_* metrics; none when /proc cannot be read, and no
+ * descriptor counts when they are unknown. */
+static int render_process(struct buf *out)
+{
+	char value[N_PROCESS_FAMILIES][32] = { "" };
+	struct process_stats ps;
+	int rc = 0;
+
+	if (process_stats_read(&ps) != 0)
+		return 0;
+	snprintf(value[0], sizeof(value[0]), "%.2f", ps.cpu_seconds);
+	snprintf(value[1], sizeof(value[1]), "%.2f", ps.start_time);
+	snprintf(value[2], sizeof(value[2]), "%llu", ps.virtual_bytes);
+	snprintf(value[3], sizeof(value[3]), "%llu", ps.resident_bytes);
+	if (ps.open_fds >= 0)
+		snprintf(value[4], sizeof(value[4]), "%lld", ps.open_fds);
+	if (ps.max_fds >= 0)
+		snprintf(value[5], sizeof(value[5]), "%lld", ps.max_fds);
+	for (size_t i = 0; !rc && i < N_PROCESS_FAMILIES; i++) {
+		const struct process_family *f = &process_families[i];
+
+		if (!value[i][0])
+			continue;
+		rc = header(out, f->name, f->type, f->help);
+		if (!rc)
+			rc = buf_printf(out, "%s %s\n", f->name, value[i]);
+	}
+	return rc;
+}
+
 int metrics_render(struct buf *out)
 {
 	int rc;
@@ -303,5 +433,7 @@ int metrics_render(struct buf *out)
 	if (!rc)
 		rc = buf_printf(out, "gpumend_config_hash_mismatch %d\n",
 				atomic_load(&m.config_hash_mismatch));
+	if (!rc)
+		rc = render_process(out);
 	return rc;
 }

@@ -77,6 +77,9 @@ struct server {
 	pthread_mutex_t config_lock;    /* guards `config` */
 	struct config_ref *config;
 
+	/* shutting down: /readyz answers 503, every answer asks the client
+	 * to close its connection; set before `draining`, and with it */
+	atomic_int unready;
 	atomic_int draining;
 	atomic_int started;             /* MHD messages are start-up errors before */
 	atomic_long in_flight;
@@ -288,7 +291,7 @@ static enum MHD_Result respond(struct server *srv,
 				"no-store");
 	if (allow)
 		MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
-	if (atomic_load(&srv->draining) || req->must_close)
+	if (atomic_load(&srv->unready) || req->must_close)
 		MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION,
 					"close");
 	ret = MHD_queue_response(connection, (unsigned)status, response);
@@ -363,7 +366,7 @@ static enum MHD_Result serve_metrics(struct server *srv,
 	size_t len;
 
 	buf_init(&page, METRICS_PAGE_MAX);
-	metrics_set_ready(!atomic_load(&srv->draining));
+	metrics_set_ready(!atomic_load(&srv->unready));
 	if (metrics_render(&page) != 0) {
 		buf_free(&page);
 		metrics_count_error(METRICS_ERROR_INTERNAL);
@@ -380,7 +383,7 @@ static enum MHD_Result serve_metrics(struct server *srv,
 
 /*
  * Ready: a certificate and a config loaded (the config always is: the
- * server starts with one and only ever swaps it), and not draining.
+ * server starts with one and only ever swaps it), and not shutting down.
  */
 static enum MHD_Result serve_readyz(struct server *srv,
 				    struct MHD_Connection *connection,
@@ -391,6 +394,9 @@ static enum MHD_Result serve_readyz(struct server *srv,
 	if (atomic_load(&srv->draining))
 		return respond_text(srv, connection, req, 503, "draining\n",
 				    NULL);
+	if (atomic_load(&srv->unready))
+		return respond_text(srv, connection, req, 503,
+				    "shutting down\n", NULL);
 	if (tls_store_info(srv->tls, &info) != 0)
 		return respond_text(srv, connection, req, 503,
 				    "not loaded\n", NULL);
@@ -1208,11 +1214,18 @@ unsigned server_port(const struct server *server)
 	return server->port;
 }
 
-void server_quiesce(struct server *server)
+void server_unready(struct server *server)
 {
-	if (atomic_exchange(&server->draining, 1))
+	if (atomic_exchange(&server->unready, 1))
 		return;
 	metrics_set_ready(0);
+}
+
+void server_quiesce(struct server *server)
+{
+	server_unready(server);
+	if (atomic_exchange(&server->draining, 1))
+		return;
 	server->quiesced_socket = MHD_quiesce_daemon(server->daemon);
 	/*
 	 * The socket may be closed only after MHD_stop_daemon(), but a

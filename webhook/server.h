@@ -68,9 +68,17 @@ unsigned server_port(const struct server *server);
 void server_set_config(struct server *server, struct config *cfg_new);
 
 /*
- * Starts draining: /readyz answers 503, the listening socket stops
- * accepting, and responses on kept-alive connections ask the client to
- * close. Idempotent.
+ * The shutdown delay begins: /readyz answers 503 and every response asks
+ * the client to close its connection (so that it reconnects, through the
+ * Service, to a replica still ready), while new connections are still
+ * accepted and every request is served as before. Idempotent.
+ */
+void server_unready(struct server *server);
+
+/*
+ * Starts draining (server_unready() first, when it was not called): the
+ * listening socket stops accepting, /readyz answers 503 and responses on
+ * kept-alive connections ask the client to close. Idempotent.
  */
 void server_quiesce(struct server *server);
 

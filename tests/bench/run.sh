@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/bench/run.sh BUILD - `make bench`: the CLI benchmark, the webhook's
-# instructions per request (callgrind) and its wall-clock benchmark.
+# instructions per request (callgrind), its wall-clock benchmark, and its
+# latency during connection floods.
 # Prints a Markdown report and writes it to BUILD/bench.md.
 set -eu
 BUILD=${1:-build}
@@ -15,4 +16,5 @@ OUT="$BUILD/bench.md"
 sh "$HERE/cli.sh" "$BUILD" "$OUT"
 sh "$HERE/instructions.sh" "$BUILD" "$OUT"
 sh "$HERE/webhook.sh" "$BUILD" "$OUT"
+sh "$HERE/floods.sh" "$BUILD" "$OUT"
 echo "report written to $OUT"

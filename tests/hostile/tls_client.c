@@ -54,6 +54,25 @@
  *     response; refused: connections that failed before the request was
  *     written (refused, reset during the handshake).
  *
+ *   tls_client rollout PORT FILE PID [--before N] [--after N] [--timeout-ms N]
+ *     A client as an API server is: it sends FILE (a review) over and over
+ *     on one kept-alive connection, and opens a new one only when an
+ *     answer says "Connection: close". After --before reviews answered
+ *     (default 20) it sends SIGTERM to PID (the server), then probes GET
+ *     /readyz (each probe on a connection of its own, as the kubelet's)
+ *     between reviews until it answers 503, and then sends --after more
+ *     reviews (default 20): with one replica they reach the same server,
+ *     which still accepts during its shutdown delay (in a cluster they
+ *     would reach another replica). Then it sends SIGTERM again, which
+ *     ends the delay. A review is failed when its connection could not be
+ *     opened or ended without a whole answer, or the answer was not 200;
+ *     everything stops at --timeout-ms (default 30000). Prints one line:
+ *       answered A failed F closes_before_term C reconnects_before_term R
+ *       probes P ready_503 Y answered_after_503 A2 closes_after_503 C2
+ *       reconnects_after_503 R2
+ *     (closes: answers with "Connection: close"; reconnects: connections
+ *     opened after the first; ready_503 1 when a probe got 503).
+ *
  * Exit status: 0 when it ran (whatever the server did), 2 on a usage or
  * set-up error. The certificate is not verified: the server is ours, on
  * 127.0.0.1.
@@ -126,7 +145,9 @@ static int usage(void)
 	      "       tls_client hold PORT N SECONDS [--tcp] [--prefix FILE] [--from ADDR]\n"
 	      "                       [--addresses K] [--ready FILE] [--settle-ms N]\n"
 	      "       tls_client repeat PORT FILE COUNT [--from ADDR] [--timeout-ms N]\n"
-	      "       tls_client storm PORT FILE SECONDS [--workers N]\n",
+	      "       tls_client storm PORT FILE SECONDS [--workers N]\n"
+	      "       tls_client rollout PORT FILE PID [--before N] [--after N]\n"
+	      "                       [--timeout-ms N]\n",
 	      stderr);
 	return 2;
 }
@@ -564,6 +585,42 @@ static int cmd_hold(unsigned port, long count, long seconds,
 }
 
 /*
+ * Reads one whole response on `conn` until `deadline` (a now_ms() time):
+ * 1 with its status in *status (and in *close whether its head says
+ * "Connection: close", when `close` is not NULL), 0 when the connection
+ * ended or the deadline passed first.
+ */
+static int response_read(struct connection *conn, long long deadline,
+			 char *response, int *status, int *close)
+{
+	size_t have = 0, body_at, whole;
+
+	*status = 0;
+	while (have < RESPONSE_MAX) {
+		int got = connection_read(conn, response + have,
+					  RESPONSE_MAX - have,
+					  (long)(deadline - now_ms()));
+
+		if (got <= 0)
+			return 0;
+		have += (size_t)got;
+		whole = response_length(response, have, status, &body_at);
+		if (whole > 0) {
+			if (close) {
+				*close = 0;
+				for (size_t i = 0; i + 17 <= body_at; i++)
+					if (response[i] == '\n' &&
+					    !strncasecmp(response + i + 1,
+							 "Connection: close", 17))
+						*close = 1;
+			}
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
  * One request on a new connection: 1 answered (status in *status), 0
  * the connection ended without a response after the request was written
  * whole, -1 refused (the connection failed before that).
@@ -573,9 +630,7 @@ static int request_once(unsigned port, in_addr_t from, const char *request,
 			int *status)
 {
 	struct connection conn;
-	size_t have = 0, body_at;
-	long long deadline = now_ms() + timeout_ms;
-	int rc = 0;
+	int rc;
 
 	*status = 0;
 	if (connection_open_from(&conn, port, 0, from) != 0)
@@ -584,19 +639,8 @@ static int request_once(unsigned port, in_addr_t from, const char *request,
 		connection_close(&conn);
 		return -1;
 	}
-	while (have < RESPONSE_MAX) {
-		int got = connection_read(&conn, response + have,
-					  RESPONSE_MAX - have,
-					  (long)(deadline - now_ms()));
-
-		if (got <= 0)
-			break;
-		have += (size_t)got;
-		if (response_length(response, have, status, &body_at) > 0) {
-			rc = 1;
-			break;
-		}
-	}
+	rc = response_read(&conn, now_ms() + timeout_ms, response, status,
+			   NULL);
 	connection_close(&conn);
 	return rc;
 }
@@ -714,6 +758,86 @@ static int cmd_storm(unsigned port, const char *path, long seconds,
 	return 0;
 }
 
+/* What `tls_client rollout` saw; [0] before the SIGTERM, [1] after the
+ * first 503 of /readyz. */
+struct rollout_counts {
+	long answered, failed, probes;
+	long closes[2], reconnects[2], answered_after;
+	int ready_503;
+};
+
+static int cmd_rollout(unsigned port, const char *path, pid_t pid,
+		       long before, long after, long timeout_ms)
+{
+	static const char probe[] =
+		"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+		"Connection: close\r\n\r\n";
+	struct rollout_counts n = { 0 };
+	struct connection conn = { .fd = -1 };
+	long long deadline = now_ms() + timeout_ms;
+	char *request, *response;
+	size_t len;
+	int phase = 0, opened = 0; /* 0 before SIGTERM, 1 after, 2 after 503 */
+
+	if (!(request = file_read(path, &len)))
+		return 2;
+	if (!(response = malloc(RESPONSE_MAX))) {
+		free(request);
+		return 2;
+	}
+	while (now_ms() < deadline &&
+	       (phase < 2 || n.answered_after < after)) {
+		int status = 0, close = 1;
+
+		if (conn.fd < 0) {
+			if (connection_open(&conn, port, 0) != 0) {
+				/* refused: the server stopped accepting */
+				n.failed++;
+				break;
+			}
+			if (opened++ && phase != 1)
+				n.reconnects[phase / 2]++;
+		}
+		if (connection_write(&conn, request, len) == 0 &&
+		    response_read(&conn, deadline, response, &status, &close) &&
+		    status == 200) {
+			n.answered++;
+			if (phase == 2)
+				n.answered_after++;
+			if (close && phase != 1)
+				n.closes[phase / 2]++;
+		} else {
+			n.failed++;
+			close = 1;
+		}
+		if (close)
+			connection_close(&conn);
+		if (phase == 0 && n.answered >= before) {
+			kill(pid, SIGTERM);
+			phase = 1;
+		} else if (phase == 1) {
+			n.probes++;
+			if (request_once(port, 0, probe, sizeof(probe) - 1,
+					 timeout_ms, response, &status) == 1 &&
+			    status == 503) {
+				n.ready_503 = 1;
+				phase = 2;
+			}
+		}
+	}
+	connection_close(&conn);
+	/* the drain begins */
+	kill(pid, SIGTERM);
+	printf("answered %ld failed %ld closes_before_term %ld reconnects_before_term %ld "
+	       "probes %ld ready_503 %d answered_after_503 %ld closes_after_503 %ld "
+	       "reconnects_after_503 %ld\n",
+	       n.answered, n.failed, n.closes[0], n.reconnects[0], n.probes,
+	       n.ready_503, n.answered_after, n.closes[1], n.reconnects[1]);
+	free(response);
+	free(request);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct send_options so = { .timeout_ms = 10000, .responses = 1 };
@@ -821,6 +945,25 @@ int main(int argc, char **argv)
 			return cmd_storm((unsigned)port, argv[3], count, workers);
 		return cmd_repeat((unsigned)port, argv[3], count, from.s_addr,
 				  timeout_ms);
+	}
+	if (!strcmp(argv[1], "rollout")) {
+		long pid, before = 20, after = 20, timeout_ms = 30000;
+
+		if (argc < 5 || parse_long(argv[4], 1, &pid))
+			return usage();
+		for (i = 5; i + 1 < argc; i += 2) {
+			long *slot = !strcmp(argv[i], "--before") ? &before :
+				     !strcmp(argv[i], "--after") ? &after :
+				     !strcmp(argv[i], "--timeout-ms") ? &timeout_ms :
+				     NULL;
+
+			if (!slot || parse_long(argv[i + 1], 1, slot))
+				return usage();
+		}
+		if (i != argc)
+			return usage();
+		return cmd_rollout((unsigned)port, argv[3], (pid_t)pid, before,
+				   after, timeout_ms);
 	}
 	return usage();
 }

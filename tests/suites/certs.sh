@@ -9,6 +9,13 @@ dir=$_scratch
 svc=gpumend-webhook
 ns=gpumend-system
 
+# valid_days CERT DAYS: the certificate runs out between DAYS - 1 and
+# DAYS + 1 days from now (openssl -checkend).
+valid_days() {
+	openssl x509 -in "$1" -noout -checkend $((($2 - 1) * 86400)) >/dev/null &&
+		! openssl x509 -in "$1" -noout -checkend $((($2 + 1) * 86400)) >/dev/null
+}
+
 # mode_of FILE: the octal permission bits, e.g. 600.
 mode_of() { stat -c %a "$1"; }
 
@@ -99,6 +106,7 @@ check "ecdsa: not valid before now (backdated)" sh -c \
 check "ecdsa: valid for 365 days by default" sh -c \
 	"openssl x509 -in '$ec/tls.crt' -noout -checkend \$((364 * 86400)) >/dev/null &&
 	 ! openssl x509 -in '$ec/tls.crt' -noout -checkend \$((366 * 86400)) >/dev/null"
+check "ecdsa: the CA valid for 3650 days by default" valid_days "$ec/ca.crt" 3650
 check "ecdsa: caBundle is one line" test "$(wc -l <"$dir/ec.bundle")" -eq 1
 check "ecdsa: caBundle decodes to ca.crt" sh -c \
 	"base64 -d '$dir/ec.bundle' | cmp -s - '$ec/ca.crt'"
@@ -124,6 +132,8 @@ check "rsa: SANs include ::1" sh -c \
 check "rsa: --days 30" sh -c \
 	"openssl x509 -in '$rsa/tls.crt' -noout -checkend \$((29 * 86400)) >/dev/null &&
 	 ! openssl x509 -in '$rsa/tls.crt' -noout -checkend \$((31 * 86400)) >/dev/null"
+check "rsa: --days is the serving certificate's alone: the CA still 3650 days" \
+	valid_days "$rsa/ca.crt" 3650
 check "rsa: caBundle decodes to ca.crt" sh -c \
 	"base64 -d '$dir/rsa.bundle' | cmp -s - '$rsa/ca.crt'"
 check "rsa: --rsa-bits 3072" sh -c "'$GPUMEND' certs --service s \
@@ -243,6 +253,30 @@ check "usage: --days 3651 exits 2" expect_exit 2 \
 	"$GPUMEND" certs --service "$svc" --namespace "$ns" --out "$dir/u1" --days 3651
 check "usage: --days x exits 2" expect_exit 2 \
 	"$GPUMEND" certs --service "$svc" --namespace "$ns" --out "$dir/u1" --days 10x
+for bad in 0 36501 10x; do
+	"$GPUMEND" certs --service "$svc" --namespace "$ns" --out "$dir/u1" \
+		--ca-days "$bad" >/dev/null 2>"$dir/u1.err"
+	rc=$?
+	check "usage: --ca-days $bad exits 2 naming the option" \
+		sh -c "[ $rc = 2 ] && grep -q -- \"'--ca-days'\" '$dir/u1.err'"
+done
+
+# ---------------------------------------------------------------- ca-days
+cd_dir="$dir/cadays"
+"$GPUMEND" certs --service "$svc" --namespace "$ns" --out "$cd_dir" \
+	--ca-days 40 --days 20 >"$dir/cadays.bundle" 2>"$dir/cadays.err"
+rc=$?
+check "ca-days: --ca-days 40 --days 20 succeeds" test "$rc" -eq 0
+check "ca-days: the CA has 40 days" valid_days "$cd_dir/ca.crt" 40
+check "ca-days: the serving certificate has 20 days" valid_days "$cd_dir/tls.crt" 20
+check "ca-days: chain verifies" quiet openssl verify -CAfile "$cd_dir/ca.crt" "$cd_dir/tls.crt"
+"$GPUMEND" certs --service "$svc" --namespace "$ns" --out "$dir/cadays2" \
+	--ca-days 10 --days 30 >/dev/null 2>"$dir/cadays2.err"
+rc=$?
+check "ca-days: --days beyond --ca-days: the serving certificate ends with its CA, said" \
+	sh -c "[ $rc = 0 ] && grep -q 'expires with its CA' '$dir/cadays2.err' &&
+	 [ \"\$(openssl x509 -in '$dir/cadays2/tls.crt' -noout -enddate)\" = \
+	   \"\$(openssl x509 -in '$dir/cadays2/ca.crt' -noout -enddate)\" ]"
 check "usage: bad --ip exits 2" expect_exit 2 \
 	"$GPUMEND" certs --service "$svc" --namespace "$ns" --out "$dir/u1" --ip 300.1.1.1
 check "usage: --ip with a zone exits 2" expect_exit 2 \
@@ -297,6 +331,27 @@ check "reuse-ca: new tls.key" sh -c "! cmp -s '$ec/tls.key' '$dir/key.before'"
 check "reuse-ca: new pair verifies with the old CA" \
 	quiet openssl verify -CAfile "$dir/ca.before" "$ec/tls.crt"
 check "reuse-ca: keys stay 0600" test "$(mode_of "$ec/tls.key")" = 600
+check "reuse-ca: the new serving certificate has the default 365 days" \
+	valid_days "$ec/tls.crt" 365
+# a rotation past the first year: the serving certificate's days, not cut
+# short by a CA that lived only as long as the first one
+"$GPUMEND" certs --service "$svc" --namespace "$ns" --out "$ec" --force \
+	--reuse-ca --days 1500 >"$dir/reuse2.bundle" 2>"$dir/reuse2.err"
+rc=$?
+check "reuse-ca: --days 1500 with the default CA succeeds" test "$rc" -eq 0
+check "reuse-ca: --days 1500: the new serving certificate has 1500 days" \
+	valid_days "$ec/tls.crt" 1500
+check "reuse-ca: --days 1500: no warning that the CA ends first" \
+	test ! -s "$dir/reuse2.err" -o -z "$(grep warning "$dir/reuse2.err")"
+check "reuse-ca: --days 1500: the same caBundle" cmp -s "$dir/reuse2.bundle" "$dir/ec.bundle"
+check "reuse-ca: --days 1500: ca.crt untouched" cmp -s "$ec/ca.crt" "$dir/ca.before"
+check "reuse-ca: --days 1500: verifies with the old CA" \
+	quiet openssl verify -CAfile "$dir/ca.before" "$ec/tls.crt"
+check "reuse-ca: --ca-days with --reuse-ca exits 2" expect_exit 2 \
+	"$GPUMEND" certs --service "$svc" --namespace "$ns" --out "$ec" --force \
+	--reuse-ca --ca-days 100
+check "reuse-ca: --ca-days with --reuse-ca leaves ca.crt untouched" \
+	cmp -s "$ec/ca.crt" "$dir/ca.before"
 check "reuse-ca: refuses a directory without a CA" expect_exit 2 \
 	"$GPUMEND" certs --service "$svc" --namespace "$ns" --out "$dir/noca" \
 	--reuse-ca

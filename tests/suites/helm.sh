@@ -7,7 +7,7 @@
 #   expected.stderr    what `gpumend migrate -i input` prints on stderr
 #   expected.exit      (optional) migrate's exit status, default 0
 #   render-*.yaml      (optional) values to render the chart with, besides
-#                      its own
+#                      its own and the value sets that flip its booleans
 #   partial            (optional) some changes are left to the user (and
 #                      reported): rendering the migrated chart then needs
 #                      migrating still
@@ -15,8 +15,9 @@
 # action of the input is still in the output, byte for byte and in order
 # (copies of actions aside); migrating again changes nothing; lint's text
 # findings, and the same places in the JSON, SARIF and GitHub formats. Then,
-# rendered with tests/helm/render.c (a helm-free renderer of the template
-# subset the cases use) under each set of values: migrating the rendered
+# rendered with tests/helm-template (Go's text/template with sprig and
+# Helm's functions: a stand-in for `helm template`) under each set of
+# values: migrating the rendered
 # input gives what migrating the rendered output gives, and, unless the
 # case is partial, what rendering the output gives already; and `gpumend
 # review`'s patch (the webhook's answer), applied by
@@ -28,30 +29,44 @@
 scratch >/dev/null
 tmp=$_scratch
 cases="$TESTS_DIR/helm"
-pkgs="jansson yaml-0.1"
 
 # -------------------------------------------------------- the renderer
-objs=""
-for o in "$GPUMEND_BUILD"/rules/*.o "$GPUMEND_BUILD"/lib/*.o; do
-	[ -f "$o" ] && objs="$objs $o"
-done
-flags="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g \
-	-I$REPO_DIR/rules -I$REPO_DIR/lib $(pkg-config --cflags $pkgs 2>/dev/null)"
-# shellcheck disable=SC2086
-if [ -n "${GPUMEND_SANITIZE:-}" ] || nm $objs 2>/dev/null | grep -q '__asan_report'; then
-	flags="$flags -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-fi
-RENDER="$tmp/render"
-# shellcheck disable=SC2086
-if ${CC:-cc} $flags -o "$RENDER" "$cases/render.c" $objs \
-	$(pkg-config --libs $pkgs 2>/dev/null) -lpthread >"$tmp/render.log" 2>&1; then
-	pass "the test renderer builds"
+# tests/helm-template: Go's text/template with sprig and Helm's functions
+# (Debian's golang-go, golang-github-masterminds-sprig-dev and
+# golang-gopkg-yaml.v2-dev, which `make test` installs), built once per
+# change of its source; without Go or those packages the suite fails.
+RENDER="$GPUMEND_BUILD/helm-template"
+src="$REPO_DIR/tests/helm-template/main.go"
+if [ ! -x "$RENDER" ] || [ "$src" -nt "$RENDER" ]; then
+	if (cd "$REPO_DIR/tests/helm-template" &&
+		GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$tmp/gocache" \
+		GOFLAGS= CGO_ENABLED=0 go build -o "$RENDER" .) >"$tmp/render.log" 2>&1; then
+		pass "the Go renderer (helm-template) builds"
+	else
+		fail "the Go renderer (helm-template) builds"
+		sed 's/^/    /' "$tmp/render.log" | head -n 30
+		finish helm
+		exit 1
+	fi
 else
-	fail "the test renderer builds"
-	sed 's/^/    /' "$tmp/render.log" | head -n 30
-	finish helm
-	exit 1
+	pass "the Go renderer (helm-template) is built"
 fi
+
+# the renderer against what Helm documents: each chart of
+# tests/helm-template/testdata/ with the arguments of its NAME.args renders
+# as NAME.expected says
+for args in "$REPO_DIR"/tests/helm-template/testdata/*.args; do
+	name=$(basename "$args" .args)
+	# shellcheck disable=SC2046
+	if (cd "$(dirname "$args")" && "$RENDER" render "$name" $(cat "$args")) \
+		>"$tmp/$name.rendered" 2>&1 &&
+		diff -u "${args%.args}.expected" "$tmp/$name.rendered" >"$tmp/d"; then
+		pass "helm-template renders $name as Helm does"
+	else
+		fail "helm-template renders $name as Helm does"
+		sed 's/^/    /' "$tmp/d" "$tmp/$name.rendered" | head -n 40
+	fi
+done
 
 # subsequence A B: every line of A is in B, in order.
 subsequence() {
@@ -72,10 +87,9 @@ places() {
 	esac
 }
 
-# render ARGS...: the renderer, which frees nothing before it exits (no
-# leak reports under the sanitizers).
+# render render|json|actions ARGS...: tests/helm-template
 render() {
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$RENDER" "$@"
+	"$RENDER" "$@"
 }
 
 # patched OBJECT RESPONSE OUT: the response's patch applied by
@@ -184,11 +198,22 @@ for dir in "$cases"/*/; do
 	done
 	check "$name: the JSON, SARIF and GitHub reports hold the same places" [ $ok = 1 ]
 
-	# rendered: the source migration agrees with migrating the output
-	for values in "" $(cd "$dir" && ls render-*.yaml 2>/dev/null); do
-		label=${values:-values.yaml}
-		vargs=""
-		[ -n "$values" ] && vargs="$dir/$values"
+	# rendered: the source migration agrees with migrating the output,
+	# under the chart's own values, each render-*.yaml, and each value set
+	# of `helm-template valuesets` (every boolean flipped alone, all true,
+	# all false): "LABEL<tab>ARGS" a line
+	tab=$(printf '\t')
+	{
+		printf 'values.yaml\t\n'
+		for values in $(cd "$dir" && ls render-*.yaml 2>/dev/null); do
+			printf '%s\t%s\n' "$values" "$dir/$values"
+		done
+		render valuesets "$work/input" | while read -r set; do
+			printf '%s\t%s\n' "$set" "$set"
+		done
+	} >"$work/sets"
+	while IFS=$tab read -r label vargs <&3; do
+		# shellcheck disable=SC2086
 		if ! render render "$work/input" $vargs >"$work/r.in" 2>"$work/r.err" ||
 		   ! render render "$work/migrated" $vargs >"$work/r.out" 2>>"$work/r.err"; then
 			fail "$name ($label): the chart renders"
@@ -258,7 +283,7 @@ for dir in "$cases"/*/; do
 			fail "$name ($label): gpumend review agrees on the $i rendered objects"
 			sed 's/^/    /' "$work/w.err" | head -n 40
 		fi
-	done
+	done 3<"$work/sets"
 done
 
 # ------------------------------------------------ the CLI around charts

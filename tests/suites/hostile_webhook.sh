@@ -8,9 +8,11 @@
 #     trickled (slowloris): the connection timeout must close them all
 #     while other requests are served (tests/hostile/webhook-connections.tsv);
 #   - floods: thousands of idle connections, from one address and from
-#     many, against a server of their own: good reviews still answered at
-#     once, the limits in force, every idle one closed by the header
-#     timeout (tests/hostile/webhook-floods.tsv);
+#     many, against a server of their own: every good review still
+#     answered within the registration's timeoutSeconds, the limits in
+#     force, every idle one closed by the header timeout
+#     (tests/hostile/webhook-floods.tsv; the latencies are figures of
+#     `make bench`, tests/bench/floods.sh);
 #   - HTTP framing, as raw bytes (tests/hostile/tls_client.c): oversize,
 #     truncated and chunked bodies in and over the cap, bad Content-Length
 #     and Transfer-Encoding, huge headers, pipelining, not TLS at all; one
@@ -318,8 +320,7 @@ run_queue() {
 # ------------------------------------------------------------------
 # The client, certificates, the server
 
-if ! cc -O2 -o "$dir/tls_client" "$hostile/tls_client.c" \
-	$(pkg-config --cflags --libs openssl) 2>"$dir/cc.err"; then
+if ! tls_client_build "$dir"; then
 	fail "cannot build tests/hostile/tls_client.c"
 	sed 's/^/    /' "$dir/cc.err"
 	finish hostile_webhook
@@ -506,7 +507,23 @@ done 3<"$dir/conn.cases"
 section "connection floods (tests/hostile/webhook-floods.tsv)"
 # Each flood against a server of its own, one after the other: thousands
 # of idle connections, from one address or from many, while good reviews
-# are timed.
+# are sent. Each review must be answered within the registration's
+# timeoutSeconds (scaled): past it the API server gives up on the call.
+# That is the smallest of the config's webhook.timeoutSeconds (the server
+# runs the default config here; `gpumend webhook-config` writes it into
+# the registration) and the timeoutSeconds of manifests/base. How long the
+# reviews take is a figure of `make bench` (tests/bench/floods.sh), not a
+# test.
+review_timeout=$({
+	"$GPUMEND" config | awk '/^webhook:/ { w = 1; next } /^[^ #]/ { w = 0 }
+		w && $1 == "timeoutSeconds:" { print $2 }'
+	sed -n 's/^ *timeoutSeconds: *\([0-9][0-9]*\) *$/\1/p' \
+		"$REPO_DIR/manifests/base/mutatingwebhookconfiguration.yaml"
+} | sort -n | head -n 1)
+if [ -z "$review_timeout" ]; then
+	fail "floods: no timeoutSeconds in 'gpumend config' or manifests/base"
+	review_timeout=10
+fi
 
 head_of "Content-Length: $len" >"$dir/good.req"
 good >>"$dir/good.req"
@@ -534,10 +551,6 @@ while IFS="$tab" read -r name args count opts held <&3; do
 		sed 's/^/    /' "$dir/flood.log"
 		continue
 	fi
-	# the same reviews first, without the flood: how fast this machine is
-	base=$("$dir/tls_client" repeat "$webhook_port" "$dir/good.req" 100 \
-		--from 127.0.0.1 --timeout-ms 5000)
-	base_p99=$(echo "$base" | awk '{ print $8 }')
 	rm -f "$dir/flood.ready"
 	# (from $dir: a --prefix file of the data is there)
 	# shellcheck disable=SC2086
@@ -554,19 +567,13 @@ while IFS="$tab" read -r name args count opts held <&3; do
 	# opened N held H
 	set -- $(cat "$dir/flood.ready" 2>/dev/null)
 	opened=${2:-0} holding=${4:-0}
+	# answered A of N ...: A counts the answers 200 that came within
+	# --timeout-ms of their connect
 	timed=$("$dir/tls_client" repeat "$webhook_port" "$dir/good.req" 200 \
-		--from 127.0.0.1 --timeout-ms 5000)
-	# answered A of N p50_ms T p99_ms T max_ms T; the bound is 100 ms
-	# (scaled), or twice what the same reviews took without the flood
-	# when the machine is that busy
+		--from 127.0.0.1 --timeout-ms "$(ms $((review_timeout * 1000)))")
 	set -- $timed
-	if [ "$#" != 10 ] || [ "$2" != 200 ]; then
-		fail "$name: good reviews not all answered while $holding were held ($timed)"
-	elif [ "$8" -gt "$(ms 100)" ] && [ "$8" -gt $((2 * ${base_p99:-0})) ]; then
-		fail "$name: good reviews answered, but p99 $8 ms over $(ms 100) ms (without the flood: $base)"
-	else
-		pass "$name: $holding held, 200 good reviews answered, p50 $6 ms, p99 $8 ms (without the flood: p99 ${base_p99:-?} ms)"
-	fi
+	check "$name: $holding held, every one of 200 good reviews answered 200 within the ${review_timeout} s timeoutSeconds ($2 of $4)" \
+		[ "$#" = 10 -a "$2" = 200 -a "$4" = 200 ]
 	case $held in
 	"<="*)
 		# a connection closed to make room is gone a moment later: a

@@ -60,6 +60,41 @@ has() { grep -qF -- "$1" "$2"; }
 # count_kind KIND FILE: how many documents of that kind.
 count_kind() { grep -c "^kind: $1\$" "$2"; }
 
+# The programs in the image: tests/image/test.sh checks that there are no
+# others (no shell, no sleep).
+image_programs="/usr/local/bin/gpumend /usr/local/bin/gpumend-webhook gpumend gpumend-webhook"
+
+# commands_of FILE: the program of every `command:` (an exec hook or
+# probe, a container's command), one per line, in flow or block style.
+commands_of() {
+	awk '
+		want { sub(/^ *- */, ""); gsub(/["\047]/, ""); print; want = 0; next }
+		/^[ -]*command: *\[/ {
+			line = $0; sub(/^[ -]*command: *\[ */, "", line)
+			sub(/[,\]].*/, "", line); gsub(/["\047 ]/, "", line)
+			print line; next
+		}
+		/^[ -]*command: *$/ { want = 1 }' "$1"
+}
+
+# only_image_programs FILE: every command of FILE is a program the image
+# holds (says which is not).
+only_image_programs() {
+	for _c in $(commands_of "$1"); do
+		case " $image_programs " in
+		*" $_c "*) ;;
+		*) echo "    not in the image: $_c"; return 1 ;;
+		esac
+	done
+}
+
+# arg_of FLAG FILE: the value after FLAG in the container's args.
+arg_of() {
+	awk -v flag="$1" '
+		found { sub(/^ *- */, ""); gsub(/"/, ""); print; exit }
+		$0 ~ "^ *- " flag "$" { found = 1 }' "$2"
+}
+
 # ---------------------------------------------------------------- base
 if "$kubectl" kustomize "$manifests/base" >"$dir/base.yaml" 2>"$dir/base.err"; then
 	pass "base: kubectl kustomize succeeds"
@@ -130,8 +165,17 @@ check "deployment: maxUnavailable 0" has "maxUnavailable: 0" "$deploy"
 check "deployment: spread over nodes" sh -c \
 	"grep -A6 'topologySpreadConstraints:' '$deploy' |
 	 grep -q 'topologyKey: kubernetes.io/hostname'"
-check "deployment: preStop delay" sh -c \
-	"grep -A3 'preStop:' '$deploy' | grep -q sleep"
+# SIGTERM: the server's own delay and drain (tests/suites/shutdown.sh),
+# on every Kubernetes version: no preStop exec of a program the image does
+# not hold (it is FROM scratch: no sleep), nor the kubelet's sleep action
+# (1.29 and later only)
+check "deployment: no preStop hook (the server delays its own shutdown)" \
+	sh -c "! grep -qE 'preStop:|lifecycle:' '$deploy'"
+delay=$(arg_of --shutdown-delay "$deploy")
+drain=$(arg_of --drain-timeout "$deploy")
+grace=$(sed -n 's/^ *terminationGracePeriodSeconds: *\([0-9]*\)$/\1/p' "$deploy")
+check "deployment: terminationGracePeriodSeconds ($grace) covers --shutdown-delay ($delay) + --drain-timeout ($drain)" \
+	[ -n "$grace" -a -n "$delay" -a -n "$drain" -a "${grace:-0}" -gt $((${delay:-0} + ${drain:-0})) ]
 check "deployment: readiness on /readyz over HTTPS" sh -c \
 	"grep -A5 'readinessProbe:' '$deploy' | tr -d ' \n' |
 	 grep -qF 'path:/readyzport:httpsscheme:HTTPS'"
@@ -151,7 +195,7 @@ check "deployment: resource requests and limits" sh -c \
 	"grep -q 'requests:' '$deploy' && grep -q 'limits:' '$deploy' &&
 	 grep -q 'memory: ' '$deploy' && grep -q 'cpu: ' '$deploy'"
 check "deployment: args" sh -c "awk '/args:/,/image:/' '$deploy' |
-	tr -d ' \n' | grep -qF -- '--listen-0.0.0.0:8443---tls-cert-/tls/tls.crt---tls-key-/tls/tls.key--c-/config/config.yaml'"
+	tr -d ' \n' | grep -qF -- '--listen-0.0.0.0:8443---tls-cert-/tls/tls.crt---tls-key-/tls/tls.key--c-/config/config.yaml---shutdown-delay-\"5\"---drain-timeout-\"20\"'"
 check "deployment: TLS secret mounted read-only at /tls" sh -c \
 	"grep -A2 'mountPath: /tls' '$deploy' | grep -q 'readOnly: true' &&
 	 grep -q 'secretName: gpumend-webhook-tls' '$deploy'"
@@ -273,5 +317,21 @@ check "self-signed: failurePolicies kept" sh -c \
 check "self-signed: the mounted certificate passes certs check" sh -c \
 	"'$GPUMEND' certs check '$dir/secret.crt' --service gpumend-webhook \
 	 --namespace gpumend-system --ca '$ss/tls/ca.crt' >/dev/null 2>&1"
+
+# ---------------------------------------------------------------- commands
+# Every rendering runs only programs the image holds: first the check on a
+# manifest that runs others
+printf 'spec:\n  containers:\n    - lifecycle:\n        preStop:\n          exec:\n            command: ["sleep", "5"]\n    - command:\n        - /bin/sh\n' \
+	>"$dir/sleepy.yaml"
+check "commands: found in flow and block style (sleep, /bin/sh)" \
+	[ "$(commands_of "$dir/sleepy.yaml" | tr '\n' ' ')" = "sleep /bin/sh " ]
+if only_image_programs "$dir/sleepy.yaml" >/dev/null; then
+	fail "commands: a preStop 'sleep' is refused"
+else
+	pass "commands: a preStop 'sleep' is refused"
+fi
+for f in base.yaml cm.yaml ss.yaml; do
+	check "$f: every command is a program of the image" only_image_programs "$dir/$f"
+done
 
 finish manifests

@@ -13,7 +13,8 @@
 #   - bad requests get their status and the server stays up;
 #   - certificate rotation while a client loops (no failed request, the new
 #     certificate served), a broken pair refused; TLS 1.0/1.1 refused;
-#   - /healthz, /readyz, /metrics (parsed by tests/webhook/promcheck.awk);
+#   - /healthz, /readyz, /metrics (parsed by tests/webhook/promcheck.awk
+#     and checked by promtool), the process_* metrics against /proc;
 #   - SIGTERM while a slow request is in flight: it completes, exit 0;
 #   - `gpumend review` answers byte for byte as the server.
 . "$(dirname "$0")/../lib.sh"
@@ -602,6 +603,46 @@ not_after=$(date -d "$(openssl x509 -in "$dir/ca2/tls.crt" -noout -enddate | sed
 check "metrics: certificate expiry time of the certificate served" \
 	[ "$(metric gpumend_certificate_expiry_timestamp_seconds)" = "$not_after" ]
 check "metrics: requests in flight" [ "$(metric gpumend_in_flight_requests)" = 1 ]
+
+# the standard process_* metrics, against what /proc says of the server
+# (read after the scrape: the counters only grow)
+awk '/^Vm(RSS|Size):/ { printf "%s %.0f\n", $1, $2 * 1024 }' "/proc/$main_pid/status" >"$dir/proc.status"
+proc_cpu=$(awk -v tck="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); print ($12 + $13) / tck }' "/proc/$main_pid/stat")
+proc_fds=$(ls "/proc/$main_pid/fd" | wc -l)
+vm() { awk -v k="$1:" '$1 == k { print $2 }' "$dir/proc.status"; }
+# within LOW HIGH VALUE: LOW <= VALUE <= HIGH (numbers, as awk reads them)
+within() { awk -v lo="$1" -v hi="$2" -v v="$3" 'BEGIN { exit !(v != "" && v + 0 >= lo + 0 && v + 0 <= hi + 0) }'; }
+# near VALUE REF: VALUE is within a factor of two of REF
+near() { awk -v v="$1" -v r="$2" 'BEGIN { exit !(v != "" && r + 0 > 0 && v + 0 >= r / 2 && v + 0 <= r * 2) }'; }
+for family in process_cpu_seconds_total:counter process_resident_memory_bytes:gauge \
+	process_virtual_memory_bytes:gauge process_open_fds:gauge process_max_fds:gauge \
+	process_start_time_seconds:gauge; do
+	check "metrics: ${family%:*}, a ${family#*:}" \
+		grep -q "^# TYPE ${family%:*} ${family#*:}\$" "$dir/metrics"
+done
+check "metrics: process_cpu_seconds_total above 0, at most what /proc says after ($(metric process_cpu_seconds_total) <= $proc_cpu)" \
+	within 0.001 "$proc_cpu" "$(metric process_cpu_seconds_total)"
+rss=$(vm VmRSS) vsz=$(vm VmSize)
+check "metrics: process_resident_memory_bytes near VmRSS ($(metric process_resident_memory_bytes), $rss)" \
+	near "$(metric process_resident_memory_bytes)" "$rss"
+check "metrics: process_virtual_memory_bytes near VmSize ($(metric process_virtual_memory_bytes), $vsz)" \
+	near "$(metric process_virtual_memory_bytes)" "$vsz"
+check "metrics: process_open_fds near /proc/PID/fd ($(metric process_open_fds), $proc_fds)" \
+	within $((proc_fds - 5)) $((proc_fds + 5)) "$(metric process_open_fds)"
+fd_limit=$(grep '"msg":"started"' "$dir/main.log" | jq -r .fd_limit)
+check "metrics: process_max_fds is the descriptor limit the server set ($fd_limit)" \
+	[ "$(metric process_max_fds)" = "$fd_limit" ]
+start=$(metric gpumend_start_time_seconds)
+check "metrics: process_start_time_seconds within 2 s of gpumend_start_time_seconds ($start)" \
+	within $((start - 2)) $((start + 2)) "$(metric process_start_time_seconds)"
+if command -v promtool >/dev/null 2>&1; then
+	promtool check metrics <"$dir/metrics" >"$dir/promtool.out" 2>&1
+	status=$?
+	check "/metrics passes promtool check metrics" [ "$status" = 0 -a ! -s "$dir/promtool.out" ]
+	sed 's/^/    /' "$dir/promtool.out"
+else
+	fail "/metrics passes promtool check metrics: no promtool (make test-deps installs Debian's prometheus)"
+fi
 
 # ------------------------------------------------------------------
 # SIGTERM while a slow request is in flight
