@@ -46,6 +46,8 @@ RULES_SRCS += rules/legacy_scheduler_config.c
 RULES_SRCS += rules/invalid_resource.c
 RULES_SRCS += rules/removed_api.c
 RULES_SRCS += rules/triggers.c
+RULES_SRCS += rules/pod_shapes.c
+RULES_SRCS += rules/conditions.c
 RULES_SRCS += rules/values.c
 $(BUILD)/rules/%.o: INCLUDES := -Irules
 
@@ -63,6 +65,7 @@ LIB_SRCS += lib/converge.c
 LIB_SRCS += lib/nul.c
 LIB_SRCS += lib/json_write.c
 LIB_SRCS += lib/admission.c
+LIB_SRCS += lib/registration.c
 $(BUILD)/lib/%.o: INCLUDES := -Irules -Ilib
 
 # certs/: certificate work (`gpumend certs`), on the shared layer.
@@ -84,6 +87,7 @@ CLI_SRCS += cli/migrate.c
 CLI_SRCS += cli/lint.c
 CLI_SRCS += cli/cmd_misc.c
 CLI_SRCS += cli/review.c
+CLI_SRCS += cli/webhook_config.c
 CLI_MAIN := cli/main.c
 $(BUILD)/cli/%.o: INCLUDES := -Irules -Ilib -Icerts -Icli
 

@@ -173,5 +173,6 @@ int cmd_migrate(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_webhook_config(int argc, char **argv);
 
 #endif

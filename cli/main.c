@@ -23,6 +23,7 @@ static const struct subcommand subcommands[] = {
 	{ "certs", cmd_certs, "make or check the webhook's TLS certificates" },
 	{ "rules", cmd_rules, "list the rules and their modes" },
 	{ "config", cmd_config, "print the default (or effective) configuration" },
+	{ "webhook-config", cmd_webhook_config, "print the webhook's MutatingWebhookConfiguration" },
 };
 
 static void usage(FILE *out)
@@ -35,7 +36,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "Commands:\n", out);
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		fprintf(out, "  %-9s %s\n", subcommands[i].name,
+		fprintf(out, "  %-14s %s\n", subcommands[i].name,
 			subcommands[i].summary);
 	fputs("\nRun 'gpumend COMMAND --help' for a command's options.\n", out);
 }

@@ -12,13 +12,17 @@
 #include "msg.h"
 #include "review.h"
 
+#include <jansson.h>
+
 static const char usage[] =
-	"usage: gpumend review [-c FILE] [FILE|-]\n"
+	"usage: gpumend review [-c FILE] [--entry legacy|advisory] [FILE|-]\n"
 	"\n"
 	"Reads an AdmissionReview (admission.k8s.io/v1 or v1beta1) and prints the\n"
 	"response gpumend-webhook would send for it.\n"
 	"\n"
 	"  -c, --config FILE   load the rules configuration from FILE\n"
+	"  --entry ENTRY       answer with only what the registration's entry\n"
+	"                      (gpumend webhook-config) is responsible for\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Exit status: 0 allowed, 1 denied, 2 unreadable input or not a review.\n";
@@ -43,9 +47,39 @@ static int read_all(FILE *stream, struct buf *out)
 	return 0;
 }
 
+/*
+ * 1 when the review is a Pod UPDATE (request.resource, else
+ * request.kind, names a Pod), which only the advisory entry is sent.
+ */
+static int review_is_pod_update(const struct buf *body)
+{
+	json_t *review = json_loadb(body->data ? body->data : "", body->len, 0,
+				    NULL);
+	json_t *request = json_object_get(review, "request");
+	json_t *resource = json_object_get(request, "resource");
+	const char *operation = json_string_value(
+		json_object_get(request, "operation"));
+	const char *group, *name;
+	int pod;
+
+	if (resource) {
+		group = json_string_value(json_object_get(resource, "group"));
+		name = json_string_value(json_object_get(resource, "resource"));
+		pod = group && name && !*group && !strcmp(name, "pods");
+	} else {
+		resource = json_object_get(request, "kind");
+		group = json_string_value(json_object_get(resource, "group"));
+		name = json_string_value(json_object_get(resource, "kind"));
+		pod = name && !strcmp(name, "Pod") && (!group || !*group);
+	}
+	pod = pod && operation && !strcmp(operation, "UPDATE");
+	json_decref(review);
+	return pod;
+}
+
 int cmd_review(int argc, char **argv)
 {
-	const char *config_path = NULL, *input = NULL;
+	const char *config_path = NULL, *input = NULL, *entry = NULL;
 	struct admission_outcome out;
 	struct config *cfg = NULL;
 	char errbuf[1024];
@@ -67,6 +101,14 @@ int cmd_review(int argc, char **argv)
 			config_path = argv[i];
 		} else if (!strncmp(arg, "--config=", 9)) {
 			config_path = arg + 9;
+		} else if (!strcmp(arg, "--entry")) {
+			if (++i == argc) {
+				msg_error("option '%s' needs an entry", arg);
+				return 2;
+			}
+			entry = argv[i];
+		} else if (!strncmp(arg, "--entry=", 8)) {
+			entry = arg + 8;
 		} else if (!strcmp(arg, "--")) {
 			if (i + 1 < argc && !input)
 				input = argv[++i];
@@ -83,6 +125,10 @@ int cmd_review(int argc, char **argv)
 		} else {
 			input = arg;
 		}
+	}
+	if (entry && rules_entry_find(entry) < 0) {
+		msg_error("--entry must be legacy or advisory, not '%s'", entry);
+		return 2;
 	}
 	if (config_path)
 		cfg = config_file_load(config_path, errbuf, sizeof(errbuf));
@@ -118,6 +164,21 @@ int cmd_review(int argc, char **argv)
 	if (stream != stdin)
 		fclose(stream);
 
+	if (entry) {
+		struct rules_error err = { "", "" };
+		struct config *only = rules_entry_config_new(cfg,
+				(enum rules_entry)rules_entry_find(entry),
+				review_is_pod_update(&body), &err);
+
+		if (!only) {
+			msg_error("cannot make the config of entry '%s': %s%s%s",
+				  entry, err.pointer, *err.pointer ? ": " : "",
+				  err.message);
+			goto out_free_body;
+		}
+		config_free(cfg);
+		cfg = only;
+	}
 	admission_outcome_init(&out);
 	if (admission_review(cfg, body.data ? body.data : "", body.len,
 			     &out) != 0) {

@@ -33,6 +33,7 @@ enum field_kind {
 	FIELD_COMPONENTS,       /* struct text_map: image patterns to advice */
 	FIELD_SUFFIX,           /* char *: text appended to a label value */
 	FIELD_OBJECT_NAME,      /* char *: an object name (DNS subdomain) */
+	FIELD_CUSTOM_RESOURCES, /* custom_resources, n_custom_resources */
 };
 
 struct config_field {
@@ -131,6 +132,7 @@ static const struct config_field limits_fields[] = {
 static const struct config_field webhook_fields[] = {
 	FIELD("failurePolicy", FIELD_FAILURE_POLICY, failure_allow),
 	FIELD("timeoutSeconds", FIELD_TIMEOUT, timeout_seconds),
+	FIELD("customResources", FIELD_CUSTOM_RESOURCES, custom_resources),
 	{ NULL, 0, 0 }
 };
 
@@ -293,6 +295,16 @@ static void namespace_models_free(struct namespace_models *items, size_t n)
 	free(items);
 }
 
+static void custom_resources_free(struct custom_resource *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(items[i].group);
+		string_list_clear(&items[i].resources);
+		string_list_clear(&items[i].pod_specs);
+	}
+	free(items);
+}
+
 void config_free(struct config *cfg)
 {
 	if (!cfg)
@@ -330,6 +342,7 @@ void config_free(struct config *cfg)
 	free(cfg->skip_rules_annotation);
 	free(cfg->mutations_annotation);
 	string_list_clear(&cfg->deny_opt_out_namespaces);
+	custom_resources_free(cfg->custom_resources, cfg->n_custom_resources);
 	free(cfg);
 }
 
@@ -389,6 +402,24 @@ static int field_copy(struct config *dst, const struct config *src,
 				return -1;
 			dst->n_namespace_models++;
 			if (string_list_copy(&to->models, &from->models))
+				return -1;
+		}
+		return 0;
+	case FIELD_CUSTOM_RESOURCES:
+		dst->custom_resources = calloc(src->n_custom_resources + 1,
+					       sizeof(*dst->custom_resources));
+		if (!dst->custom_resources)
+			return -1;
+		for (size_t i = 0; i < src->n_custom_resources; i++) {
+			const struct custom_resource *from =
+				&src->custom_resources[i];
+			struct custom_resource *to = &dst->custom_resources[i];
+
+			if (!(to->group = strdup(from->group)))
+				return -1;
+			dst->n_custom_resources++;
+			if (string_list_copy(&to->resources, &from->resources) ||
+			    string_list_copy(&to->pod_specs, &from->pod_specs))
 				return -1;
 		}
 		return 0;
@@ -852,8 +883,18 @@ static const char default_yaml[] =
 	"\n"
 	"# The webhook.\n"
 	"webhook:\n"
-	"  failurePolicy: allow  # allow | deny: the answer when the webhook itself fails\n"
-	"  timeoutSeconds: 10    # the registration's timeout (1 to 30); the server answers within it\n";
+	"  # allow | deny: the answer when the webhook itself fails, on plain /mutate\n"
+	"  # only; the paths gpumend webhook-config registers answer as their\n"
+	"  # entry's failurePolicy (legacy: deny, advisory: allow)\n"
+	"  failurePolicy: allow\n"
+	"  timeoutSeconds: 10    # the registration's timeout (1 to 30); the server answers within it\n"
+	"  # custom resources to register besides the built-in ones (gpumend\n"
+	"  # webhook-config), with the paths of their pod specs, '*' for every\n"
+	"  # element of a list or value of a mapping, e.g.\n"
+	"  #   - group: example.com\n"
+	"  #     resources: [trainjobs]\n"
+	"  #     podSpecs: [\"spec.workers.*.template.spec\"]\n"
+	"  customResources: []\n";
 
 const char *config_default_yaml(void)
 {
@@ -959,6 +1000,7 @@ enum text_kind {
 	TEXT_NAMESPACE,         /* a namespace name */
 	TEXT_OBJECT_NAME,       /* an object name: a DNS-1123 subdomain */
 	TEXT_LABEL_SUFFIX,      /* text that keeps a label value valid */
+	TEXT_RESOURCE,          /* an API resource's plural: a DNS label */
 };
 
 /*
@@ -994,6 +1036,12 @@ static int text_check(const char *s, size_t len, enum text_kind kind,
 			return 0;
 		return config_fail(err, NULL, pointer,
 				   "'%.60s' is not a valid namespace name", s);
+	case TEXT_RESOURCE:
+		if (dns_label_valid(s, len))
+			return 0;
+		return config_fail(err, NULL, pointer,
+				   "'%.60s' is not a valid resource name (a lowercase plural such as 'trainjobs')",
+				   s);
 	case TEXT_OBJECT_NAME:
 		if (dns_subdomain_valid(s, len))
 			return 0;
@@ -1406,6 +1454,113 @@ out_free_items:
 	return -1;
 }
 
+/* Reads one item of webhook.customResources into `entry` (freed by the
+ * caller on failure too). */
+static int custom_resource_read(struct custom_resource *entry, json_t *value,
+				const char *pointer, struct rules_error *err)
+{
+	static const char *const keys[] = { "group", "resources", "podSpecs" };
+	const char *key, *group;
+	json_t *member;
+
+	if (!json_is_object(value))
+		return config_fail(err, NULL, pointer,
+				   "an item of customResources must be a mapping with group, resources and podSpecs");
+	json_object_foreach(value, key, member) {
+		size_t k = 0;
+
+		while (k < 3 && strcmp(key, keys[k]) != 0)
+			k++;
+		if (k == 3)
+			return config_fail(err, json_pointer_join(pointer, key),
+					   pointer,
+					   "unknown key '%.60s' (expected group, resources, podSpecs)",
+					   key);
+	}
+	for (size_t k = 0; k < 3; k++) {
+		char *at;
+		int rc = 0;
+
+		member = json_member(value, keys[k]);
+		if (!member)
+			return config_fail(err, NULL, pointer,
+					   "an item of customResources needs '%s'",
+					   keys[k]);
+		if (!(at = json_pointer_join(pointer, keys[k])))
+			return config_fail_oom(err, pointer);
+		if (k == 0) {
+			rc = text_read(member, TEXT_OBJECT_NAME, "group", at,
+				       &group, err);
+			if (!rc && !(entry->group = strdup(group)))
+				rc = config_fail_oom(err, at);
+		} else if (!json_is_array(member) ||
+			   json_array_size(member) == 0) {
+			rc = config_fail(err, NULL, at,
+					 "%s must be a non-empty list of strings",
+					 keys[k]);
+		} else if (k == 1) {
+			rc = string_list_read(&entry->resources, member,
+					      TEXT_RESOURCE, "a resource", at,
+					      err);
+		} else {
+			rc = string_list_read(&entry->pod_specs, member,
+					      TEXT_ANY, "a pod spec path", at,
+					      err);
+			for (size_t i = 0; !rc && i < entry->pod_specs.n; i++) {
+				char why[160];
+
+				if (rules_pod_path_check(entry->pod_specs.items[i],
+							 why, sizeof(why)))
+					rc = config_fail(err,
+							 json_pointer_join_index(at, i),
+							 at, "pod spec path '%.60s': %s",
+							 entry->pod_specs.items[i],
+							 why);
+			}
+		}
+		free(at);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int apply_custom_resources(struct config *cfg, json_t *value,
+				  const char *pointer, struct rules_error *err)
+{
+	struct custom_resource *items;
+	size_t n = 0, i;
+	json_t *item;
+
+	if (!json_is_array(value))
+		return config_fail(err, NULL, pointer,
+				   "customResources must be a list (use [] for none)");
+	items = calloc(json_array_size(value) + 1, sizeof(*items));
+	if (!items)
+		return config_fail_oom(err, pointer);
+	json_array_foreach(value, i, item) {
+		char *at = json_pointer_join_index(pointer, i);
+		int rc;
+
+		if (!at) {
+			config_fail_oom(err, pointer);
+			goto out_free_items;
+		}
+		n++;
+		rc = custom_resource_read(&items[i], item, at, err);
+		free(at);
+		if (rc)
+			goto out_free_items;
+	}
+	custom_resources_free(cfg->custom_resources, cfg->n_custom_resources);
+	cfg->custom_resources = items;
+	cfg->n_custom_resources = n;
+	return 0;
+out_free_items:
+	custom_resources_free(items, n);
+	return -1;
+}
+
 static int field_apply(struct config *cfg, const struct config_field *f,
 		       json_t *value, const char *pointer,
 		       struct rules_error *err)
@@ -1436,6 +1591,8 @@ static int field_apply(struct config *cfg, const struct config_field *f,
 		return apply_limit(cfg, f, value, pointer, err);
 	case FIELD_FAILURE_POLICY:
 		return apply_failure_policy(cfg, value, pointer, err);
+	case FIELD_CUSTOM_RESOURCES:
+		return apply_custom_resources(cfg, value, pointer, err);
 	}
 	return -1;
 }
@@ -1809,6 +1966,20 @@ static json_t *field_to_json(const struct config *cfg,
 		return json_integer(*CONST_MEMBER(cfg, f, int));
 	case FIELD_FAILURE_POLICY:
 		return json_text(cfg->failure_allow ? "allow" : "deny");
+	case FIELD_CUSTOM_RESOURCES:
+		if (!(map = json_array()))
+			return NULL;
+		for (size_t i = 0; i < cfg->n_custom_resources; i++) {
+			const struct custom_resource *cr =
+				&cfg->custom_resources[i];
+
+			if (json_array_append_new(map, json_pack("{s:o?,s:o?,s:o?}",
+					"group", json_text(cr->group),
+					"resources", string_list_to_json(&cr->resources),
+					"podSpecs", string_list_to_json(&cr->pod_specs))))
+				goto out_free_map;
+		}
+		return map;
 	}
 	return NULL;
 out_free_map:

@@ -105,6 +105,18 @@ struct text_map {
 	uint64_t *pairs;           /* of the keys, as string_list.pairs */
 };
 
+/*
+ * A custom resource the webhook is registered for (webhook.customResources),
+ * and the paths of its pod specs: dotted member names, "*" standing for
+ * every element of a list or every value of a mapping (at most one "*"
+ * per path), e.g. "spec.workers.*.template.spec".
+ */
+struct custom_resource {
+	char *group;
+	struct string_list resources;   /* plural names, e.g. "trainjobs" */
+	struct string_list pod_specs;
+};
+
 /* GPU models that pods of one namespace must run on. */
 struct namespace_models {
 	char *namespace_name;
@@ -195,10 +207,15 @@ struct config {
 	 * it, the review is answered as an internal failure */
 	size_t max_values;
 
-	/* webhook: answer to an internal failure: 1 allow with a warning, 0 deny */
+	/* webhook: answer to an internal failure on plain /mutate (the entry
+	 * paths of gpumend webhook-config answer as their entry's
+	 * failurePolicy): 1 allow with a warning, 0 deny */
 	int failure_allow;
 	/* webhook: the registration's timeoutSeconds, 1 to 30 */
 	int timeout_seconds;
+	/* webhook: custom resources registered besides the built-in ones */
+	struct custom_resource *custom_resources;
+	size_t n_custom_resources;
 };
 
 /* Error detail: the JSON Pointer of the offending value and a message. */
@@ -375,6 +392,66 @@ int rules_triggers(const struct config *cfg, struct string_list *out);
  */
 int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
 			struct string_list *out);
+
+/* ------------------------------------------------------------------ */
+/* Where the webhook is registered, and its match conditions           */
+
+/*
+ * The kinds the webhook is registered for and where their pod specs are,
+ * one row per resource (rules/pod_shapes.c). The engine finds pod specs
+ * anywhere (any mapping holding a containers list); the registration and
+ * its CEL conditions cannot search, so they take the paths from here and
+ * from webhook.customResources. Paths as in struct custom_resource.
+ */
+struct pod_shape {
+	const char *group;              /* "" for the core group */
+	const char *versions;           /* "v1", "v1,v1beta1" or "*" */
+	const char *resource;           /* plural, e.g. "deployments" */
+	const char *paths[4];           /* NULL-terminated */
+};
+
+/* The built-in rows, `*n` of them. */
+const struct pod_shape *rules_pod_shapes(size_t *n);
+
+/*
+ * 0 when `path` is a pod spec path as struct custom_resource says (member
+ * names that are CEL identifiers and no CEL reserved word, at most one
+ * "*", not first); else -1 with a message in `why` (`size` bytes).
+ */
+int rules_pod_path_check(const char *path, char *why, size_t size);
+
+/*
+ * The two entries of the registration (`gpumend webhook-config`): legacy
+ * objects that cannot run right unmigrated (failurePolicy Fail), and
+ * advisory ones that run anyway (Ignore). Which rule, or part of a rule,
+ * belongs to which follows its mode: deny is legacy, warn is advisory,
+ * mutate as the rule's kind (rules/conditions.c). A Pod UPDATE belongs
+ * to the advisory entry alone: gpumend never refuses a pod update.
+ */
+enum rules_entry { RULES_ENTRY_LEGACY, RULES_ENTRY_ADVISORY, RULES_ENTRY_COUNT };
+
+/* "legacy", "advisory". */
+const char *rules_entry_name(enum rules_entry entry);
+/* The entry of that name; -1 when none. */
+int rules_entry_find(const char *name);
+
+/*
+ * Returns a new JSON array of {"name", "expression"} objects: the CEL
+ * matchConditions of `entry` under `cfg`, all of which are true for every
+ * request on which that entry's rules (rules_entry_config_new()) could
+ * report or change anything. NULL when out of memory.
+ */
+json_t *rules_conditions_new(const struct config *cfg, enum rules_entry entry);
+
+/*
+ * Returns a new configuration: `cfg` with only what `entry` is
+ * responsible for (the other rules off, or the other part of a rule
+ * cleared), for a request that is a Pod UPDATE when `pod_update` is 1.
+ * NULL when out of memory, with `err` set.
+ */
+struct config *rules_entry_config_new(const struct config *cfg,
+				      enum rules_entry entry, int pod_update,
+				      struct rules_error *err);
 
 /* A member of an object that rules read (rules_reads()). */
 struct rules_read {

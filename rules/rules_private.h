@@ -360,4 +360,68 @@ const struct text_pair *text_map_match(const struct text_map *map,
  */
 int resource_count(json_t *value, long long *count);
 
+/* ------------------------------------------------------------------ */
+/* CEL text, for the webhook's match conditions (rules/conditions.c)   */
+
+/*
+ * A CEL expression being written. Out of memory sets `failed` and drops
+ * what follows; the writer checks it once, at the end.
+ */
+struct cel_text {
+	char *s;
+	size_t len, cap;
+	int failed;
+};
+
+void cel_add(struct cel_text *t, const char *text);
+void cel_addf(struct cel_text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* `s` as a CEL string literal in single quotes. */
+void cel_quote(struct cel_text *t, const char *s);
+/* The items of `list` as a CEL list of string literals. */
+void cel_quote_list(struct cel_text *t, const struct string_list *list);
+/* " || " unless `t` is empty: before the next disjunct. */
+void cel_or(struct cel_text *t);
+void cel_text_free(struct cel_text *t);
+
+/*
+ * What a rule's CEL fragment may read: `p.m` (the pod's metadata, {} when
+ * the pod spec has none beside it), `p.s` (the pod spec), `request`, and
+ * in container fragments `c` (one container). CEL_CONTAINERS is the list
+ * of every container of `p.s`.
+ */
+#define CEL_CONTAINERS \
+	"((has(p.s.containers) ? p.s.containers : []) + " \
+	"(has(p.s.initContainers) ? p.s.initContainers : []) + " \
+	"(has(p.s.ephemeralContainers) ? p.s.ephemeralContainers : []))"
+
+/*
+ * A rule's fragment: disjuncts over one pod (`pod`) and over one of its
+ * containers (`container`). A rule has up to two parts that the entries
+ * may split: CEL_PART_CORE, and CEL_PART_EXTRA (gpu-sharing's stale
+ * annotations, which run anyway).
+ */
+enum cel_part { CEL_PART_CORE, CEL_PART_EXTRA, CEL_PART_COUNT };
+
+struct cel_frag {
+	struct cel_text pod;
+	struct cel_text container;
+};
+
+/*
+ * Appends to `out` the disjuncts of `rule`'s `part` under `cfg`: at least
+ * one is true on every pod on which that part could report or change
+ * anything (rules/triggers.c, next to each rule's triggers). Returns 1
+ * when the rule has no such part, else 0.
+ */
+int rules_rule_cel(const struct config *cfg, enum rule_id rule,
+		   enum cel_part part, struct cel_frag *out);
+
+/*
+ * Appends to `t` a CEL list of {'m': metadata, 's': pod spec} maps, one
+ * per pod spec of the request's object, by the request's resource
+ * (rules/pod_shapes.c).
+ */
+void pod_shapes_cel(const struct config *cfg, struct cel_text *t);
+
 #endif

@@ -132,9 +132,10 @@ static long bracket_end(const char *pattern, size_t open)
  * pattern has none (it is all wildcards and sets), or NULL when out of
  * memory. '*', '?' and bracket expressions end a run; a backslash makes
  * the next byte literal; an unclosed '[' or a trailing backslash ends the
- * search, as if the rest were wildcards.
+ * search, as if the rest were wildcards. `stop`, when not NUL, ends a run
+ * too and is in none (for '/': a run within one path segment).
  */
-static char *pattern_literal_new(const char *pattern)
+static char *pattern_literal_new(const char *pattern, char stop)
 {
 	size_t len = strlen(pattern), run = 0, best = 0, i = 0;
 	char *current = malloc(len + 1), *literal = calloc(len + 1, 1);
@@ -145,12 +146,14 @@ static char *pattern_literal_new(const char *pattern)
 		char c = pattern[i];
 		long end = -1;
 
-		if (c == '\\' && pattern[i + 1]) {
+		if (c == '\\' && pattern[i + 1] && (!stop ||
+						     pattern[i + 1] != stop)) {
 			current[run++] = pattern[i + 1];
 			i += 2;
 			continue;
 		}
-		if (c && c != '*' && c != '?' && c != '[' && c != '\\') {
+		if (c && c != '*' && c != '?' && c != '[' && c != '\\' &&
+		    (!stop || c != stop)) {
 			current[run++] = c;
 			i++;
 			continue;
@@ -164,9 +167,10 @@ static char *pattern_literal_new(const char *pattern)
 		run = 0;
 		if (c == '[')
 			end = bracket_end(pattern, i);
-		if (!c || c == '\\' || (c == '[' && end < 0))
+		if (!c || (c == '\\' && !(stop && pattern[i + 1] == stop)) ||
+		    (c == '[' && end < 0))
 			break;
-		i = c == '[' ? (size_t)end + 1 : i + 1;
+		i = c == '[' ? (size_t)end + 1 : c == '\\' ? i + 2 : i + 1;
 	}
 	free(current);
 	return literal;
@@ -187,7 +191,7 @@ static int trigger_add_patterns(struct trigger_set *set,
 	size_t first = set->out->n;
 
 	for (size_t i = 0; i < patterns->n; i++) {
-		char *literal = pattern_literal_new(patterns->items[i]);
+		char *literal = pattern_literal_new(patterns->items[i], '\0');
 		int rc;
 
 		if (!literal)
@@ -215,7 +219,7 @@ static long patterns_shortest_literal(const struct string_list *patterns)
 	long shortest = -1;
 
 	for (size_t i = 0; i < patterns->n; i++) {
-		char *literal = pattern_literal_new(patterns->items[i]);
+		char *literal = pattern_literal_new(patterns->items[i], '\0');
 		long len;
 
 		if (!literal)
@@ -226,6 +230,217 @@ static long patterns_shortest_literal(const struct string_list *patterns)
 			shortest = len;
 	}
 	return shortest < 0 ? 0 : shortest;
+}
+
+/* ------------------------------------------------------------------ */
+/* CEL fragments: what the match conditions test for each rule         */
+
+/*
+ * The names of a growing list, borrowed from the config (only the array
+ * is owned): the resource names a fragment looks for.
+ */
+static void names_add(struct string_list *names, const char *name,
+		      struct cel_text *t)
+{
+	char **grown;
+
+	if (!name || !*name)
+		return;
+	if (!(grown = realloc(names->items, (names->n + 1) * sizeof(*grown)))) {
+		t->failed = 1;
+		return;
+	}
+	names->items = grown;
+	names->items[names->n++] = (char *)name;
+}
+
+/*
+ * A disjunct of a container fragment: the container `c` has one of
+ * `names` as a key of its limits or of its requests. Nothing when
+ * `names` is empty. Frees the array of `names`.
+ */
+static void cel_resources(struct cel_text *t, struct string_list *names)
+{
+	if (names->n) {
+		cel_or(t);
+		cel_add(t, "has(c.resources) && ((has(c.resources.limits) && ");
+		cel_quote_list(t, names);
+		cel_add(t, ".exists(k, k in c.resources.limits)) || "
+			"(has(c.resources.requests) && ");
+		cel_quote_list(t, names);
+		cel_add(t, ".exists(k, k in c.resources.requests)))");
+	}
+	free(names->items);
+	*names = (struct string_list){ 0 };
+}
+
+/* The GPU request names of gpu_request_triggers(), into `names`. */
+static void gpu_request_names(const struct config *cfg,
+			      struct string_list *names, struct cel_text *t)
+{
+	names_add(names, cfg->gpu_resource, t);
+	names_add(names, cfg->legacy_gpu_resource, t);
+	names_add(names, cfg->shared_gpu_resource, t);
+	names_add(names, cfg->gpu_memory_resource, t);
+	for (size_t i = 0; i < cfg->count_resources.n; i++)
+		names_add(names, cfg->count_resources.items[i], t);
+	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
+		names_add(names, cfg->vendor_gpu_resources.items[i], t);
+	for (size_t i = 0; i < cfg->n_memory_resources; i++)
+		names_add(names, cfg->memory_resources[i].name, t);
+}
+
+static void triggers_minimize(struct string_list *out);
+static int trigger_cmp(const void *a, const void *b);
+
+/* Appends a copy of `text` to `list` (owned); sets t->failed when out of
+ * memory. */
+static void literal_add(struct string_list *list, const char *text,
+			size_t len, struct cel_text *t)
+{
+	char **grown = realloc(list->items, (list->n + 1) * sizeof(*grown));
+	char *copy = grown ? strndup(text, len) : NULL;
+
+	if (grown)
+		list->items = grown;
+	if (!copy) {
+		t->failed = 1;
+		return;
+	}
+	list->items[list->n++] = copy;
+}
+
+/* Appends "VALUE.FN('a') || VALUE.FN('b')" for the items of `list`. */
+static void cel_string_tests(struct cel_text *t, const char *value,
+			     const char *fn, const struct string_list *list)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		cel_or(t);
+		cel_addf(t, "%s.%s(", value, fn);
+		cel_quote(t, list->items[i]);
+		cel_add(t, ")");
+	}
+}
+
+/*
+ * For each of the n fnmatch(3) patterns at `patterns`, one every `stride`
+ * bytes (a string_list's items, or a text_map's keys): its fixed prefix
+ * into `prefixes`, when it has one and `prefixes` is not NULL; else its
+ * longest fixed run (pattern_literal_new() with `stop`) into `runs`.
+ * Returns 1 when some pattern has neither: it may match anything.
+ */
+static int pattern_fixed_text(char *const *patterns, size_t stride, size_t n,
+			      char stop, struct string_list *prefixes,
+			      struct string_list *runs, struct cel_text *t)
+{
+	for (size_t i = 0; i < n && !t->failed; i++) {
+		const char *pattern = *(char *const *)(const void *)
+			((const char *)patterns + i * stride);
+		size_t fixed = strcspn(pattern, "*?[\\");
+		char *literal;
+		int none;
+
+		if (prefixes && fixed) {
+			literal_add(prefixes, pattern, fixed, t);
+			continue;
+		}
+		if (!(literal = pattern_literal_new(pattern, stop))) {
+			t->failed = 1;
+			break;
+		}
+		none = !*literal;
+		if (!none)
+			literal_add(runs, literal, strlen(literal), t);
+		free(literal);
+		if (none)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Appends the tests of the strings `value` (a CEL expression) against the
+ * prefixes and runs (string_list_clear()ed after): "true" when `any`.
+ * Tests another one implies are left out: a run that holds another run,
+ * a prefix that holds a run or starts with another prefix.
+ */
+static void cel_fixed_text(struct cel_text *t, const char *value, int any,
+			   struct string_list *prefixes,
+			   struct string_list *runs)
+{
+	struct cel_text tests = { 0 };
+	size_t kept = 0;
+
+	triggers_minimize(runs);
+	if (prefixes->n > 1)
+		qsort(prefixes->items, prefixes->n, sizeof(*prefixes->items),
+		      trigger_cmp);
+	for (size_t i = 0; i < prefixes->n; i++) {
+		char *p = prefixes->items[i];
+		int implied = 0;
+
+		for (size_t k = 0; k < runs->n && !implied; k++)
+			implied = strstr(p, runs->items[k]) != NULL;
+		for (size_t k = 0; k < kept && !implied; k++)
+			implied = !strncmp(p, prefixes->items[k],
+					   strlen(prefixes->items[k]));
+		if (implied)
+			free(p);
+		else
+			prefixes->items[kept++] = p;
+	}
+	prefixes->n = kept;
+	cel_string_tests(&tests, value, "startsWith", prefixes);
+	cel_string_tests(&tests, value, "contains", runs);
+	if (tests.failed)
+		t->failed = 1;
+	cel_add(t, any ? "true" : tests.s ? tests.s : "false");
+	cel_text_free(&tests);
+	string_list_clear(prefixes);
+	string_list_clear(runs);
+}
+
+/*
+ * Appends a test that the string `value` may match one of the n fnmatch(3)
+ * patterns at `patterns` (as pattern_fixed_text() reads them): one with
+ * a fixed prefix needs the value to start with it, one without needs its
+ * longest fixed run in the value, one with neither matches anything.
+ */
+static void cel_patterns(struct cel_text *t, const char *value,
+			 char *const *patterns, size_t stride, size_t n)
+{
+	struct string_list prefixes = { 0 }, runs = { 0 };
+	int any = pattern_fixed_text(patterns, stride, n, '\0', &prefixes,
+				     &runs, t);
+
+	cel_fixed_text(t, value, any, &prefixes, &runs);
+}
+
+/*
+ * Appends a test that the string `value` holds one of the '/'-free fixed
+ * runs of the patterns of `patterns` (the longest of each): a path that
+ * matches a pattern once normalised as the kubelet does ("//", "/./",
+ * "..", a trailing '/') holds each of them as it was written, since
+ * normalising only drops whole segments and separators. "true" when a
+ * pattern has none.
+ */
+static void cel_path_segments(struct cel_text *t, const char *value,
+			      const struct string_list *patterns)
+{
+	struct string_list prefixes = { 0 }, runs = { 0 };
+	int any = pattern_fixed_text(patterns->items, sizeof(char *),
+				     patterns->n, '/', NULL, &runs, t);
+
+	cel_fixed_text(t, value, any, &prefixes, &runs);
+}
+
+/* A pod fragment: the pod's metadata has the annotation `key`. */
+static void cel_annotation(struct cel_text *t, const char *key)
+{
+	cel_or(t);
+	cel_add(t, "has(p.m.annotations) && ");
+	cel_quote(t, key);
+	cel_add(t, " in p.m.annotations");
 }
 
 /* ------------------------------------------------------------------ */
@@ -290,6 +505,21 @@ static int triggers_legacy_gpu_resource(const struct config *cfg,
 	return trigger_add_list(set, &cfg->vendor_gpu_resources);
 }
 
+static int cel_legacy_gpu_resource(const struct config *cfg,
+				   enum cel_part part, struct cel_frag *out)
+{
+	struct string_list names = { 0 };
+
+	if (part != CEL_PART_CORE)
+		return 1;
+	names_add(&names, cfg->legacy_gpu_resource, &out->container);
+	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
+		names_add(&names, cfg->vendor_gpu_resources.items[i],
+			  &out->container);
+	cel_resources(&out->container, &names);
+	return 0;
+}
+
 /*
  * legacy-gpu-node-label acts on a nodeSelector key equal to
  * cfg->legacy_gpu_name_label, or on a node selector requirement whose
@@ -302,6 +532,37 @@ static int triggers_legacy_gpu_node_label(const struct config *cfg,
 	return trigger_add(set, cfg->legacy_gpu_name_label);
 }
 
+/* The node affinity terms of the pod, required and preferred, hold a
+ * matchExpressions requirement on the label. */
+static int cel_legacy_gpu_node_label(const struct config *cfg,
+				     enum cel_part part, struct cel_frag *out)
+{
+	struct cel_text *t = &out->pod;
+	const char *label = cfg->legacy_gpu_name_label;
+
+	if (part != CEL_PART_CORE)
+		return 1;
+	cel_or(t);
+	cel_add(t, "has(p.s.nodeSelector) && ");
+	cel_quote(t, label);
+	cel_add(t, " in p.s.nodeSelector");
+	cel_or(t);
+	cel_add(t, "has(p.s.affinity) && has(p.s.affinity.nodeAffinity) && "
+		"((has(p.s.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution) && "
+		"has(p.s.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms) && "
+		"p.s.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+		".exists(r, has(r.matchExpressions) && r.matchExpressions.exists(e, has(e.key) && e.key == ");
+	cel_quote(t, label);
+	cel_add(t, "))) || "
+		"(has(p.s.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution) && "
+		"p.s.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
+		".exists(w, has(w.preference) && has(w.preference.matchExpressions) && "
+		"w.preference.matchExpressions.exists(e, has(e.key) && e.key == ");
+	cel_quote(t, label);
+	cel_add(t, "))))");
+	return 0;
+}
+
 /*
  * legacy-affinity-annotation returns at once when the pod's annotations
  * have no member named scheduler.alpha.kubernetes.io/affinity.
@@ -311,6 +572,17 @@ static int triggers_legacy_affinity_annotation(const struct config *cfg,
 {
 	(void)cfg;
 	return trigger_add(set, "scheduler.alpha.kubernetes.io/affinity");
+}
+
+static int cel_legacy_affinity_annotation(const struct config *cfg,
+					  enum cel_part part,
+					  struct cel_frag *out)
+{
+	(void)cfg;
+	if (part != CEL_PART_CORE)
+		return 1;
+	cel_annotation(&out->pod, "scheduler.alpha.kubernetes.io/affinity");
+	return 0;
 }
 
 /*
@@ -327,6 +599,42 @@ static int triggers_gpu_model_affinity(const struct config *cfg,
 	if (cfg->n_namespace_models > 0)
 		return gpu_request_triggers(cfg, set);
 	return trigger_add(set, cfg->models_annotation);
+}
+
+/* A pod that requests a GPU, and names models or is in a namespace with
+ * a policy (the request's, or the one the object names). */
+static int cel_gpu_model_affinity(const struct config *cfg,
+				  enum cel_part part, struct cel_frag *out)
+{
+	struct cel_text *t = &out->pod, requests = { 0 };
+	struct string_list names = { 0 }, namespaces = { 0 };
+
+	if (part != CEL_PART_CORE)
+		return 1;
+	gpu_request_names(cfg, &names, &requests);
+	cel_resources(&requests, &names);
+	for (size_t i = 0; i < cfg->n_namespace_models; i++)
+		names_add(&namespaces, cfg->namespace_models[i].namespace_name,
+			  t);
+	cel_or(t);
+	cel_addf(t, CEL_CONTAINERS ".exists(c, %s) && ((has(p.m.annotations) && ",
+		 requests.s ? requests.s : "false");
+	cel_quote(t, cfg->models_annotation);
+	cel_add(t, " in p.m.annotations)");
+	if (namespaces.n) {
+		cel_add(t, " || request.namespace in ");
+		cel_quote_list(t, &namespaces);
+		cel_add(t, " || ('namespace' in object.metadata && "
+			"object.metadata['namespace'] in ");
+		cel_quote_list(t, &namespaces);
+		cel_add(t, ")");
+	}
+	cel_add(t, ")");
+	if (requests.failed)
+		t->failed = 1;
+	cel_text_free(&requests);
+	free(namespaces.items);
+	return 0;
 }
 
 /*
@@ -362,6 +670,50 @@ static int triggers_gpu_sharing(const struct config *cfg,
 	if (trigger_add_list(set, &cfg->share_schedulers) ||
 	    trigger_add_list(set, &cfg->stale_annotation_prefixes))
 		return -1;
+	return 0;
+}
+
+/* CEL_PART_CORE: the resources, node selectors and schedulers;
+ * CEL_PART_EXTRA: the stale annotations. */
+static int cel_gpu_sharing(const struct config *cfg, enum cel_part part,
+			   struct cel_frag *out)
+{
+	struct string_list names = { 0 };
+	struct cel_text *t = &out->pod;
+
+	if (part == CEL_PART_EXTRA) {
+		if (!cfg->stale_annotation_prefixes.n)
+			return 0;
+		cel_or(t);
+		cel_add(t, "has(p.m.annotations) && p.m.annotations.exists(a, ");
+		cel_quote_list(t, &cfg->stale_annotation_prefixes);
+		cel_add(t, ".exists(x, a.startsWith(x)))");
+		return 0;
+	}
+	for (size_t i = 0; i < cfg->n_memory_resources; i++)
+		names_add(&names, cfg->memory_resources[i].name,
+			  &out->container);
+	for (size_t i = 0; i < cfg->count_resources.n; i++)
+		names_add(&names, cfg->count_resources.items[i],
+			  &out->container);
+	if (!cfg->shared_gpu_resource || !cfg->gpu_resource ||
+	    strcmp(cfg->shared_gpu_resource, cfg->gpu_resource) != 0)
+		names_add(&names, cfg->shared_gpu_resource, &out->container);
+	cel_resources(&out->container, &names);
+	for (size_t i = 0; i < cfg->share_selectors.n; i++)
+		names_add(&names, cfg->share_selectors.items[i].key, t);
+	if (names.n) {
+		cel_or(t);
+		cel_add(t, "has(p.s.nodeSelector) && ");
+		cel_quote_list(t, &names);
+		cel_add(t, ".exists(k, k in p.s.nodeSelector)");
+	}
+	free(names.items);
+	if (cfg->share_schedulers.n) {
+		cel_or(t);
+		cel_add(t, "has(p.s.schedulerName) && p.s.schedulerName in ");
+		cel_quote_list(t, &cfg->share_schedulers);
+	}
 	return 0;
 }
 
@@ -427,6 +779,41 @@ static int triggers_obsolete_cuda_hostpath(const struct config *cfg,
 }
 
 /*
+ * A hostPath volume whose path holds a '/'-free fixed run of an obsolete
+ * pattern; or, for the ambiguous ones (warned about only when both hold),
+ * a hostPath volume holding one of the host side and a volume mount
+ * holding one of the mount side. Both survive the kubelet's path
+ * normalisation (cel_path_segments()).
+ */
+static int cel_obsolete_cuda_hostpath(const struct config *cfg,
+				      enum cel_part part, struct cel_frag *out)
+{
+	struct cel_text *t = &out->pod;
+
+	if (part != CEL_PART_CORE)
+		return 1;
+	if (cfg->obsolete_host_paths.n) {
+		cel_or(t);
+		cel_add(t, "has(p.s.volumes) && p.s.volumes.exists(v, "
+			"has(v.hostPath) && has(v.hostPath.path) && (");
+		cel_path_segments(t, "v.hostPath.path", &cfg->obsolete_host_paths);
+		cel_add(t, "))");
+	}
+	if (cfg->ambiguous_host_paths.n && cfg->ambiguous_mount_paths.n) {
+		cel_or(t);
+		cel_add(t, "has(p.s.volumes) && p.s.volumes.exists(v, "
+			"has(v.hostPath) && has(v.hostPath.path) && (");
+		cel_path_segments(t, "v.hostPath.path",
+				  &cfg->ambiguous_host_paths);
+		cel_add(t, ")) && " CEL_CONTAINERS ".exists(c, has(c.volumeMounts) && "
+			"c.volumeMounts.exists(m, has(m.mountPath) && (");
+		cel_path_segments(t, "m.mountPath", &cfg->ambiguous_mount_paths);
+		cel_add(t, ")))");
+	}
+	return 0;
+}
+
+/*
  * gpu-visibility acts on a container that requests no GPU and either has
  * an env entry whose name is exactly NVIDIA_VISIBLE_DEVICES, or an image
  * matching a pattern of cfg->gpu_images. A pattern without a literal
@@ -446,6 +833,26 @@ static int triggers_gpu_visibility(const struct config *cfg,
 	return rc < 0 ? -1 : 0;
 }
 
+static int cel_gpu_visibility(const struct config *cfg, enum cel_part part,
+			      struct cel_frag *out)
+{
+	struct cel_text *t = &out->container;
+
+	if (part != CEL_PART_CORE)
+		return 1;
+	cel_or(t);
+	cel_add(t, "has(c.env) && c.env.exists(e, has(e.name) && "
+		"e.name == 'NVIDIA_VISIBLE_DEVICES')");
+	if (cfg->gpu_images.n) {
+		cel_or(t);
+		cel_add(t, "has(c.image) && (");
+		cel_patterns(t, "c.image", cfg->gpu_images.items,
+			     sizeof(char *), cfg->gpu_images.n);
+		cel_add(t, ")");
+	}
+	return 0;
+}
+
 /*
  * removed-gpu-feature-gate reports a gate only when a name in a gate list
  * (a string of the container's command or args) or a key of a
@@ -461,6 +868,25 @@ static int triggers_removed_gpu_feature_gate(const struct config *cfg,
 	return 0;
 }
 
+static int cel_removed_gpu_feature_gate(const struct config *cfg,
+					enum cel_part part,
+					struct cel_frag *out)
+{
+	static const char *const lists[] = { "command", "args" };
+	struct cel_text *t = &out->container;
+
+	(void)cfg;
+	if (part != CEL_PART_CORE)
+		return 1;
+	for (size_t i = 0; i < 2; i++) {
+		cel_or(t);
+		cel_addf(t, "has(c.%s) && c.%s.exists(a, "
+			 "a.contains('Accelerators') || a.contains('DevicePlugins'))",
+			 lists[i], lists[i]);
+	}
+	return 0;
+}
+
 /*
  * critical-pod-annotation returns at once when the pod's annotations have
  * no member named scheduler.alpha.kubernetes.io/critical-pod.
@@ -470,6 +896,17 @@ static int triggers_critical_pod_annotation(const struct config *cfg,
 {
 	(void)cfg;
 	return trigger_add(set, "scheduler.alpha.kubernetes.io/critical-pod");
+}
+
+static int cel_critical_pod_annotation(const struct config *cfg,
+				       enum cel_part part,
+				       struct cel_frag *out)
+{
+	(void)cfg;
+	if (part != CEL_PART_CORE)
+		return 1;
+	cel_annotation(&out->pod, "scheduler.alpha.kubernetes.io/critical-pod");
+	return 0;
 }
 
 /*
@@ -498,6 +935,24 @@ static int triggers_obsolete_gpu_component(const struct config *cfg,
 	if (rc > 0)
 		set->unbounded = 1;
 	return rc < 0 ? -1 : 0;
+}
+
+static int cel_obsolete_gpu_component(const struct config *cfg,
+				      enum cel_part part, struct cel_frag *out)
+{
+	struct cel_text *t = &out->container;
+
+	if (part != CEL_PART_CORE)
+		return 1;
+	if (cfg->obsolete_components.n) {
+		cel_or(t);
+		cel_add(t, "has(c.image) && (");
+		cel_patterns(t, "c.image", &cfg->obsolete_components.items[0].key,
+			     sizeof(struct text_pair),
+			     cfg->obsolete_components.n);
+		cel_add(t, ")");
+	}
+	return 0;
 }
 
 /*
@@ -570,6 +1025,30 @@ static int triggers_removed_api(const struct config *cfg,
 }
 
 typedef int (*trigger_fn)(const struct config *cfg, struct trigger_set *set);
+typedef int (*cel_fn)(const struct config *cfg, enum cel_part part,
+		      struct cel_frag *out);
+
+/* The webhook never runs the offline rules: they have no fragment. */
+static const cel_fn rule_cel[RULE_COUNT] = {
+	[RULE_LEGACY_GPU_RESOURCE] = cel_legacy_gpu_resource,
+	[RULE_LEGACY_GPU_NODE_LABEL] = cel_legacy_gpu_node_label,
+	[RULE_LEGACY_AFFINITY_ANNOTATION] = cel_legacy_affinity_annotation,
+	[RULE_CRITICAL_POD_ANNOTATION] = cel_critical_pod_annotation,
+	[RULE_GPU_MODEL_AFFINITY] = cel_gpu_model_affinity,
+	[RULE_GPU_SHARING] = cel_gpu_sharing,
+	[RULE_OBSOLETE_CUDA_HOSTPATH] = cel_obsolete_cuda_hostpath,
+	[RULE_GPU_VISIBILITY] = cel_gpu_visibility,
+	[RULE_REMOVED_GPU_FEATURE_GATE] = cel_removed_gpu_feature_gate,
+	[RULE_OBSOLETE_GPU_COMPONENT] = cel_obsolete_gpu_component,
+};
+
+int rules_rule_cel(const struct config *cfg, enum rule_id rule,
+		   enum cel_part part, struct cel_frag *out)
+{
+	if ((unsigned)rule >= RULE_COUNT || !rule_cel[rule])
+		return 1;
+	return rule_cel[rule](cfg, part, out);
+}
 
 static const trigger_fn rule_triggers[RULE_COUNT] = {
 	[RULE_DEPRECATED_WORKLOAD_API] = triggers_deprecated_workload_api,

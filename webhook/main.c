@@ -50,8 +50,10 @@
 static const char usage[] =
 	"usage: gpumend-webhook --tls-cert FILE --tls-key FILE [options]\n"
 	"\n"
-	"The gpumend mutating admission webhook: serves POST /mutate (AdmissionReview\n"
-	"v1 and v1beta1), GET /healthz, /readyz and /metrics over HTTPS.\n"
+	"The gpumend mutating admission webhook: serves POST /mutate, and the\n"
+	"paths gpumend webhook-config registers, /mutate/legacy/HASH and\n"
+	"/mutate/advisory/HASH (AdmissionReview v1 and v1beta1), GET /healthz,\n"
+	"/readyz and /metrics over HTTPS.\n"
 	"\n"
 	"  --listen ADDR:PORT          address to listen on, IPv4 or [IPv6]:PORT\n"
 	"                              (default 0.0.0.0:8443; port 0 picks one)\n"

@@ -50,6 +50,7 @@ static struct {
 	atomic_llong certificate_expiry;
 	atomic_long in_flight;
 	atomic_int ready;
+	atomic_int config_hash_mismatch;
 	atomic_llong start_time;
 } m;
 
@@ -153,6 +154,11 @@ long metrics_in_flight(void)
 void metrics_set_ready(int ready)
 {
 	atomic_store(&m.ready, ready ? 1 : 0);
+}
+
+void metrics_set_config_hash_mismatch(int mismatch)
+{
+	atomic_store(&m.config_hash_mismatch, mismatch ? 1 : 0);
 }
 
 static unsigned long long load(atomic_ullong *counter)
@@ -421,6 +427,12 @@ int metrics_render(struct buf *out)
 			    "1 while the webhook is ready to serve (GET /readyz answers 200)");
 	if (!rc)
 		rc = buf_printf(out, "gpumend_ready %d\n", atomic_load(&m.ready));
+	if (!rc)
+		rc = header(out, "gpumend_config_hash_mismatch", "gauge",
+			    "1 when the registration's conditions were made for another config (regenerate it with gpumend webhook-config)");
+	if (!rc)
+		rc = buf_printf(out, "gpumend_config_hash_mismatch %d\n",
+				atomic_load(&m.config_hash_mismatch));
 	if (!rc)
 		rc = render_process(out);
 	return rc;

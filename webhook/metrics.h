@@ -65,6 +65,9 @@ void metrics_add_in_flight(int delta);
 long metrics_in_flight(void);
 /* 1 while /readyz answers 200. */
 void metrics_set_ready(int ready);
+/* 1 when the last review that named a registration hash named another
+ * than the config's (gpumend_config_hash_mismatch), else 0. */
+void metrics_set_config_hash_mismatch(int mismatch);
 
 /*
  * Appends every metric to `out` in the text format. Returns 0, or -1 when

@@ -26,6 +26,7 @@
 #include "linger.h"
 #include "log.h"
 #include "metrics.h"
+#include "registration.h"
 #include "server.h"
 
 /*
@@ -78,6 +79,10 @@ struct config_ref {
 	atomic_int refs;
 	struct config *cfg;
 	struct json_scan_filter *filter;  /* its prefilter */
+	/* registration_hash() of cfg: what a generated registration for it
+	 * names in its service paths */
+	char hash[REGISTRATION_HASH_LEN + 1];
+	atomic_int mismatch_logged;       /* a mismatch with it was logged */
 };
 
 struct server {
@@ -161,6 +166,10 @@ struct request {
 	int logged;                     /* its log line is written */
 	int early;                      /* in the first call: no body read yet */
 	int must_close;                 /* the connection ends after the answer */
+	/* the registration entry of a review path, and the hash it names
+	 * ("" when none) */
+	enum registration_route route;
+	char hash[REGISTRATION_HASH_LEN + 1];
 };
 
 static void watch_head(struct server *srv, struct MHD_Connection *connection);
@@ -205,6 +214,13 @@ static struct config_ref *config_ref_new(struct config *cfg_new)
 		config_free(cfg_new);
 		return NULL;
 	}
+	if (registration_hash(cfg_new, ref->hash) != 0) {
+		json_scan_filter_free(ref->filter);
+		free(ref);
+		config_free(cfg_new);
+		return NULL;
+	}
+	atomic_init(&ref->mismatch_logged, 0);
 	atomic_init(&ref->refs, 1);
 	ref->cfg = cfg_new;
 	return ref;
@@ -618,6 +634,10 @@ static void log_review(struct MHD_Connection *connection, struct request *req,
 	log_line_string(&line, "name", out->name);
 	log_line_string(&line, "operation", out->operation);
 	log_line_bool(&line, "dry_run", out->dry_run);
+	/* the registration entry it came through (none on plain /mutate) */
+	if (req->route != REGISTRATION_PLAIN)
+		log_line_string(&line, "entry", req->route == REGISTRATION_LEGACY ?
+				"legacy" : "advisory");
 	/* left alone: a controller's copy of its template */
 	if (out->owner)
 		log_line_string(&line, "owner", out->owner);
@@ -715,6 +735,25 @@ static void memory_give(struct server *srv, size_t amount)
 	pthread_mutex_unlock(&srv->memory_lock);
 }
 
+/*
+ * The registration that sent a review was made for the config whose hash
+ * its path names: another than the one loaded means its conditions may
+ * not send objects the rules now act on. Said once per config loaded, and
+ * in a gauge; the review is served all the same.
+ */
+static void check_hash(struct config_ref *config, const char *hash)
+{
+	int mismatch = strcmp(hash, config->hash) != 0;
+
+	metrics_set_config_hash_mismatch(mismatch);
+	if (mismatch && !atomic_exchange(&config->mismatch_logged, 1))
+		log_event(LOG_LEVEL_WARN,
+			  "registration made for another config",
+			  json_pack("{s:s,s:s,s:s}", "registration_hash", hash,
+				    "config_hash", config->hash, "fix",
+				    "regenerate it: gpumend webhook-config -c CONFIG | kubectl apply -f -"));
+}
+
 /* The whole body is in: review it and answer. */
 static enum MHD_Result serve_review(struct server *srv,
 				    struct MHD_Connection *connection,
@@ -723,6 +762,7 @@ static enum MHD_Result serve_review(struct server *srv,
 	const char *text = req->body.data ? req->body.data : "";
 	struct admission_outcome out;
 	struct config_ref *config;
+	struct config entry;
 	struct timespec start;
 	uint64_t review_ns;
 	enum MHD_Result ret;
@@ -738,14 +778,22 @@ static enum MHD_Result serve_review(struct server *srv,
 	overloaded = memory_take(srv, &memory) != 0;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	config = config_acquire(srv);
+	if (req->hash[0])
+		check_hash(config, req->hash);
 	admission_outcome_init(&out);
 	json_arena_begin();
+	/* a failure is answered as the entry's failurePolicy says; plain
+	 * /mutate (older registrations) as webhook.failurePolicy does: the
+	 * review reads a copy of the config's members with that answer */
+	entry = *config->cfg;
+	if (req->route != REGISTRATION_PLAIN)
+		entry.failure_allow = req->route == REGISTRATION_ADVISORY;
 	if (overloaded)
-		rc = admission_refuse(config->cfg, text, req->body.len,
+		rc = admission_refuse(&entry, text, req->body.len,
 				      "the webhook is overloaded: no memory for the review in time; retry",
 				      &out);
 	else
-		rc = admission_review_filtered(config->cfg, config->filter,
+		rc = admission_review_filtered(&entry, config->filter,
 					       text, req->body.len, &out);
 	json_arena_end();
 	config_ref_put(config);
@@ -885,7 +933,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection,
 			return MHD_NO;
 		clock_gettime(CLOCK_MONOTONIC, &req->start);
 		buf_init(&req->body, srv->opts.max_body);
-		if (!strcmp(url, "/mutate"))
+		if (!registration_path_parse(url, &req->route, req->hash))
 			req->path = METRICS_PATH_MUTATE;
 		else if (!strcmp(url, "/healthz"))
 			req->path = METRICS_PATH_HEALTHZ;

@@ -5,9 +5,10 @@
 # The control plane (tests/e2e/cluster.sh) is Debian's Kubernetes built once
 # by tests/e2e/k8s-build.sh and cached in ~/.cache/gpumend/, started on
 # 127.0.0.1 with fake GPU nodes (no kubelet). kubectl is the one
-# tests/tools/get.sh names. The webhook is registered from
-# manifests/base/mutatingwebhookconfiguration.yaml with clientConfig.url and
-# a caBundle. With kubectl:
+# tests/tools/get.sh names. The webhook is registered from what
+# `gpumend webhook-config --kube-version` prints for the apiserver's
+# version (1.20: one entry, failurePolicy Ignore, no matchConditions), with
+# clientConfig.url and a caBundle. With kubectl:
 #   - the problem: a legacy GPU pod is stored but never scheduled without
 #     gpumend; with it, stored migrated and bound to a GPU node;
 #   - placement by the scheduler: the affinity annotation, the old
@@ -357,8 +358,10 @@ else
 fi
 gpumend_url=$wh_url
 
-# The shipped registration, with a URL and a caBundle instead of the
-# Service, plus what this apiserver needs to send the objects of the cases.
+# The registration, with a URL and a caBundle instead of the Service, plus
+# what this apiserver needs to send the objects of the cases.
+kube_minor=$(k version -o json 2>/dev/null | jq -r '.serverVersion.minor' | tr -dc 0-9)
+[ -n "$kube_minor" ] || abort "cannot read the apiserver's version"
 extra_rules='[{"apiGroups": ["kubeflow.org"], "apiVersions": ["v1"],
 	"operations": ["CREATE", "UPDATE"], "resources": ["tfjobs"], "scope": "Namespaced"},
 	{"apiGroups": ["batch.volcano.sh"], "apiVersions": ["v1alpha1"],
@@ -370,10 +373,17 @@ if [ -n "$cronjob_version" ]; then
 		"scope": "Namespaced"}]')
 	echo "note: this apiserver serves CronJobs as $cronjob_version only: registered for it too (the manifest's batch/v1 rule cannot match), batch/v1 CronJobs of the cases are created as $cronjob_version"
 fi
-to_json "$REPO_DIR/manifests/base/mutatingwebhookconfiguration.yaml" |
-	jq --arg url "$gpumend_url/mutate" --arg ca "$cabundle" --argjson extra "$extra_rules" '.[0] |
-	.webhooks[0].clientConfig = {url: $url, caBundle: $ca} |
-	.webhooks[0].rules += $extra' >"$E2E_DIR/registration.json"
+# What `gpumend webhook-config` prints for this apiserver's version: before
+# 1.28 (matchConditions) one entry, mutate.gpumend.io, failurePolicy
+# Ignore, that every object is sent to; the CEL suite proves the
+# conditions of the two-entry registration.
+"$GPUMEND" webhook-config -c "$DATA/default.yaml" --kube-version "1.$kube_minor" \
+	-o json >"$E2E_DIR/generated.json" 2>"$E2E_DIR/webhook-config.err" ||
+	abort "gpumend webhook-config failed" "$E2E_DIR/webhook-config.err"
+sed 's/^/note: /' "$E2E_DIR/webhook-config.err"
+jq --arg url "$gpumend_url" --arg ca "$cabundle" --argjson extra "$extra_rules" '
+	.webhooks |= map(.clientConfig = {url: ($url + .clientConfig.service.path), caBundle: $ca} |
+		.rules += $extra)' "$E2E_DIR/generated.json" >"$E2E_DIR/registration.json"
 k create -f "$E2E_DIR/registration.json" >/dev/null 2>"$E2E_DIR/err" ||
 	abort "cannot register the webhook" "$E2E_DIR/err"
 
@@ -1259,15 +1269,21 @@ pdb_v1=1
 k get --raw /apis/policy/v1 >/dev/null 2>&1 || pdb_v1=0
 [ $pdb_v1 = 1 ] ||
 	echo "note: this apiserver has no policy/v1: the PodDisruptionBudget (policy/v1, Kubernetes >= 1.21) is validated as policy/v1beta1"
+[ "$kube_minor" -ge 28 ] ||
+	echo "note: this apiserver predates matchConditions (1.28): the webhook configuration is validated without them, as it would store it; the CEL suite evaluates them"
 for dir in base overlays/cert-manager overlays/self-signed; do
 	out="$E2E_DIR/manifests-$(echo "$dir" | tr / -)"
-	if [ $pdb_v1 = 1 ] && [ -z "$cronjob_version" ]; then
+	if [ $pdb_v1 = 1 ] && [ -z "$cronjob_version" ] && [ "$kube_minor" -ge 28 ]; then
 		k apply --dry-run=server -k "$mf/$dir" >"$out.out" 2>"$out.err"
 		status=$?
 	else
 		k kustomize "$mf/$dir" >"$out.yaml" 2>"$out.err" &&
-		to_json "$out.yaml" | jq 'map(if .kind == "PodDisruptionBudget" and .apiVersion == "policy/v1"
-			then .apiVersion = "policy/v1beta1" else . end) | {apiVersion: "v1", kind: "List", items: .}' \
+		to_json "$out.yaml" | jq --argjson pdb "$pdb_v1" --argjson minor "$kube_minor" '
+			map(if .kind == "PodDisruptionBudget" and .apiVersion == "policy/v1" and $pdb == 0
+			then .apiVersion = "policy/v1beta1" else . end |
+			if .kind == "MutatingWebhookConfiguration" and $minor < 28
+			then .webhooks |= map(del(.matchConditions)) else . end) |
+			{apiVersion: "v1", kind: "List", items: .}' \
 			>"$out.json" &&
 		k apply --dry-run=server -f "$out.json" >"$out.out" 2>>"$out.err"
 		status=$?

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config_file.h"
+#include "registration.h"
 #include "fuzz.h"
 #include "source.h"
 
@@ -75,6 +76,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_decref(settings);
 
 	fuzz_check_rules(cfg);
+	/* every config that loads has a registration, and each entry's
+	 * config loads back (gpumend review --entry) */
+	{
+		char hash[REGISTRATION_HASH_LEN + 1];
+
+		if (registration_hash(cfg, hash) != 0)
+			fuzz_fail("no registration hash for a config that loads");
+		for (int e = 0; e < RULES_ENTRY_COUNT; e++)
+			for (int update = 0; update < 2; update++) {
+				struct config *only = rules_entry_config_new(
+					cfg, (enum rules_entry)e, update, &rerr);
+
+				if (!only)
+					fuzz_fail("the config of entry %s does not load: %s: %s",
+						  rules_entry_name((enum rules_entry)e),
+						  rerr.pointer, rerr.message);
+				config_free(only);
+			}
+	}
 	config_free(cfg);
 	return 0;
 }

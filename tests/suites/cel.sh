@@ -26,7 +26,7 @@ cel="$TESTS_DIR/cel"
 # the hand-written stand-in), or auto (the generator when gpumend has the
 # subcommand, else the sample). Once the generator has landed, set this to
 # generator: the sample is then never used.
-registration=${GPUMEND_CEL_REGISTRATION:-auto}
+registration=${GPUMEND_CEL_REGISTRATION:-generator}
 
 if ! celcheck=$(tool celcheck); then
 	fail "cel: no celcheck (tests/tools/get.sh, above)"

@@ -111,35 +111,51 @@ check "base: everything namespaced is in gpumend-system" sh -c \
 
 doc_of MutatingWebhookConfiguration <"$base" >"$dir/mwc.yaml"
 mwc="$dir/mwc.yaml"
-check "webhook: failurePolicy Ignore" has "failurePolicy: Ignore" "$mwc"
-check "webhook: sideEffects None" has "sideEffects: None" "$mwc"
-check "webhook: matchPolicy Equivalent" has "matchPolicy: Equivalent" "$mwc"
-check "webhook: reinvocationPolicy IfNeeded" has "reinvocationPolicy: IfNeeded" "$mwc"
-check "webhook: timeoutSeconds 5" has "timeoutSeconds: 5" "$mwc"
+"$GPUMEND" webhook-config -c "$manifests/base/config.yaml" \
+	>"$dir/generated.yaml" 2>"$dir/generated.err"
+check "webhook: the base's registration is what 'gpumend webhook-config' prints" \
+	sh -c "[ -s '$dir/generated.yaml' ] &&
+	 cmp -s '$dir/generated.yaml' '$manifests/base/mutatingwebhookconfiguration.yaml'"
+check "webhook: two entries, legacy then advisory" sh -c \
+	"grep -oE 'name: [a-z]+[.]gpumend[.]io\$' '$mwc' | tr -d ' \n' |
+	 grep -qxF -- 'name:legacy.gpumend.ioname:advisory.gpumend.io'"
+check "webhook: failurePolicy Fail for legacy, Ignore for advisory" sh -c \
+	"grep -E '^ *failurePolicy: ' '$mwc' | tr -d ' \n' |
+	 grep -qxF 'failurePolicy:FailfailurePolicy:Ignore'"
+check "webhook: both entries have matchConditions" \
+	test "$(grep -c '^ *matchConditions:$' "$mwc")" -eq 2
+check "webhook: sideEffects None" test "$(grep -c 'sideEffects: None' "$mwc")" -eq 2
+check "webhook: matchPolicy Equivalent" test "$(grep -c 'matchPolicy: Equivalent' "$mwc")" -eq 2
+check "webhook: reinvocationPolicy IfNeeded" test "$(grep -c 'reinvocationPolicy: IfNeeded' "$mwc")" -eq 2
+check "webhook: timeoutSeconds from webhook.timeoutSeconds (10)" \
+	test "$(grep -c 'timeoutSeconds: 10$' "$mwc")" -eq 2
 check "webhook: admissionReviewVersions v1, v1beta1" sh -c \
 	"grep -A2 'admissionReviewVersions:' '$mwc' | tr -d ' \n' |
 	 grep -qF 'admissionReviewVersions:-v1-v1beta1'"
 check "webhook: namespaceSelector" has "namespaceSelector:" "$mwc"
 check "webhook: excludes kube-system and gpumend-system" sh -c \
-	"awk '/namespaceSelector:/,/sideEffects:/' '$mwc' | tr -d ' \n' |
+	"awk '/namespaceSelector:/,/matchConditions:/' '$mwc' | tr -d ' \n' |
 	 grep -qF 'key:kubernetes.io/metadata.nameoperator:NotInvalues:-kube-system-gpumend-system'"
 check "webhook: excludes namespaces labelled gpumend.io/webhook=disabled" sh -c \
-	"awk '/namespaceSelector:/,/sideEffects:/' '$mwc' | tr -d ' \n' |
+	"awk '/namespaceSelector:/,/matchConditions:/' '$mwc' | tr -d ' \n' |
 	 grep -qF 'key:gpumend.io/webhookoperator:NotInvalues:-disabled'"
+check "webhook: the namespace is in no CEL expression" sh -c \
+	"! grep 'expression:' '$mwc' | grep -q 'gpumend-system'"
 for resource in pods replicationcontrollers podtemplates deployments \
-	replicasets statefulsets daemonsets jobs cronjobs tfjobs rayjobs; do
+	replicasets statefulsets daemonsets jobs cronjobs tfjobs rayjobs \
+	rollouts; do
 	check "webhook: rules cover $resource" grep -q "^ *- $resource\$" "$mwc"
 done
 check "webhook: rules on CREATE and UPDATE only" sh -c \
-	"[ \$(grep -c '^ *- CREATE\$' '$mwc') -eq 6 ] &&
-	 [ \$(grep -c '^ *- UPDATE\$' '$mwc') -eq 6 ] &&
+	"[ \$(grep -c '^ *- CREATE\$' '$mwc') -eq 14 ] &&
+	 [ \$(grep -c '^ *- UPDATE\$' '$mwc') -eq 14 ] &&
 	 ! grep -qE '^ *- (DELETE|CONNECT|\"\\*\")\$' '$mwc'"
 check "webhook: rules for the core, apps and batch groups" sh -c \
 	"grep -A1 'apiGroups:' '$mwc' | tr -d ' \n' |
 	 grep -qF -- '-apiGroups:-\"\"---apiGroups:-apps---apiGroups:-batch'"
-check "webhook: calls the Service on /mutate, port 443" sh -c \
+check "webhook: calls the Service on /mutate/ENTRY/HASH, port 443" sh -c \
 	"awk '/service:/,/port:/' '$mwc' | tr -d ' \n' |
-	 grep -qF 'name:gpumend-webhooknamespace:gpumend-systempath:/mutateport:443'"
+	 grep -qE 'name:gpumend-webhooknamespace:gpumend-systempath:/mutate/legacy/[0-9a-f]{16}port:443.*name:gpumend-webhooknamespace:gpumend-systempath:/mutate/advisory/[0-9a-f]{16}port:443'"
 check "webhook: base has no caBundle" sh -c "! grep -q caBundle '$mwc'"
 
 doc_of Deployment <"$base" >"$dir/deploy.yaml"
@@ -231,7 +247,9 @@ check "cert-manager: the CA goes where the CA Issuer reads it" sh -c \
 	 grep -A1 '^  ca:' '$cm' | grep -q 'secretName: gpumend-ca'"
 check "cert-manager: CA injection annotation" has \
 	"cert-manager.io/inject-ca-from: gpumend-system/gpumend-webhook-tls" "$cm"
-check "cert-manager: failurePolicy kept" has "failurePolicy: Ignore" "$cm"
+check "cert-manager: failurePolicies kept" sh -c \
+	"grep -E '^ *failurePolicy: (Fail|Ignore)\$' '$cm' | tr -d ' \n' |
+	 grep -qxF 'failurePolicy:FailfailurePolicy:Ignore'"
 check "cert-manager: everything in gpumend-system" sh -c \
 	"! grep -E '^  namespace: ' '$cm' | grep -qv 'gpumend-system'"
 
@@ -267,6 +285,13 @@ ssy="$dir/ss.yaml"
 doc_of MutatingWebhookConfiguration <"$ssy" | scalar_of caBundle \
 	>"$dir/ss.bundle"
 check "self-signed: caBundle is set" test -s "$dir/ss.bundle"
+# the second entry's: the first caBundle after the first
+doc_of MutatingWebhookConfiguration <"$ssy" |
+	awk 'seen { print } /caBundle:/ { seen = 1 }' | scalar_of caBundle \
+	>"$dir/ss.bundle2"
+check "self-signed: both entries have a caBundle, the same" sh -c \
+	"[ \$(grep -c 'caBundle:' '$ssy') -eq 2 ] &&
+	 [ -s '$dir/ss.bundle2' ] && cmp -s '$dir/ss.bundle' '$dir/ss.bundle2'"
 check "self-signed: caBundle is what gpumend certs printed" sh -c \
 	"[ \"\$(cat '$dir/ss.bundle')\" = \"\$(cat '$dir/bundle')\" ]"
 check "self-signed: caBundle decodes to ca.crt" sh -c \
@@ -286,7 +311,9 @@ check "self-signed: the CA key is not deployed" sh -c \
 	"! grep -q 'ca.key' '$ssy'"
 check "self-signed: the Deployment mounts that Secret" sh -c \
 	"grep -q 'secretName: gpumend-webhook-tls\$' '$ssy'"
-check "self-signed: failurePolicy kept" has "failurePolicy: Ignore" "$ssy"
+check "self-signed: failurePolicies kept" sh -c \
+	"grep -E '^ *failurePolicy: (Fail|Ignore)\$' '$ssy' | tr -d ' \n' |
+	 grep -qxF 'failurePolicy:FailfailurePolicy:Ignore'"
 check "self-signed: the mounted certificate passes certs check" sh -c \
 	"'$GPUMEND' certs check '$dir/secret.crt' --service gpumend-webhook \
 	 --namespace gpumend-system --ca '$ss/tls/ca.crt' >/dev/null 2>&1"

@@ -439,6 +439,70 @@ code=$(post "$main_url" "$dir/req2.json" "$dir/resp.json")
 check "operation of the wrong type: a well-formed answer" \
 	sh -c "[ '$code' = 200 ] && jq -e '.response.uid == \"uid-null\" and .response.allowed == true' '$dir/resp.json' >/dev/null"
 
+# ------------------------------------------------------------------
+# The registration's entries: a review the server cannot do (object null)
+# is answered as the entry it came through says (legacy: Fail, denied;
+# advisory: Ignore, allowed with a warning; plain /mutate:
+# webhook.failurePolicy, allow here). Paths from `gpumend webhook-config`
+# for the server's config carry its hash; another hash is served too, but
+# logged once and set in gpumend_config_hash_mismatch.
+
+hash=$("$GPUMEND" webhook-config -c "$dir/config.yaml" -o json |
+	jq -r '.webhooks[0].clientConfig.service.path' | sed 's|.*/||')
+check "webhook-config: the legacy entry's path names a 16-digit hash" \
+	sh -c "echo '$hash' | grep -Eqx '[0-9a-f]{16}'"
+# post_to PATH IN OUT: POSTs IN to PATH of the main server; the code.
+post_to() {
+	curl -sS --cacert "$dir/ca1/ca.crt" -H "$J" --data-binary @"$2" \
+		-o "$3" -w '%{http_code}' "$main_url$1" 2>/dev/null
+}
+while read -r path want allowed; do
+	path=$(echo "$path" | sed "s/HASH/$hash/")
+	code=$(post_to "$path" "$dir/req.json" "$dir/resp.json")
+	if [ "$want" != 200 ]; then
+		check "entry path $path: $want" [ "$code" = "$want" ]
+	elif [ "$allowed" = true ]; then
+		check "entry path $path: a failure is allowed with a warning" \
+			sh -c "[ '$code' = 200 ] && jq -e '.response.allowed == true and
+				(.response.warnings[0] | contains(\"admitted unchanged\"))' '$dir/resp.json' >/dev/null"
+	else
+		check "entry path $path: a failure is denied" \
+			sh -c "[ '$code' = 200 ] && jq -e '.response.allowed == false and
+				(.response.status.message | contains(\"cannot review\"))' '$dir/resp.json' >/dev/null"
+	fi
+done <<'ROUTES'
+/mutate 200 true
+/mutate/advisory 200 true
+/mutate/advisory/HASH 200 true
+/mutate/legacy 200 false
+/mutate/legacy/HASH 200 false
+/mutate/legacy/0123456789abcdef 200 false
+/mutate/other 404 -
+/mutate/legacy/HASH/ 404 -
+/mutate/legacy/0123 404 -
+/mutate/legacy/0123456789ABCDEF 404 -
+/mutatelegacy 404 -
+ROUTES
+hash_mismatch() {
+	curl -sS --cacert "$dir/ca1/ca.crt" "$main_url/metrics" |
+		awk '$1 == "gpumend_config_hash_mismatch" { print $2 }'
+}
+check "hash mismatch: logged once, naming both hashes" \
+	sh -c "[ \$(grep -c 'registration made for another config' '$dir/main.log') = 1 ] &&
+		grep 'registration made for another config' '$dir/main.log' |
+		grep -q '\"config_hash\":\"$hash\"'"
+check "hash mismatch: gpumend_config_hash_mismatch is 1" [ "$(hash_mismatch)" = 1 ]
+review v1 uid-hash CREATE "$data/legacy-pod.json" >"$dir/req3.json"
+code=$(post_to "/mutate/legacy/$hash" "$dir/req3.json" "$dir/resp.json")
+check "the config's own hash: reviewed, the gauge back to 0" \
+	sh -c "[ '$code' = 200 ] && jq -e '.response.patch' '$dir/resp.json' >/dev/null &&
+		[ '$(hash_mismatch)' = 0 ]"
+check "the review's log line names its entry" sh -c \
+	"grep '\"uid\":\"uid-hash\"' '$dir/main.log' | grep -q '\"entry\":\"legacy\"'"
+code=$(post_to /mutate/advisory/fedcba9876543210 "$dir/req3.json" "$dir/resp.json")
+check "another hash: the review is still served in full" \
+	sh -c "[ '$code' = 200 ] && jq -e '.response.allowed == true and .response.patch' '$dir/resp.json' >/dev/null"
+
 code=$(curl -sS --cacert "$dir/ca1/ca.crt" -o /dev/null -w '%{http_code}' "$main_url/healthz")
 check "the server is still up after the bad requests" \
 	sh -c "[ '$code' = 200 ] && kill -0 $main_pid"

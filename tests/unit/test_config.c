@@ -191,7 +191,10 @@ static const char every_key[] =
 	"  \"denyOptOutNamespaces\": [\"sandbox\"]},"
 	" \"limits\": {\"maxDocumentBytes\": 1048576, \"maxDepth\": 64,"
 	"  \"maxAliasNodes\": 5000, \"maxValues\": 1000},"
-	" \"webhook\": {\"failurePolicy\": \"deny\", \"timeoutSeconds\": 5}}";
+	" \"webhook\": {\"failurePolicy\": \"deny\", \"timeoutSeconds\": 5,"
+	"  \"customResources\": [{\"group\": \"example.com\","
+	"   \"resources\": [\"trainjobs\", \"evaljobs\"],"
+	"   \"podSpecs\": [\"spec.workers.*.template.spec\", \"spec.pod\"]}]}}";
 
 TEST(config_every_key_set_and_read_back)
 {
@@ -624,6 +627,43 @@ static const struct bad_case bad_cases[] = {
 	  "timeoutSeconds must be a positive integer" },
 	{ "{\"webhook\": {\"listen\": \":8443\"}}", "/webhook/listen",
 	  "unknown key 'listen'" },
+	{ "{\"webhook\": {\"customResources\": {}}}",
+	  "/webhook/customResources",
+	  "customResources must be a list (use [] for none)" },
+	{ "{\"webhook\": {\"customResources\": [{\"group\": \"x.io\","
+	  " \"resources\": [\"a\"]}]}}", "/webhook/customResources/0",
+	  "an item of customResources needs 'podSpecs'" },
+	{ "{\"webhook\": {\"customResources\": [{\"group\": \"x.io\","
+	  " \"resources\": [\"a\"], \"podSpecs\": [\"spec\"], \"kind\": \"A\"}]}}",
+	  "/webhook/customResources/0/kind",
+	  "unknown key 'kind' (expected group, resources, podSpecs)" },
+	{ "{\"webhook\": {\"customResources\": [{\"group\": \"X_Y\","
+	  " \"resources\": [\"a\"], \"podSpecs\": [\"spec\"]}]}}",
+	  "/webhook/customResources/0/group", "'X_Y' is not a valid object name" },
+	{ "{\"webhook\": {\"customResources\": [{\"group\": \"x.io\","
+	  " \"resources\": [\"TrainJobs\"], \"podSpecs\": [\"spec\"]}]}}",
+	  "/webhook/customResources/0/resources/0",
+	  "'TrainJobs' is not a valid resource name (a lowercase plural such as 'trainjobs')" },
+	{ "{\"webhook\": {\"customResources\": [{\"group\": \"x.io\","
+	  " \"resources\": [], \"podSpecs\": [\"spec\"]}]}}",
+	  "/webhook/customResources/0/resources",
+	  "resources must be a non-empty list of strings" },
+	{ "{\"webhook\": {\"customResources\": [{\"group\": \"x.io\","
+	  " \"resources\": [\"a\"], \"podSpecs\": [\"spec.*.b.*.spec\"]}]}}",
+	  "/webhook/customResources/0/podSpecs/0",
+	  "pod spec path 'spec.*.b.*.spec': at most one '*' per path" },
+	{ "{\"webhook\": {\"customResources\": [{\"group\": \"x.io\","
+	  " \"resources\": [\"a\"], \"podSpecs\": [\"*.spec\"]}]}}",
+	  "/webhook/customResources/0/podSpecs/0",
+	  "pod spec path '*.spec': '*' cannot be the first member" },
+	{ "{\"webhook\": {\"customResources\": [{\"group\": \"x.io\","
+	  " \"resources\": [\"a\"], \"podSpecs\": [\"spec.namespace.pod\"]}]}}",
+	  "/webhook/customResources/0/podSpecs/0",
+	  "pod spec path 'spec.namespace.pod': 'namespace' is not a member name the conditions can read (letters, digits, '_', no CEL reserved word)" },
+	{ "{\"webhook\": {\"customResources\": [{\"group\": \"x.io\","
+	  " \"resources\": [\"a\"], \"podSpecs\": [\"spec..pod\"]}]}}",
+	  "/webhook/customResources/0/podSpecs/0",
+	  "pod spec path 'spec..pod': '' is not a member name the conditions can read (letters, digits, '_', no CEL reserved word)" },
 };
 
 TEST(config_bad_values)

@@ -1,0 +1,270 @@
+/*
+ * pod_shapes.c - where the pod specs of each registered kind are, for the
+ * webhook's registration and its CEL match conditions.
+ *
+ * The engine finds a pod spec in any mapping that holds a containers list;
+ * CEL cannot search an object, so the conditions walk these paths instead,
+ * and the registration lists exactly these resources (and those of
+ * webhook.customResources, which win over a built-in row for the same
+ * resource).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules_private.h"
+
+static const struct pod_shape shapes[] = {
+	{ "", "v1", "pods", { "spec" } },
+	{ "", "v1", "replicationcontrollers", { "spec.template.spec" } },
+	{ "", "v1", "podtemplates", { "template.spec" } },
+	{ "apps", "v1", "deployments", { "spec.template.spec" } },
+	{ "apps", "v1", "replicasets", { "spec.template.spec" } },
+	{ "apps", "v1", "statefulsets", { "spec.template.spec" } },
+	{ "apps", "v1", "daemonsets", { "spec.template.spec" } },
+	/* v1beta1: CronJobs before Kubernetes 1.21 had no v1 to convert to */
+	{ "batch", "v1,v1beta1", "jobs", { "spec.template.spec" } },
+	{ "batch", "v1,v1beta1", "cronjobs",
+	  { "spec.jobTemplate.spec.template.spec" } },
+	/* Kubeflow's training operator and notebooks */
+	{ "kubeflow.org", "*", "tfjobs",
+	  { "spec.tfReplicaSpecs.*.template.spec" } },
+	{ "kubeflow.org", "*", "pytorchjobs",
+	  { "spec.pytorchReplicaSpecs.*.template.spec" } },
+	{ "kubeflow.org", "*", "mpijobs",
+	  { "spec.mpiReplicaSpecs.*.template.spec" } },
+	{ "kubeflow.org", "*", "xgboostjobs",
+	  { "spec.xgbReplicaSpecs.*.template.spec" } },
+	{ "kubeflow.org", "*", "paddlejobs",
+	  { "spec.paddleReplicaSpecs.*.template.spec" } },
+	{ "kubeflow.org", "*", "notebooks", { "spec.template.spec" } },
+	/* Volcano's jobs: a list of tasks */
+	{ "batch.volcano.sh", "*", "jobs", { "spec.tasks.*.template.spec" } },
+	/* KubeRay: a head group and a list of worker groups */
+	{ "ray.io", "*", "rayclusters",
+	  { "spec.headGroupSpec.template.spec",
+	    "spec.workerGroupSpecs.*.template.spec" } },
+	{ "ray.io", "*", "rayjobs",
+	  { "spec.rayClusterSpec.headGroupSpec.template.spec",
+	    "spec.rayClusterSpec.workerGroupSpecs.*.template.spec" } },
+	{ "ray.io", "*", "rayservices",
+	  { "spec.rayClusterConfig.headGroupSpec.template.spec",
+	    "spec.rayClusterConfig.workerGroupSpecs.*.template.spec" } },
+	/* Argo Rollouts: a Deployment's template */
+	{ "argoproj.io", "*", "rollouts", { "spec.template.spec" } },
+};
+
+const struct pod_shape *rules_pod_shapes(size_t *n)
+{
+	*n = sizeof(shapes) / sizeof(shapes[0]);
+	return shapes;
+}
+
+/* CEL's reserved words, which cannot follow a '.'. */
+static const char *const cel_reserved[] = {
+	"as", "break", "const", "continue", "else", "false", "for",
+	"function", "if", "import", "in", "let", "loop", "package",
+	"namespace", "null", "return", "true", "var", "void", "while",
+};
+
+/* 1 for [A-Za-z_], and digits too when `digits` is 1. */
+static int ident_char(char c, int digits)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       (digits && c >= '0' && c <= '9');
+}
+
+static int member_valid(const char *name, size_t len)
+{
+	if (!len || !ident_char(name[0], 0))
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if (!ident_char(name[i], 1))
+			return 0;
+	for (size_t i = 0; i < sizeof(cel_reserved) / sizeof(*cel_reserved); i++)
+		if (strlen(cel_reserved[i]) == len &&
+		    !strncmp(name, cel_reserved[i], len))
+			return 0;
+	return 1;
+}
+
+int rules_pod_path_check(const char *path, char *why, size_t size)
+{
+	const char *p = path;
+	int stars = 0, first = 1;
+
+	for (;;) {
+		const char *dot = strchr(p, '.');
+		size_t len = dot ? (size_t)(dot - p) : strlen(p);
+
+		if (len == 1 && *p == '*') {
+			if (first) {
+				snprintf(why, size, "'*' cannot be the first member");
+				return -1;
+			}
+			if (++stars > 1) {
+				snprintf(why, size, "at most one '*' per path");
+				return -1;
+			}
+		} else if (!member_valid(p, len)) {
+			snprintf(why, size,
+				 "'%.*s' is not a member name the conditions can read (letters, digits, '_', no CEL reserved word)",
+				 (int)(len > 40 ? 40 : len), p);
+			return -1;
+		}
+		first = 0;
+		if (!dot)
+			return 0;
+		p = dot + 1;
+	}
+}
+
+/*
+ * Appends the tests that base.path[0..len) ("a.b") is there and can be
+ * read on: "has(base.a) && type(base.a) == map && has(base.a.b) && ...",
+ * the last member's type tested only when `last_map` is 1. A custom
+ * resource's schema may let a member be null (nullable, or unknown fields
+ * preserved), and reading on from a null would be an error: under
+ * failurePolicy Fail, a refused object.
+ */
+static void cel_guards(struct cel_text *t, const char *base, const char *path,
+		       size_t len, int last_map)
+{
+	size_t end = 0;
+	int any = 0;
+
+	while (end < len) {
+		const char *dot = memchr(path + end, '.', len - end);
+
+		end = dot ? (size_t)(dot - path) : len;
+		if (any)
+			cel_add(t, " && ");
+		cel_addf(t, "has(%s.%.*s)", base, (int)end, path);
+		if (end < len || last_map)
+			cel_addf(t, " && type(%s.%.*s) == map", base, (int)end,
+				 path);
+		any = 1;
+		end++;
+	}
+	if (!any)
+		cel_add(t, "true");
+}
+
+/*
+ * One {'m', 's'} map for the pod spec at base.path[0..len): its metadata
+ * is the "metadata" beside it when the path ends in "spec" (and a
+ * mapping), else {}.
+ */
+static void cel_pod_map(struct cel_text *t, const char *base, const char *path,
+			size_t len)
+{
+	const char *last = path;
+
+	for (size_t i = 0; i < len; i++)
+		if (path[i] == '.')
+			last = path + i + 1;
+	cel_add(t, "{'m': ");
+	if ((size_t)(path + len - last) == 4 && !strncmp(last, "spec", 4)) {
+		int parent = (int)(last - path);
+
+		cel_addf(t, "has(%s.%.*smetadata) && type(%s.%.*smetadata) == map"
+			 " ? %s.%.*smetadata : {}", base, parent, path, base,
+			 parent, path, base, parent, path);
+	} else {
+		cel_add(t, "{}");
+	}
+	if (len)
+		cel_addf(t, ", 's': %s.%.*s}", base, (int)len, path);
+	else
+		cel_addf(t, ", 's': %s}", base);
+}
+
+/* The list of pods at one path of the request's object. */
+static void cel_path(struct cel_text *t, const char *path)
+{
+	const char *star = strstr(path, ".*");
+
+	if (!star || (star[2] && star[2] != '.')) {
+		cel_add(t, "(");
+		cel_guards(t, "object", path, strlen(path), 1);
+		cel_add(t, " ? [");
+		cel_pod_map(t, "object", path, strlen(path));
+		cel_add(t, "] : [])");
+		return;
+	}
+	/* prefix.*.suffix: the elements of a list, or the values of a map */
+	{
+		int prefix = (int)(star - path);
+		const char *suffix = star[2] ? star + 3 : "";
+
+		cel_add(t, "(");
+		cel_guards(t, "object", path, (size_t)prefix, 0);
+		cel_addf(t, " ? (type(object.%.*s) == list ? object.%.*s : "
+			 "type(object.%.*s) == map ? "
+			 "object.%.*s.map(k, object.%.*s[k]) : []) : [])",
+			 prefix, path, prefix, path, prefix, path, prefix, path,
+			 prefix, path);
+		cel_add(t, ".filter(x, type(x) == map");
+		if (*suffix) {
+			cel_add(t, " && ");
+			cel_guards(t, "x", suffix, strlen(suffix), 1);
+		}
+		cel_add(t, ").map(x, ");
+		cel_pod_map(t, "x", suffix, strlen(suffix));
+		cel_add(t, ")");
+	}
+}
+
+/* The pods of every path of a NULL-terminated (or n-long) list. */
+static void cel_paths(struct cel_text *t, const char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n && paths[i]; i++) {
+		if (i)
+			cel_add(t, " + ");
+		cel_path(t, paths[i]);
+	}
+}
+
+void pod_shapes_cel(const struct config *cfg, struct cel_text *t)
+{
+	size_t n = sizeof(shapes) / sizeof(shapes[0]);
+
+	/* a chain of ?: by resource; the config's own rows first */
+	for (size_t i = 0; i < cfg->n_custom_resources; i++) {
+		const struct custom_resource *cr = &cfg->custom_resources[i];
+
+		cel_add(t, "(request.resource.group == ");
+		cel_quote(t, cr->group);
+		cel_add(t, " && request.resource.resource in ");
+		cel_quote_list(t, &cr->resources);
+		cel_add(t, ") ? ");
+		cel_paths(t, (const char *const *)cr->pod_specs.items,
+			  cr->pod_specs.n);
+		cel_add(t, " : ");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct pod_shape *s = &shapes[i];
+		size_t j;
+
+		/* rows of a group with the same paths are one test */
+		if (i > 0 && !strcmp(shapes[i - 1].group, s->group) &&
+		    !strcmp(shapes[i - 1].paths[0], s->paths[0]) &&
+		    !shapes[i - 1].paths[1] && !s->paths[1])
+			continue;
+		cel_add(t, "(request.resource.group == ");
+		cel_quote(t, s->group);
+		cel_add(t, " && request.resource.resource in [");
+		for (j = i; j < n && !strcmp(shapes[j].group, s->group) &&
+			    !strcmp(shapes[j].paths[0], s->paths[0]) &&
+			    (j == i || (!shapes[j].paths[1] && !s->paths[1]));
+		     j++) {
+			if (j > i)
+				cel_add(t, ", ");
+			cel_quote(t, shapes[j].resource);
+		}
+		cel_add(t, "]) ? ");
+		cel_paths(t, s->paths, 4);
+		cel_add(t, " : ");
+	}
+	cel_add(t, "[]");
+}
