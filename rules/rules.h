@@ -309,6 +309,14 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
 		struct rules_error *err);
 
 /*
+ * The object that the finding or operation at `pointer` (a JSON Pointer
+ * into `root`, as rules_apply() reports them) is about: the item of a
+ * `kind: List` for "/items/N/...", else `root` itself. Borrowed; NULL when
+ * `root` is no object.
+ */
+json_t *rules_object_at(json_t *root, const char *pointer);
+
+/*
  * Runs the rules over the values of a Helm chart (`values`, a parsed
  * values file), rewriting it in place like rules_apply(). Every mapping
  * that holds `resources`, `nodeSelector`, `affinity`, `tolerations`,
