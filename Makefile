@@ -45,6 +45,7 @@ RULES_SRCS += rules/obsolete_gpu_component.c
 RULES_SRCS += rules/legacy_scheduler_config.c
 RULES_SRCS += rules/triggers.c
 RULES_SRCS += rules/values.c
+RULES_SRCS += rules/rule_help.c
 $(BUILD)/rules/%.o: INCLUDES := -Irules
 
 # lib/: what both front ends share. Buffers, messages, json regions, the

@@ -66,6 +66,19 @@ const struct rule_info *rule_info_get(enum rule_id id);
 /* Look a rule up by its id string; returns NULL when unknown. */
 const struct rule_info *rule_info_find(const char *name);
 
+/*
+ * A rule explained for people: what it finds and why that matters
+ * (`description`), what fixes it (`fix`), in sentences; `tags` is a
+ * comma-separated list of words for grouping rules. Static strings.
+ */
+struct rule_help {
+	const char *description;
+	const char *fix;
+	const char *tags;
+};
+/* The help of rule `id`, or NULL when there is no such rule. */
+const struct rule_help *rule_help_get(enum rule_id id);
+
 const char *rule_mode_name(enum rule_mode mode);
 const char *severity_name(enum severity severity);
 const char *sharing_strategy_name(enum sharing_strategy strategy);
