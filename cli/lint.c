@@ -21,6 +21,9 @@ struct lint_finding {
 	enum severity severity;
 	char *message;
 	char *pointer;
+	/* the object (report_item_object()), each NULL when unknown */
+	char *kind, *namespace, *name, *generate_name;
+	size_t object_at;
 	size_t order;          /* which file */
 	size_t seq;            /* order of report */
 };
@@ -36,11 +39,33 @@ struct lint {
 	int oom;
 };
 
-static int lint_add(struct lint *l, const char *file, int line, int column,
-		    const char *rule, enum severity severity,
-		    const char *message, const char *pointer)
+static void lint_finding_free(struct lint_finding *f)
+{
+	free(f->file);
+	free(f->message);
+	free(f->pointer);
+	free(f->kind);
+	free(f->namespace);
+	free(f->name);
+	free(f->generate_name);
+}
+
+/* A copy of `s`, or NULL (then *failed is set when `s` is not NULL). */
+static char *copy_of(const char *s, int *failed)
+{
+	char *copy = s ? strdup(s) : NULL;
+
+	if (s && !copy)
+		*failed = 1;
+	return copy;
+}
+
+/* Adds the finding `item` (its strings copied) of severity `severity`. */
+static int lint_add_item(struct lint *l, const struct report_item *item,
+			 enum severity severity)
 {
 	struct lint_finding *f;
+	int failed = 0;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 32;
@@ -53,18 +78,21 @@ static int lint_add(struct lint *l, const char *file, int line, int column,
 		l->cap = cap;
 	}
 	f = &l->items[l->n];
-	f->file = strdup(file);
-	f->message = strdup(message);
-	f->pointer = pointer ? strdup(pointer) : NULL;
-	if (!f->file || !f->message || (pointer && !f->pointer)) {
-		free(f->file);
-		free(f->message);
-		free(f->pointer);
+	f->file = copy_of(item->file, &failed);
+	f->message = copy_of(item->message, &failed);
+	f->pointer = copy_of(item->pointer, &failed);
+	f->kind = copy_of(item->kind, &failed);
+	f->namespace = copy_of(item->namespace, &failed);
+	f->name = copy_of(item->name, &failed);
+	f->generate_name = copy_of(item->generate_name, &failed);
+	if (failed) {
+		lint_finding_free(f);
 		goto out_nomem;
 	}
-	f->line = line;
-	f->column = column;
-	f->rule = rule;
+	f->object_at = item->object_at;
+	f->line = item->line;
+	f->column = item->column;
+	f->rule = item->rule;
 	f->severity = severity;
 	f->order = l->files;
 	f->seq = l->n;
@@ -74,6 +102,19 @@ out_nomem:
 	l->oom = 1;
 	msg_error("out of memory");
 	return -1;
+}
+
+/* A finding about no object. */
+static int lint_add(struct lint *l, const char *file, int line, int column,
+		    const char *rule, enum severity severity,
+		    const char *message, const char *pointer)
+{
+	struct report_item item = {
+		.file = file, .line = line, .column = column, .rule = rule,
+		.message = message, .pointer = pointer,
+	};
+
+	return lint_add_item(l, &item, severity);
 }
 
 struct lint_file {
@@ -88,12 +129,15 @@ static int lint_doc(void *arg, struct stream_doc *sd)
 
 	for (size_t i = 0; i < sd->result->n_findings; i++) {
 		const struct finding *f = &sd->result->findings[i];
-		int line, column;
+		struct report_item item = {
+			.file = lf->name, .rule = rule_info_get(f->rule)->name,
+			.message = f->message, .pointer = f->pointer,
+		};
 
-		source_locate(sd->doc->root, f->pointer, &line, &column);
-		if (lint_add(lf->l, lf->name, line, column,
-			     rule_info_get(f->rule)->name, f->severity,
-			     f->message, f->pointer))
+		source_locate(sd->doc->root, f->pointer, &item.line,
+			      &item.column);
+		report_item_object(&item, sd->doc->json);
+		if (lint_add_item(lf->l, &item, f->severity))
 			return -1;
 	}
 	/* a long stream's pages need not stay in memory behind the parser */
@@ -112,13 +156,8 @@ static int lint_chart_finding(void *arg, const struct chart_finding *f)
 /* Drops the findings from `from` on. */
 static void lint_drop(struct lint *l, size_t from)
 {
-	while (l->n > from) {
-		struct lint_finding *f = &l->items[--l->n];
-
-		free(f->file);
-		free(f->message);
-		free(f->pointer);
-	}
+	while (l->n > from)
+		lint_finding_free(&l->items[--l->n]);
 }
 
 static int lint_path(void *arg, const char *path)
@@ -319,6 +358,11 @@ int cmd_lint(int argc, char **argv)
 		items[i].severity = severity_name(l.items[i].severity);
 		items[i].message = l.items[i].message;
 		items[i].pointer = l.items[i].pointer;
+		items[i].kind = l.items[i].kind;
+		items[i].namespace = l.items[i].namespace;
+		items[i].name = l.items[i].name;
+		items[i].generate_name = l.items[i].generate_name;
+		items[i].object_at = l.items[i].object_at;
 		if (l.items[i].severity >= fail_on)
 			failing = 1;
 	}
@@ -337,11 +381,8 @@ int cmd_lint(int argc, char **argv)
 			 l.files == 1 ? "" : "s");
 	buf_free(&out);
 	free(items);
-	for (size_t i = 0; i < l.n; i++) {
-		free(l.items[i].file);
-		free(l.items[i].message);
-		free(l.items[i].pointer);
-	}
+	for (size_t i = 0; i < l.n; i++)
+		lint_finding_free(&l.items[i]);
 	free(l.items);
 	json_scan_filter_free(l.filter);
 	config_free(l.cfg);

@@ -15,6 +15,7 @@
 #include "diff.h"
 #include "json_scan.h"
 #include "msg.h"
+#include "report.h"
 #include "text_patch.h"
 #include "utf16.h"
 
@@ -116,14 +117,27 @@ static int run_flush(struct file_run *run)
 	return rc;
 }
 
-static void print_finding(const char *file, struct source_doc *doc,
-			  const struct finding *f)
+/* Prints a finding the rules did not fix, naming its object as lint does. */
+static int print_finding(const char *file, struct source_doc *doc,
+			 const struct finding *f)
 {
+	struct report_item item = { .pointer = f->pointer };
+	struct buf label;
 	int line, column;
 
 	source_locate(doc->root, f->pointer, &line, &column);
-	msg_at(file, line, column, severity_name(f->severity), "%s [%s]",
-	       f->message, rule_info_get(f->rule)->name);
+	report_item_object(&item, doc->json);
+	buf_init(&label, 0);
+	if (report_object_label(&label, &item)) {
+		buf_free(&label);
+		msg_error("out of memory");
+		return -1;
+	}
+	msg_at(file, line, column, severity_name(f->severity), "%s%s [%s]",
+	       label.data ? label.data : "", f->message,
+	       rule_info_get(f->rule)->name);
+	buf_free(&label);
+	return 0;
 }
 
 static int migrate_doc(void *arg, struct stream_doc *sd)
@@ -141,7 +155,8 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 
 		if (f->fixed)
 			continue;
-		print_finding(run->in->name, doc, f);
+		if (print_finding(run->in->name, doc, f))
+			return -1;
 		if (f->severity == SEVERITY_ERROR)
 			run->errors++;
 	}

@@ -136,7 +136,7 @@ ln -s .. "$dir/mixed/sub/loop"
 cp "$dir/mixed/b.yaml" "$dir/b.orig"
 "$G" migrate -i "$dir/mixed" 2>"$dir/err"; rc=$?
 [ $rc = 2 ] && pass "a directory with broken files exits 2" || fail "a directory with broken files exits 2 ($rc)"
-grep -q "b.yaml:7:9: error: 'alpha.kubernetes.io/nvidia-gpu' must be a whole" "$dir/err" &&
+grep -q "b.yaml:7:9: error: Pod: 'alpha.kubernetes.io/nvidia-gpu' must be a whole" "$dir/err" &&
 	pass "an unfixable value is reported at file:line:col" || { fail "an unfixable value is reported at file:line:col"; cat "$dir/err"; }
 grep -q "c.yml:3:1: error: cannot parse" "$dir/err" && pass "a syntax error is reported at file:line:col" ||
 	{ fail "a syntax error is reported at file:line:col"; cat "$dir/err"; }
@@ -186,7 +186,7 @@ jq -e 'type == "array" and length > 5 and all(.[]; has("file") and has("line") a
 jq -e '.version == "2.1.0" and (.runs[0].results | length > 5) and (.runs[0].results[0].locations[0].physicalLocation.region.startLine > 0) and (.runs[0].tool.driver.rules | length > 0)' "$dir/lint.sarif" >/dev/null &&
 	pass "lint sarif is SARIF 2.1.0 with locations" || fail "lint sarif is SARIF 2.1.0 with locations"
 "$G" lint --format github "$ex" >"$dir/lint.gh"
-grep -qE '^::warning file=.*examples/pod-driver-hostpath.yaml,line=14,col=9,title=legacy-gpu-resource::' "$dir/lint.gh" &&
+grep -qE '^::warning file=.*examples/pod-driver-hostpath.yaml,line=14,col=9,title=legacy-gpu-resource \(Pod gpu-pod\)::' "$dir/lint.gh" &&
 	pass "lint github workflow commands" || fail "lint github workflow commands"
 "$G" lint --format json "$dir/mixed/sub/c.yml" >"$dir/bad.json" 2>/dev/null; rc=$?
 [ $rc = 2 ] && jq -e '.[0].rule == "syntax" and .[0].line == 3' "$dir/bad.json" >/dev/null &&
@@ -371,7 +371,7 @@ keys() {
 # from its own first line
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\302\205---\napiVersion: extensions/v1beta1\nkind: Deployment\nspec:\n  selector: {}\n' >"$dir/nel.yaml"
 "$G" lint "$dir/nel.yaml" >"$dir/nel.out" 2>"$dir/err"; rc=$?
-[ $rc = 1 ] && grep -q "nel.yaml:6:1: warning: 'extensions/v1beta1' Deployment" "$dir/nel.out" &&
+[ $rc = 1 ] && grep -q "nel.yaml:6:1: warning: Deployment: 'extensions/v1beta1' Deployment" "$dir/nel.out" &&
 	pass "lint: a document after a NEL line break is read again from its own start" ||
 	{ fail "lint: a document after a NEL line break ($rc)"; cat "$dir/nel.out" "$dir/err"; }
 printf 'a: 1\342\200\250---\nx: 1\nx: 2\n' >"$dir/ls-dup.yaml"
