@@ -71,6 +71,7 @@ $(BUILD)/certs/%.o: INCLUDES := -Ilib -Icerts
 # cli/: the CLI. Subcommands, files, text patching, diffs, report formats.
 CLI_SRCS += cli/args.c
 CLI_SRCS += cli/files.c
+CLI_SRCS += cli/ignore.c
 CLI_SRCS += cli/utf16.c
 CLI_SRCS += cli/stream.c
 CLI_SRCS += cli/text_patch.c

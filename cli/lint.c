@@ -34,7 +34,8 @@ struct lint {
 	enum chart_mode chart;
 	struct lint_finding *items;
 	size_t n, cap;
-	size_t files;          /* files read so far */
+	struct run_counts counts;
+	int quiet;             /* --quiet: no summary, no notes on skips */
 	int bad_input;         /* unreadable or malformed files */
 	int oom;
 };
@@ -94,7 +95,7 @@ static int lint_add_item(struct lint *l, const struct report_item *item,
 	f->column = item->column;
 	f->rule = item->rule;
 	f->severity = severity;
-	f->order = l->files;
+	f->order = l->counts.files;
 	f->seq = l->n;
 	l->n++;
 	return 0;
@@ -160,7 +161,7 @@ static void lint_drop(struct lint *l, size_t from)
 		lint_finding_free(&l->items[--l->n]);
 }
 
-static int lint_path(void *arg, const char *path)
+static int lint_path(void *arg, const char *path, int named)
 {
 	struct lint *l = arg;
 	struct input in;
@@ -184,10 +185,11 @@ static int lint_path(void *arg, const char *path)
 		free(root);
 		return 0;
 	}
-	l->files++;
+	l->counts.files++;
 	if (input_read(path, 0, &in) != 0) {
 		free(root);
 		l->bad_input++;
+		l->counts.failed++;
 		return lint_add(l, path, 0, 0, "input", SEVERITY_ERROR,
 				"cannot read the file", NULL);
 	}
@@ -211,10 +213,24 @@ static int lint_path(void *arg, const char *path)
 		 * old and new: dropped, the file reported instead */
 		lint_drop(l, found);
 		l->bad_input++;
+		l->counts.failed++;
 		rc = lint_add(l, in.name, 0, 0, "input", SEVERITY_ERROR,
 			      "the file changed while it was read", NULL);
 		input_free(&in);
 		return rc;
+	}
+	if (rc != 0 && !l->oom && !named && kind == CHART_PLAIN &&
+	    !text_looks_manifest(in.text, in.len)) {
+		/* found in a directory, no manifest, and not even YAML or
+		 * JSON (a tsconfig.json with comments): none of lint's
+		 * business */
+		lint_drop(l, found);
+		l->counts.skipped++;
+		if (!l->quiet)
+			msg_note("'%s' skipped: not a Kubernetes manifest, and cannot parse it (%d:%d: %s)",
+				 in.name, err.line, err.column, err.message);
+		input_free(&in);
+		return 0;
 	}
 	if (rc != 0) {
 		if (l->oom) {
@@ -222,6 +238,7 @@ static int lint_path(void *arg, const char *path)
 			return -1;
 		}
 		l->bad_input++;
+		l->counts.failed++;
 		msg_at(in.name, err.line, err.column, "error",
 		       "cannot parse: %s%s", err.message,
 		       kind == CHART_PLAIN &&
@@ -232,6 +249,8 @@ static int lint_path(void *arg, const char *path)
 			input_free(&in);
 			return -1;
 		}
+	} else if (l->n > found) {
+		l->counts.touched++;
 	}
 	input_free(&in);
 	return 0;
@@ -239,22 +258,30 @@ static int lint_path(void *arg, const char *path)
 
 static void lint_usage(FILE *out)
 {
-	fputs("usage: gpumend lint [--format text|json|sarif|github]\n"
+	fputs("usage: gpumend lint [--format text|json|sarif|github|codequality]\n"
 	      "                    [--fail-on error|warning|info] [--chart|--no-chart]\n"
-	      "                    [-c FILE] [PATH...]\n"
+	      "                    [--exclude GLOB]... [-q|--quiet] [-c FILE] [PATH...]\n"
 	      "\n"
 	      "Reports legacy GPU constructs in Kubernetes manifests, one finding per\n"
-	      "line as FILE:LINE:COL: SEVERITY: MESSAGE [rule-id] (text), as a JSON\n"
-	      "array, as SARIF 2.1.0 or as GitHub Actions workflow commands.\n"
+	      "line as FILE:LINE:COL: SEVERITY: KIND NAMESPACE/NAME: MESSAGE [rule-id]\n"
+	      "(text), as a JSON array, as SARIF 2.1.0, as GitHub Actions workflow\n"
+	      "commands or as a GitLab Code Quality report.\n"
 	      "PATH is a file, a directory (searched for *.yaml, *.yml, *.json) or\n"
 	      "'-' for standard input; with no PATH, standard input is read. Helm\n"
 	      "charts are linted at their templates' and values' own lines.\n"
+	      "Paths matched by --exclude, by the .gpumendignore of the directory\n"
+	      "walked (of the current directory for files named) or by the defaults\n"
+	      "(node_modules/, vendor/, .git/) are left out; gitignore syntax.\n"
+	      "A file found in a directory that is neither a manifest nor parses is\n"
+	      "skipped. A summary line ends the run on stderr.\n"
 	      "Options may come before or after the paths; '--' ends them.\n"
 	      "\n"
-	      "  -f, --format FORMAT   text (default), json, sarif or github\n"
+	      "  -f, --format FORMAT   text (default), json, sarif, github or codequality\n"
 	      "      --fail-on LEVEL   exit 1 on findings at or above LEVEL (default warning)\n"
 	      "      --chart           read every file as a Helm template or values file\n"
 	      "      --no-chart        read every file as a plain manifest (no Helm charts)\n"
+	      "      --exclude GLOB    leave out the paths GLOB matches (repeatable)\n"
+	      "  -q, --quiet           no summary line, no note on skipped files\n"
 	      "  -c, --config FILE     configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help            show this help\n"
 	      "\n"
@@ -295,11 +322,14 @@ int cmd_lint(int argc, char **argv)
 		{ "fail-on", required_argument, NULL, 'F' },
 		{ "chart", no_argument, NULL, 'H' },
 		{ "no-chart", no_argument, NULL, 'N' },
+		{ "exclude", required_argument, NULL, 'E' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lint l = { 0 };
+	struct walk_options walk = { 0 };
 	enum report_format format = REPORT_TEXT;
 	enum severity fail_on = SEVERITY_WARNING;
 	const char *config_path = NULL;
@@ -308,13 +338,20 @@ int cmd_lint(int argc, char **argv)
 	struct cli_args args;
 	int opt, walk_errors = 0, failing = 0, rc;
 
+	/* the --exclude patterns, by pointer: no more than the arguments */
+	walk.excludes = calloc((size_t)argc, sizeof(char *));
+	if (!walk.excludes) {
+		msg_error("out of memory");
+		return 2;
+	}
 	cli_args_init(&args, argc, argv);
-	while ((opt = cli_args_next(&args, "f:c:h", options)) != -1) {
+	while ((opt = cli_args_next(&args, "f:c:hq", options)) != -1) {
 		switch (opt) {
 		case 'f':
 			if (report_format_parse(optarg, &format)) {
-				msg_error("unknown format '%s' (text, json, sarif, github)",
+				msg_error("unknown format '%s' (text, json, sarif, github, codequality)",
 					  optarg);
+				free(walk.excludes);
 				return 2;
 			}
 			break;
@@ -322,23 +359,29 @@ int cmd_lint(int argc, char **argv)
 			if (severity_parse(optarg, &fail_on)) {
 				msg_error("unknown level '%s' (error, warning, info)",
 					  optarg);
+				free(walk.excludes);
 				return 2;
 			}
 			break;
 		case 'H': l.chart = CHART_ON; break;
 		case 'N': l.chart = CHART_OFF; break;
+		case 'E': walk.excludes[walk.n_excludes++] = optarg; break;
+		case 'q': l.quiet = 1; break;
 		case 'c': config_path = optarg; break;
-		case 'h': lint_usage(stdout); return 0;
-		default: lint_usage(stderr); return 2;
+		case 'h': lint_usage(stdout); free(walk.excludes); return 0;
+		default: lint_usage(stderr); free(walk.excludes); return 2;
 		}
 	}
 	chart_set_mode(l.chart);
 	l.cfg = cli_load_config(config_path);
-	if (!l.cfg)
+	if (!l.cfg) {
+		free(walk.excludes);
 		return 2;
+	}
 	l.filter = cli_filter_new(l.cfg);
-	rc = paths_walk(argv + 1, args.n, lint_path, &l,
+	rc = paths_walk(argv + 1, args.n, &walk, lint_path, &l,
 			&walk_errors);
+	free(walk.excludes);
 	if (walk_errors)
 		l.bad_input += walk_errors;
 
@@ -363,6 +406,7 @@ int cmd_lint(int argc, char **argv)
 		items[i].name = l.items[i].name;
 		items[i].generate_name = l.items[i].generate_name;
 		items[i].object_at = l.items[i].object_at;
+		l.counts.findings[l.items[i].severity]++;
 		if (l.items[i].severity >= fail_on)
 			failing = 1;
 	}
@@ -374,11 +418,10 @@ int cmd_lint(int argc, char **argv)
 	if (rc == 0)
 		fwrite(out.data ? out.data : "", 1, out.len, stdout);
 	fflush(stdout);
-	/* clean says so, and how much it read: "clean" and "did nothing"
+	/* the last line, also when clean: "clean" and "did nothing"
 	 * differ */
-	if (rc == 0 && !l.bad_input && l.n == 0)
-		msg_note("%zu file%s linted, no findings", l.files,
-			 l.files == 1 ? "" : "s");
+	if (rc == 0 && !l.quiet)
+		run_summary(&l.counts, "with findings", "clean");
 	buf_free(&out);
 	free(items);
 	for (size_t i = 0; i < l.n; i++)
