@@ -102,7 +102,9 @@ int ignore_path(const struct ignore *ig, const char *rel);
  * never excluded.
  *
  * Problems (missing files, unreadable directories, loops) are printed and
- * counted in *errors; walking goes on. Returns -1 when `fn` returns -1 (a fatal error) or when out of memory,
+ * counted in *errors; walking goes on. An entry that vanishes before it is
+ * looked at is no problem when its name is not one that would be read.
+ * Returns -1 when `fn` returns -1 (a fatal error) or when out of memory,
  * else 0.
  */
 typedef int (*path_fn)(void *arg, const char *path, int named);

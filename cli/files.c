@@ -432,8 +432,13 @@ static int walk_dir(struct walk *w, const char *dir, const char *rel,
 			break;
 		}
 		if (stat(path, &st) != 0) {
-			msg_error("cannot stat '%s': %s", path, strerror(errno));
-			(*w->errors)++;
+			/* gone since it was listed (an editor's swap file):
+			 * a problem only for a file that would be read */
+			if (errno != ENOENT || walk_wants(path, names[i])) {
+				msg_error("cannot stat '%s': %s", path,
+					  strerror(errno));
+				(*w->errors)++;
+			}
 		} else if (ignore_match(w->ig, child, S_ISDIR(st.st_mode))) {
 			/* excluded: neither read nor walked */
 		} else if (S_ISDIR(st.st_mode)) {

@@ -6,7 +6,8 @@
 # (tests/hostile/cli-changes.tsv); directories with unreadable files and
 # symbolic link loops (as a user the permissions apply to: root reads
 # everything); read-only files, a full disk, a file of another user, a
-# file with two hard links and signals under -i.
+# file with two hard links and signals under -i; entries of a directory
+# that vanish before they are looked at.
 #
 # Each hostile file goes through `migrate` (stdout), `migrate -i` and
 # `lint`: a clear error naming the file, exit 2, within a time bound, and
@@ -399,6 +400,26 @@ judge "a tree that links to itself and to its parent: walked once" 1 "would migr
 [ "$(grep -c "would migrate" "$dir/err")" = 2 ] &&
 	pass "a tree that links to itself and to its parent: each file once" ||
 	fail "a tree that links to itself and to its parent: $(grep -c "would migrate" "$dir/err") files for 2"
+
+# ------------------------------------------------------------------
+# Entries that are gone when they are looked at (listed, then removed
+# before their stat: an editor's swap or backup file). Dangling symbolic
+# links give the same ENOENT every time. One that would never be read is
+# no error; one that would be is.
+
+legacy_pod >"$dir/input"
+setup vanished_other
+ln -s gone "$case_dir/in.yaml~"
+ln -s gone "$case_dir/4913"
+ln -s gone "$case_dir/in.yaml.swp"
+run "$G" lint .
+judge "lint DIR: entries gone before their stat, of names never read, are no error" 1 - 2000
+grep -q "cannot stat" "$dir/err" &&
+	fail "lint DIR: an entry never read was reported: $(grep "cannot stat" "$dir/err" | head -n 1)"
+setup vanished_manifest
+ln -s gone "$case_dir/gone.yaml"
+run "$G" lint .
+judge "lint DIR: a manifest gone before its stat is an error" 2 "cannot stat '\./gone\.yaml'" 2000
 
 # ------------------------------------------------------------------
 # Read-only files and a full disk under -i
