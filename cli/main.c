@@ -1,6 +1,7 @@
 /*
  * main.c - the `gpumend` command: a table of subcommands.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,6 +44,10 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	msg_set_program("gpumend");
+	/* past a file size limit (ulimit -f), a write fails with EFBIG and
+	 * is reported, the temporary file of -i removed: the signal would
+	 * kill the process and leave it behind */
+	signal(SIGXFSZ, SIG_IGN);
 	/* before any other jansson call (see arena.h) */
 	json_arena_enable();
 	if (argc < 2) {
