@@ -36,6 +36,7 @@ struct lint {
 	size_t n, cap;
 	struct run_counts counts;
 	int quiet;             /* --quiet: no summary, no notes on skips */
+	int skip_named;        /* --skip-unparsable: named files too */
 	int bad_input;         /* unreadable or malformed files */
 	int oom;
 };
@@ -219,7 +220,8 @@ static int lint_path(void *arg, const char *path, int named)
 		input_free(&in);
 		return rc;
 	}
-	if (rc != 0 && !l->oom && !named && kind == CHART_PLAIN &&
+	if (rc != 0 && !l->oom && (!named || l->skip_named) &&
+	    kind == CHART_PLAIN &&
 	    !text_looks_manifest(in.text, in.len)) {
 		/* found in a directory, no manifest, and not even YAML or
 		 * JSON (a tsconfig.json with comments): none of lint's
@@ -260,7 +262,8 @@ static void lint_usage(FILE *out)
 {
 	fputs("usage: gpumend lint [--format text|json|sarif|github|codequality]\n"
 	      "                    [--fail-on error|warning|info] [--chart|--no-chart]\n"
-	      "                    [--exclude GLOB]... [-q|--quiet] [-c FILE] [PATH...]\n"
+	      "                    [--exclude GLOB]... [--skip-unparsable] [-q|--quiet]\n"
+	      "                    [-c FILE] [PATH...]\n"
 	      "\n"
 	      "Reports legacy GPU constructs in Kubernetes manifests, one finding per\n"
 	      "line as FILE:LINE:COL: SEVERITY: KIND NAMESPACE/NAME: MESSAGE [rule-id]\n"
@@ -273,7 +276,8 @@ static void lint_usage(FILE *out)
 	      "walked (of the current directory for files named) or by the defaults\n"
 	      "(node_modules/, vendor/, .git/) are left out; gitignore syntax.\n"
 	      "A file found in a directory that is neither a manifest nor parses is\n"
-	      "skipped. A summary line ends the run on stderr.\n"
+	      "skipped; one named is an error, unless --skip-unparsable. A summary\n"
+	      "line ends the run on stderr.\n"
 	      "Options may come before or after the paths; '--' ends them.\n"
 	      "\n"
 	      "  -f, --format FORMAT   text (default), json, sarif, github or codequality\n"
@@ -281,6 +285,8 @@ static void lint_usage(FILE *out)
 	      "      --chart           read every file as a Helm template or values file\n"
 	      "      --no-chart        read every file as a plain manifest (no Helm charts)\n"
 	      "      --exclude GLOB    leave out the paths GLOB matches (repeatable)\n"
+	      "      --skip-unparsable skip named files too that are neither manifests\n"
+	      "                        nor parse (pre-commit names every JSON file)\n"
 	      "  -q, --quiet           no summary line, no note on skipped files\n"
 	      "  -c, --config FILE     configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help            show this help\n"
@@ -324,6 +330,7 @@ int cmd_lint(int argc, char **argv)
 		{ "no-chart", no_argument, NULL, 'N' },
 		{ "exclude", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "skip-unparsable", no_argument, NULL, 'U' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -367,6 +374,7 @@ int cmd_lint(int argc, char **argv)
 		case 'N': l.chart = CHART_OFF; break;
 		case 'E': walk.excludes[walk.n_excludes++] = optarg; break;
 		case 'q': l.quiet = 1; break;
+		case 'U': l.skip_named = 1; break;
 		case 'c': config_path = optarg; break;
 		case 'h': lint_usage(stdout); free(walk.excludes); return 0;
 		default: lint_usage(stderr); free(walk.excludes); return 2;

@@ -26,6 +26,7 @@ struct migrate {
 	int in_place, check, diff, json_patch;
 	enum chart_mode chart;
 	int quiet;             /* --quiet: no summary, no notes on skips */
+	int skip_named;        /* --skip-unparsable: named files too */
 	int n_inputs;          /* how many files the paths name, for headers */
 	int errors;            /* failures, files or not */
 	struct run_counts counts;
@@ -311,7 +312,8 @@ static int migrate_path(void *arg, const char *path, int named)
 		m->counts.findings[SEVERITY_ERROR]++;
 		goto out_failed;
 	}
-	if (rc != 0 && err.message[0] && !named && kind == CHART_PLAIN &&
+	if (rc != 0 && err.message[0] && (!named || m->skip_named) &&
+	    kind == CHART_PLAIN &&
 	    !text_looks_manifest(in.text, in.len)) {
 		/* found in a directory, no manifest, and not even YAML or
 		 * JSON (a tsconfig.json with comments): left alone */
@@ -445,8 +447,8 @@ static int several_inputs(char **paths, int n)
 static void migrate_usage(FILE *out)
 {
 	fputs("usage: gpumend migrate [-i|--in-place] [--check] [--diff] [--json-patch]\n"
-	      "                       [--chart|--no-chart] [--exclude GLOB]... [-q|--quiet]\n"
-	      "                       [-c FILE] [PATH...]\n"
+	      "                       [--chart|--no-chart] [--exclude GLOB]...\n"
+	      "                       [--skip-unparsable] [-q|--quiet] [-c FILE] [PATH...]\n"
 	      "\n"
 	      "Rewrites Kubernetes manifests written for the legacy GPU stack so that\n"
 	      "they run on today's (device plugin, GPU Feature Discovery, sharing).\n"
@@ -459,7 +461,8 @@ static void migrate_usage(FILE *out)
 	      "walked (of the current directory for files named) or by the defaults\n"
 	      "(node_modules/, vendor/, .git/) are left out; gitignore syntax.\n"
 	      "A file found in a directory that is neither a manifest nor parses is\n"
-	      "skipped. A summary line ends the run on stderr.\n"
+	      "skipped; one named is an error, unless --skip-unparsable. A summary\n"
+	      "line ends the run on stderr.\n"
 	      "\n"
 	      "  -i, --in-place    rewrite the files (atomically; the original mode kept)\n"
 	      "      --check       change nothing; exit 1 when something would change\n"
@@ -468,6 +471,8 @@ static void migrate_usage(FILE *out)
 	      "      --chart       read every file as a Helm template or values file\n"
 	      "      --no-chart    read every file as a plain manifest (no Helm charts)\n"
 	      "      --exclude GLOB leave out the paths GLOB matches (repeatable)\n"
+	      "      --skip-unparsable skip named files too that are neither manifests\n"
+	      "                    nor parse (pre-commit names every JSON file)\n"
 	      "  -q, --quiet       no summary line, no note on skipped files\n"
 	      "  -c, --config FILE configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help        show this help\n"
@@ -487,6 +492,7 @@ int cmd_migrate(int argc, char **argv)
 		{ "no-chart", no_argument, NULL, 'N' },
 		{ "exclude", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "skip-unparsable", no_argument, NULL, 'U' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -514,6 +520,7 @@ int cmd_migrate(int argc, char **argv)
 		case 'N': m.chart = CHART_OFF; break;
 		case 'E': walk.excludes[walk.n_excludes++] = optarg; break;
 		case 'q': m.quiet = 1; break;
+		case 'U': m.skip_named = 1; break;
 		case 'c': config_path = optarg; break;
 		case 'h': migrate_usage(stdout); free(walk.excludes); return 0;
 		default: migrate_usage(stderr); free(walk.excludes); return 2;

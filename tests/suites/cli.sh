@@ -428,6 +428,9 @@ node_modules/, vendor/ and .gpumendignore are left out, no manifest that does no
 --quiet: no summary, no notes on skips	lint --quiet --exclude broken/ .	1	-	
 named files: the ignore rules apply to them too	lint legacy/old.yaml node_modules/pkg/pod.yaml ./vendor/lib/pod.yaml	0	-	^gpumend: 0 files read: 
 a named file that does not parse is an error	lint web/tsconfig.json	2	^web/tsconfig.json:3:20: error: .* \[syntax\]$	^gpumend: 1 file read: 0 with findings, 0 clean, 0 skipped, 1 failed; 1 error, 0 warnings, 0 info$
+--skip-unparsable: a named file that is no manifest and does not parse is skipped	lint --skip-unparsable web/tsconfig.json web/package.json	0	-	^gpumend: 2 files read: 0 with findings, 1 clean, 1 skipped, 0 failed; 0 errors, 0 warnings, 0 info$
+--skip-unparsable: a named manifest that does not parse is still an error	lint --skip-unparsable broken/pod.yaml	2	-	^gpumend: 1 file read: 0 with findings, 0 clean, 0 skipped, 1 failed; 1 error
+migrate --skip-unparsable too	migrate --check --skip-unparsable web/tsconfig.json	0	-	^gpumend: 1 file read: 0 would change, 0 unchanged, 1 skipped, 0 failed
 a named file no rule excludes is read	lint deploy/pod.yaml legacy/old.yaml	1	^deploy/pod.yaml:14:9: 	^gpumend: 1 file read: 1 with findings
 standard input is never excluded	lint - --exclude *	0	-	^gpumend: 1 file read: 0 with findings, 1 clean
 migrate --check: the summary says what would change	migrate --check --exclude broken/ .	1	-	^gpumend: 4 files read: 1 would change, 1 unchanged, 2 skipped, 0 failed; 0 errors, 0 warnings, 0 info$
