@@ -150,14 +150,18 @@ $(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
 $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-# The tools only the tests use (as root, when missing). kubectl and
-# kustomize come from tests/tools/get.sh, which the suites call.
-TEST_PKGS := wrk
+# The tools only the tests use (as root, when missing), as COMMAND:PACKAGE:
+# wrk; pre-commit (and python3-yaml, which tests/tools/ci_run.py reads
+# the CI drop-ins with); npm, which tests/suites/ci.sh installs the SARIF
+# multitool with. kubectl and kustomize come from tests/tools/get.sh,
+# which the suites call.
+TEST_TOOLS := wrk:wrk pre-commit:pre-commit npm:npm node:nodejs
 test-deps:
 	@missing=""; \
-	for t in $(TEST_PKGS); do \
-	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
-	$(call apt_install,test tools,$(TEST_PKGS))
+	for t in $(TEST_TOOLS); do \
+	  command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; done; \
+	python3 -c 'import yaml' 2>/dev/null || missing="$$missing python3-yaml"; \
+	$(call apt_install,test tools,$$missing)
 
 # Runs every test suite; the last line is "N passed, N failed, N skipped",
 # after the list of the checks skipped (under CI=true a skip not allowed

@@ -466,7 +466,6 @@ static json_t *sarif_rule_new(const char *id)
 			help->fix, uri.data) ||
 	     buf_printf(&markdown, "**%s**\n\n%s\n\n%s\n\nSee [%s](%s).",
 			id, help->description, help->fix, id, uri.data) ||
-	     json_object_set_new(rule, "name", report_string_new(id)) ||
 	     json_object_set_new(rule, "shortDescription",
 				 json_pack("{s:o}", "text",
 					   report_string_new(summary))) ||
