@@ -180,12 +180,6 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
  */
 struct json_scan_filter *cli_filter_new(const struct config *cfg);
 
-/*
- * 1 when `text` holds a key of a Kubernetes object, "apiVersion" or
- * "kind" (in YAML or JSON): a file found in a directory that does not
- * parse is skipped unless it looks like a manifest, broken.
- */
-int text_looks_manifest(const char *text, size_t len);
 
 /*
  * What a run of lint or migrate did. Files read are `touched` (lint: with
@@ -207,6 +201,26 @@ struct run_counts {
  */
 void run_summary(const struct run_counts *c, const char *touched,
 		 const char *clean);
+
+/*
+ * 1 when the file `in` that did not parse (`err` says where) is skipped
+ * rather than an error: `may_skip` (it was found in a directory, or
+ * --skip-unparsable) and it holds neither an "apiVersion" nor a "kind"
+ * key, so it is no manifest, not even a broken one (a tsconfig.json with
+ * comments). Then it is counted in c->skipped and, unless `quiet`, a
+ * note says where it does not parse. Else 0.
+ */
+int cli_skip_unparsed(const struct input *in, const struct source_error *err,
+		      int may_skip, int quiet, struct run_counts *c);
+
+/* What lint's and migrate's help say of the paths they leave out. */
+#define CLI_WALK_HELP \
+	"Paths matched by --exclude, by the .gpumendignore of the directory\n" \
+	"walked (of the current directory for files named) or by the defaults\n" \
+	"(node_modules/, vendor/, .git/) are left out; gitignore syntax.\n" \
+	"A file found in a directory that is neither a manifest nor parses is\n" \
+	"skipped; one named is an error, unless --skip-unparsable. A summary\n" \
+	"line ends the run on stderr.\n"
 
 /* The source limits a configuration asks for. */
 struct source_limits cli_limits(const struct config *cfg);

@@ -220,17 +220,11 @@ static int lint_path(void *arg, const char *path, int named)
 		input_free(&in);
 		return rc;
 	}
-	if (rc != 0 && !l->oom && (!named || l->skip_named) &&
-	    kind == CHART_PLAIN &&
-	    !text_looks_manifest(in.text, in.len)) {
-		/* found in a directory, no manifest, and not even YAML or
-		 * JSON (a tsconfig.json with comments): none of lint's
-		 * business */
+	if (rc != 0 &&
+	    cli_skip_unparsed(&in, &err, !l->oom && kind == CHART_PLAIN &&
+			      (!named || l->skip_named), l->quiet, &l->counts)) {
+		/* none of lint's business */
 		lint_drop(l, found);
-		l->counts.skipped++;
-		if (!l->quiet)
-			msg_note("'%s' skipped: not a Kubernetes manifest, and cannot parse it (%d:%d: %s)",
-				 in.name, err.line, err.column, err.message);
 		input_free(&in);
 		return 0;
 	}
@@ -272,12 +266,7 @@ static void lint_usage(FILE *out)
 	      "PATH is a file, a directory (searched for *.yaml, *.yml, *.json) or\n"
 	      "'-' for standard input; with no PATH, standard input is read. Helm\n"
 	      "charts are linted at their templates' and values' own lines.\n"
-	      "Paths matched by --exclude, by the .gpumendignore of the directory\n"
-	      "walked (of the current directory for files named) or by the defaults\n"
-	      "(node_modules/, vendor/, .git/) are left out; gitignore syntax.\n"
-	      "A file found in a directory that is neither a manifest nor parses is\n"
-	      "skipped; one named is an error, unless --skip-unparsable. A summary\n"
-	      "line ends the run on stderr.\n"
+	      CLI_WALK_HELP
 	      "Options may come before or after the paths; '--' ends them.\n"
 	      "\n"
 	      "  -f, --format FORMAT   text (default), json, sarif, github or codequality\n"

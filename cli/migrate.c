@@ -312,17 +312,10 @@ static int migrate_path(void *arg, const char *path, int named)
 		m->counts.findings[SEVERITY_ERROR]++;
 		goto out_failed;
 	}
-	if (rc != 0 && err.message[0] && (!named || m->skip_named) &&
-	    kind == CHART_PLAIN &&
-	    !text_looks_manifest(in.text, in.len)) {
-		/* found in a directory, no manifest, and not even YAML or
-		 * JSON (a tsconfig.json with comments): left alone */
-		m->counts.skipped++;
-		if (!m->quiet)
-			msg_note("'%s' skipped: not a Kubernetes manifest, and cannot parse it (%d:%d: %s)",
-				 in.name, err.line, err.column, err.message);
+	if (rc != 0 &&
+	    cli_skip_unparsed(&in, &err, err.message[0] && kind == CHART_PLAIN &&
+			      (!named || m->skip_named), m->quiet, &m->counts))
 		goto out_free;
-	}
 	if (rc != 0) {
 		if (err.message[0])
 			m->counts.findings[SEVERITY_ERROR]++;
@@ -457,12 +450,7 @@ static void migrate_usage(FILE *out)
 	      "Options may come before or after the paths; '--' ends them.\n"
 	      "Everything no rule has to change is kept byte for byte. Helm charts are\n"
 	      "migrated in place: their templates (every action kept) and values.\n"
-	      "Paths matched by --exclude, by the .gpumendignore of the directory\n"
-	      "walked (of the current directory for files named) or by the defaults\n"
-	      "(node_modules/, vendor/, .git/) are left out; gitignore syntax.\n"
-	      "A file found in a directory that is neither a manifest nor parses is\n"
-	      "skipped; one named is an error, unless --skip-unparsable. A summary\n"
-	      "line ends the run on stderr.\n"
+	      CLI_WALK_HELP
 	      "\n"
 	      "  -i, --in-place    rewrite the files (atomically; the original mode kept)\n"
 	      "      --check       change nothing; exit 1 when something would change\n"

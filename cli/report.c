@@ -302,8 +302,10 @@ static json_t *json_item_new(const struct report_item *item)
 	return object;
 }
 
-static int json_write(struct buf *out, const struct report_item *items,
-		      size_t n)
+/* A pretty-printed array of what `item_new` makes of each item. */
+static int json_array_write(struct buf *out, const struct report_item *items,
+			    size_t n,
+			    json_t *(*item_new)(const struct report_item *item))
 {
 	json_t *array = json_array();
 	int rc = -1;
@@ -311,7 +313,7 @@ static int json_write(struct buf *out, const struct report_item *items,
 	if (!array)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (json_array_append_new(array, json_item_new(&items[i])) != 0)
+		if (json_array_append_new(array, item_new(&items[i])) != 0)
 			goto out_free_array;
 	rc = json_dump_to(out, array);
 out_free_array:
@@ -793,24 +795,6 @@ static json_t *codequality_issue_new(const struct report_item *item)
 	return issue;
 }
 
-static int codequality_write(struct buf *out, const struct report_item *items,
-			     size_t n)
-{
-	json_t *array = json_array();
-	int rc = -1;
-
-	if (!array)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (json_array_append_new(array,
-					  codequality_issue_new(&items[i])) != 0)
-			goto out_free_array;
-	rc = json_dump_to(out, array);
-out_free_array:
-	json_decref(array);
-	return rc;
-}
-
 int report_write(struct buf *out, enum report_format fmt,
 		 const struct report_item *items, size_t n,
 		 const char *tool_version)
@@ -823,7 +807,7 @@ int report_write(struct buf *out, enum report_format fmt,
 		rc = text_write(out, items, n);
 		break;
 	case REPORT_JSON:
-		rc = json_write(out, items, n);
+		rc = json_array_write(out, items, n, json_item_new);
 		break;
 	case REPORT_SARIF:
 		rc = sarif_write(out, items, n, tool_version);
@@ -832,7 +816,7 @@ int report_write(struct buf *out, enum report_format fmt,
 		rc = github_write(out, items, n);
 		break;
 	case REPORT_CODEQUALITY:
-		rc = codequality_write(out, items, n);
+		rc = json_array_write(out, items, n, codequality_issue_new);
 		break;
 	default:
 		rc = -1;

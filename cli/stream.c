@@ -69,10 +69,17 @@ static int text_has_key(const char *text, size_t len, const char *key)
 	return 0;
 }
 
-int text_looks_manifest(const char *text, size_t len)
+int cli_skip_unparsed(const struct input *in, const struct source_error *err,
+		      int may_skip, int quiet, struct run_counts *c)
 {
-	return text_has_key(text, len, "apiVersion") ||
-	       text_has_key(text, len, "kind");
+	if (!may_skip || text_has_key(in->text, in->len, "apiVersion") ||
+	    text_has_key(in->text, in->len, "kind"))
+		return 0;
+	c->skipped++;
+	if (!quiet)
+		msg_note("'%s' skipped: not a Kubernetes manifest, and cannot parse it (%d:%d: %s)",
+			 in->name, err->line, err->column, err->message);
+	return 1;
 }
 
 /* 1 when `text` holds what YAML may write otherwise than as it is read
