@@ -150,9 +150,14 @@ static int lint_doc(void *arg, struct stream_doc *sd)
 static int lint_chart_finding(void *arg, const struct chart_finding *f)
 {
 	struct lint_file *lf = arg;
+	struct report_item item = {
+		.file = lf->name, .line = f->line, .column = f->column,
+		.rule = f->rule, .message = f->message, .pointer = f->pointer,
+		.kind = f->kind, .namespace = f->namespace, .name = f->name,
+		.generate_name = f->generate_name, .nameless = f->nameless,
+	};
 
-	return lint_add(lf->l, lf->name, f->line, f->column, f->rule,
-			f->severity, f->message, f->pointer);
+	return lint_add_item(lf->l, &item, f->severity);
 }
 
 /* Drops the findings from `from` on. */

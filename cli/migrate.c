@@ -233,8 +233,23 @@ static int chart_print(void *arg, const struct chart_finding *f)
 		if (f->severity == SEVERITY_INFO)
 			return 0;
 	} else {
+		struct report_item item = {
+			.kind = f->kind, .namespace = f->namespace,
+			.name = f->name, .generate_name = f->generate_name,
+			.nameless = f->nameless,
+		};
+		struct buf label;
+
+		buf_init(&label, 0);
+		if (report_object_label(&label, &item)) {
+			buf_free(&label);
+			msg_error("out of memory");
+			return -1;
+		}
 		msg_at(in->name, f->line, f->column, severity_name(f->severity),
-		       "%s [%s]", f->message, f->rule);
+		       "%s%s [%s]", label.data ? label.data : "", f->message,
+		       f->rule);
+		buf_free(&label);
 	}
 	run->m->counts.findings[f->severity]++;
 	return 0;
