@@ -178,6 +178,12 @@ check "action: installs the CLI, checks its SHA-256, lints, fails on findings (e
 	sh "$rc" "$tmp/action.out" "$runner"
 check "action: the report to upload is SARIF 2.1.0 with the findings" \
 	jqe '.version == "2.1.0" and (.runs[0].results | length > 3)' "$report"
+# a glob in args reaches gpumend as it is: "--exclude *.yaml" leaves no
+# manifest of the monorepo, where "--exclude compose.yaml" would
+python3 "$run_ci" action "$REPO_DIR/action.yml" "$mono" "$tmp/runner-glob" \
+	url="file://$G" sha256="$sha" args="--exclude *.yaml ." >"$tmp/action.out" 2>"$tmp/action.err"; rc=$?
+check "action: args are not expanded as file names (--exclude *.yaml)" \
+	sh -c '[ "$1" = 0 ] && jq -e ".runs[0].results == []" "$2" >/dev/null' sh "$rc" "$tmp/runner-glob/gpumend-report"
 python3 "$run_ci" action "$REPO_DIR/action.yml" "$clean" "$tmp/runner-clean" \
 	url="file://$G" sha256="$sha" format=github >"$tmp/action.out" 2>"$tmp/action.err"; rc=$?
 check "action: format github on a clean repository: exit 0" [ "$rc" = 0 ]
@@ -205,6 +211,10 @@ python3 "$run_ci" gitlab "$REPO_DIR/ci/gitlab-ci.yml" gpumend-lint "$clean" \
 	GPUMEND_URL="file://$G" GPUMEND_SHA256="$sha" >"$tmp/gl.out" 2>"$tmp/gl.err"; rc=$?
 check "gitlab: a clean repository passes with an empty report" \
 	sh -c '[ "$1" = 0 ] && jq -e ". == []" "$2" >/dev/null' sh "$rc" "$clean/gl-code-quality-report.json"
+python3 "$run_ci" gitlab "$REPO_DIR/ci/gitlab-ci.yml" gpumend-lint "$mono" \
+	GPUMEND_URL="file://$G" GPUMEND_SHA256="$sha" GPUMEND_ARGS="--exclude *.yaml ." >"$tmp/gl.out" 2>"$tmp/gl.err"; rc=$?
+check "gitlab: GPUMEND_ARGS are not expanded as file names (--exclude *.yaml)" \
+	sh -c '[ "$1" = 0 ] && jq -e ". == []" "$2" >/dev/null' sh "$rc" "$mono/gl-code-quality-report.json"
 python3 "$run_ci" gitlab "$REPO_DIR/ci/gitlab-ci.yml" gpumend-lint "$clean" \
 	GPUMEND_URL="file://$G" GPUMEND_SHA256="$bad" >"$tmp/gl.out" 2>"$tmp/gl.err"; rc=$?
 check "gitlab: a wrong SHA-256 fails the job before any lint" \
