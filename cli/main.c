@@ -19,7 +19,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "migrate", cmd_migrate, "rewrite legacy GPU manifests (files, directories, stdin)" },
-	{ "lint", cmd_lint, "report legacy GPU constructs (text, json, sarif, github)" },
+	{ "lint", cmd_lint, "report legacy GPU constructs (text, json, sarif, github, codequality)" },
 	{ "review", cmd_review, "answer an AdmissionReview as the webhook would" },
 	{ "certs", cmd_certs, "make or check the webhook's TLS certificates" },
 	{ "rules", cmd_rules, "list the rules and their modes" },
