@@ -21,8 +21,7 @@ struct lint_finding {
 	enum severity severity;
 	char *message;
 	char *pointer;
-	/* the object (report_item_object()), each NULL when unknown */
-	char *kind, *namespace, *name, *generate_name;
+	struct report_object object;  /* report_item_object()'s */
 	size_t object_at;
 	size_t order;          /* which file */
 	size_t seq;            /* order of report */
@@ -46,10 +45,7 @@ static void lint_finding_free(struct lint_finding *f)
 	free(f->file);
 	free(f->message);
 	free(f->pointer);
-	free(f->kind);
-	free(f->namespace);
-	free(f->name);
-	free(f->generate_name);
+	report_object_clear(&f->object);
 }
 
 /* A copy of `s`, or NULL (then *failed is set when `s` is not NULL). */
@@ -83,10 +79,8 @@ static int lint_add_item(struct lint *l, const struct report_item *item,
 	f->file = copy_of(item->file, &failed);
 	f->message = copy_of(item->message, &failed);
 	f->pointer = copy_of(item->pointer, &failed);
-	f->kind = copy_of(item->kind, &failed);
-	f->namespace = copy_of(item->namespace, &failed);
-	f->name = copy_of(item->name, &failed);
-	f->generate_name = copy_of(item->generate_name, &failed);
+	if (report_object_copy(&f->object, item, NULL, NULL))
+		failed = 1;
 	if (failed) {
 		lint_finding_free(f);
 		goto out_nomem;
@@ -403,10 +397,7 @@ int cmd_lint(int argc, char **argv)
 		items[i].severity = severity_name(l.items[i].severity);
 		items[i].message = l.items[i].message;
 		items[i].pointer = l.items[i].pointer;
-		items[i].kind = l.items[i].kind;
-		items[i].namespace = l.items[i].namespace;
-		items[i].name = l.items[i].name;
-		items[i].generate_name = l.items[i].generate_name;
+		report_object_lend(&items[i], &l.items[i].object);
 		items[i].object_at = l.items[i].object_at;
 		l.counts.findings[l.items[i].severity]++;
 		if (l.items[i].severity >= fail_on)

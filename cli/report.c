@@ -93,6 +93,53 @@ void report_item_object(struct report_item *item, json_t *root)
 	item->nameless = metadata && !item->name && !item->generate_name;
 }
 
+static char *copy_string(void *arg, const char *s)
+{
+	(void)arg;
+	return strdup(s);
+}
+
+int report_object_copy(struct report_object *obj,
+		       const struct report_item *item,
+		       char *(*copy)(void *arg, const char *s), void *arg)
+{
+	const char *from[] = { item->kind, item->namespace, item->name,
+			       item->generate_name };
+	char **to[] = { &obj->kind, &obj->namespace, &obj->name,
+			&obj->generate_name };
+
+	if (!copy)
+		copy = copy_string;
+	memset(obj, 0, sizeof(*obj));
+	obj->nameless = item->nameless;
+	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+		if (from[i] && !(*to[i] = copy(arg, from[i]))) {
+			report_object_clear(obj);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void report_object_lend(struct report_item *item,
+			const struct report_object *obj)
+{
+	item->kind = obj->kind;
+	item->namespace = obj->namespace;
+	item->name = obj->name;
+	item->generate_name = obj->generate_name;
+	item->nameless = obj->nameless;
+}
+
+void report_object_clear(struct report_object *obj)
+{
+	free(obj->kind);
+	free(obj->namespace);
+	free(obj->name);
+	free(obj->generate_name);
+	memset(obj, 0, sizeof(*obj));
+}
+
 static int has_object(const struct report_item *item)
 {
 	return item->kind || item->name || item->generate_name;

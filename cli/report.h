@@ -56,6 +56,25 @@ enum report_format {
 void report_item_object(struct report_item *item, json_t *root);
 
 /*
+ * The object of a finding with its names owned, for keeping it once the
+ * document is gone. report_object_copy() copies the object of `item`
+ * through `copy` (a new string of `s`, or NULL when out of memory; NULL:
+ * strdup()); 0, or -1 (`obj` then cleared) when out of memory.
+ * report_object_lend() makes `item` borrow the names of `obj`.
+ * report_object_clear() frees them.
+ */
+struct report_object {
+	char *kind, *namespace, *name, *generate_name;
+	int nameless;
+};
+int report_object_copy(struct report_object *obj,
+		       const struct report_item *item,
+		       char *(*copy)(void *arg, const char *s), void *arg);
+void report_object_lend(struct report_item *item,
+			const struct report_object *obj);
+void report_object_clear(struct report_object *obj);
+
+/*
  * Appends how findings name the object of `item`, then ": ":
  * "KIND NAMESPACE/NAME: " ("KIND NAME: " without a namespace, the name
  * "PREFIX*" for a generateName, "<no name>" when the object has metadata

@@ -108,8 +108,7 @@ struct tfinding {
 	char *message;
 	char *pointer;
 	/* its object (report_item_object()), actions written back */
-	char *kind, *namespace, *name, *generate_name;
-	int nameless;
+	struct report_object object;
 };
 
 struct tjob {
@@ -356,14 +355,17 @@ static char *unmask_or_null(struct tjob *tj, const char *s, int *failed)
 	return out;
 }
 
+/* unmask_new() as report_object_copy() calls it. */
+static char *unmask_copy(void *arg, const char *s)
+{
+	return unmask_new(arg, s);
+}
+
 static void tfinding_free(struct tfinding *f)
 {
 	free(f->message);
 	free(f->pointer);
-	free(f->kind);
-	free(f->namespace);
-	free(f->name);
-	free(f->generate_name);
+	report_object_clear(&f->object);
 }
 
 /* A finding at `pointer` of document `td`, whose object it names. */
@@ -371,8 +373,8 @@ static int add_finding(struct tjob *tj, const struct tdoc *td, int line,
 		       int column, const char *rule, enum severity severity,
 		       const char *message, const char *pointer)
 {
-	struct tfinding new = { line, column, rule, severity, NULL, NULL,
-				NULL, NULL, NULL, NULL, 0 };
+	struct tfinding new = { .line = line, .column = column, .rule = rule,
+				.severity = severity };
 	struct report_item item = { .pointer = pointer };
 	struct tfinding *f, *grown;
 	int failed = 0;
@@ -380,11 +382,8 @@ static int add_finding(struct tjob *tj, const struct tdoc *td, int line,
 	report_item_object(&item, td->json);
 	new.message = unmask_or_null(tj, message, &failed);
 	new.pointer = unmask_or_null(tj, pointer, &failed);
-	new.kind = unmask_or_null(tj, item.kind, &failed);
-	new.namespace = unmask_or_null(tj, item.namespace, &failed);
-	new.name = unmask_or_null(tj, item.name, &failed);
-	new.generate_name = unmask_or_null(tj, item.generate_name, &failed);
-	new.nameless = item.nameless;
+	if (report_object_copy(&new.object, &item, unmask_copy, tj))
+		failed = 1;
 	if (failed)
 		goto out_nomem;
 	for (size_t i = 0; i < tj->n_findings; i++) {
@@ -2319,10 +2318,11 @@ static int report_all(struct tjob *tj)
 		struct chart_finding cf = {
 			.line = f->line, .column = f->column, .rule = f->rule,
 			.severity = f->severity, .message = f->message,
-			.pointer = f->pointer, .kind = f->kind,
-			.namespace = f->namespace, .name = f->name,
-			.generate_name = f->generate_name,
-			.nameless = f->nameless,
+			.pointer = f->pointer, .kind = f->object.kind,
+			.namespace = f->object.namespace,
+			.name = f->object.name,
+			.generate_name = f->object.generate_name,
+			.nameless = f->object.nameless,
 		};
 
 		if (f->severity == SEVERITY_ERROR)

@@ -927,24 +927,19 @@ static void lint_add(struct lint_run *run, int line, int column,
 		fuzz_fail("out of memory");
 }
 
-/* The object `item` is about, its names copied: the document goes. */
+/* The object `item` is about, its names copied (the document goes):
+ * the item owns them, lint_run_free() frees them. */
 static void lint_add_object(struct report_item *item, json_t *root)
 {
 	struct report_item found = { .pointer = item->pointer };
-	const char **names[] = { &found.kind, &found.namespace, &found.name,
-				 &found.generate_name };
+	struct report_object obj;
 
 	report_item_object(&found, root);
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (*names[i] && !(*names[i] = strdup(*names[i])))
-			fuzz_fail("out of memory");
+	if (report_object_copy(&obj, &found, NULL, NULL))
+		fuzz_fail("out of memory");
 	if (item->pointer && found.object_at > strlen(item->pointer))
 		fuzz_fail("the object of '%s' is past its end", item->pointer);
-	item->kind = found.kind;
-	item->namespace = found.namespace;
-	item->name = found.name;
-	item->generate_name = found.generate_name;
-	item->nameless = found.nameless;
+	report_object_lend(item, &obj);
 	item->object_at = found.object_at;
 }
 

@@ -451,6 +451,17 @@ cp -R "$repo" "$dir/repo-i"
 	cmp -s "$dir/repo-i/web/tsconfig.json" "$repo/web/tsconfig.json" &&
 	pass "repository: migrate -i leaves what is excluded or skipped as it was" ||
 	{ fail "repository: migrate -i of a repository ($rc)"; cat "$dir/repo.err"; }
+# metadata without a name, and no metadata at all: named alike by lint
+# and migrate
+printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {a: b}\nspec:\n  containers:\n  - name: c\n    resources: {limits: {alpha.kubernetes.io/nvidia-gpu: 1.5}}\n---\nkind: Pod\nspec:\n  containers:\n  - name: c\n    resources: {limits: {alpha.kubernetes.io/nvidia-gpu: 2.5}}\n' >"$dir/nameless.yaml"
+"$G" lint "$dir/nameless.yaml" >"$dir/nameless.lint" 2>/dev/null
+"$G" migrate "$dir/nameless.yaml" >/dev/null 2>"$dir/nameless.err"
+grep -q "nameless.yaml:8:.*: error: Pod <no name>: " "$dir/nameless.lint" &&
+	grep -q "nameless.yaml:8:.*: error: Pod <no name>: " "$dir/nameless.err" &&
+	grep -q "nameless.yaml:14:.*: error: Pod: " "$dir/nameless.lint" &&
+	grep -q "nameless.yaml:14:.*: error: Pod: " "$dir/nameless.err" &&
+	pass "an object with metadata but no name is '<no name>', one without metadata its kind alone" ||
+	{ fail "objects without a name"; cat "$dir/nameless.lint" "$dir/nameless.err"; }
 # an ignore file that cannot be read is an error, not "no rules"
 mkdir "$dir/repo-dir-ignore" && mkdir "$dir/repo-dir-ignore/.gpumendignore"
 "$G" lint "$dir/repo-dir-ignore" >/dev/null 2>"$dir/repo.err"; rc=$?
