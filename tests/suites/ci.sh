@@ -270,7 +270,13 @@ check "List: codequality names each item in the description" \
 npm_dir=$HOME/.cache/gpumend/npm
 multitool=$npm_dir/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
 if [ ! -f "$multitool" ] && command -v npm >/dev/null 2>&1; then
-	npm install --prefix "$npm_dir" --no-audit --no-fund --loglevel=error \
+	# the system's certificate authorities, those the machine added
+	# included (node's own list lacks them)
+	cafile=""
+	[ -f /etc/ssl/certs/ca-certificates.crt ] &&
+		cafile="--cafile=/etc/ssl/certs/ca-certificates.crt"
+	# shellcheck disable=SC2086
+	npm install --prefix "$npm_dir" --no-audit --no-fund --loglevel=error $cafile \
 		@microsoft/sarif-multitool-linux@5.7.0 >"$tmp/npm.log" 2>&1 ||
 		sed 's/^/    /' "$tmp/npm.log" | tail -n 5
 fi
