@@ -67,6 +67,16 @@ static const struct rule_help help_table[RULE_COUNT] = {
 		"gpumend migrate rewrites what has a current equivalent; what has none is reported.",
 		"kubernetes,scheduling,configuration",
 	},
+	[RULE_INVALID_RESOURCE] = {
+		"Resource requests that no device plugin can serve: a name with more than one '/' (such as alpha.kubernetes.io/group-resource/...), an extended resource in the kubernetes.io domain, or an extended resource requested without a limit. The pod stays Pending, or the API server refuses it.",
+		"Request the resource by the name today's device plugin serves, with a limit equal to the request. gpumend only reports these: there is no mechanical translation.",
+		"kubernetes,gpu,resources",
+	},
+	[RULE_REMOVED_API] = {
+		"Objects on API versions that Kubernetes 1.30 no longer serves (RBAC and PriorityClass v1beta1 and the like, training-operator CRD versions no operator serves), selectors and tolerations of the removed node-role.kubernetes.io/master label, and kube-scheduler's removed --address flag.",
+		"gpumend migrate rewrites the apiVersion where the schema did not change and adds the control-plane toleration beside a lone master one; what has no mechanical translation is reported with what replaces it.",
+		"kubernetes,deprecated-api",
+	},
 };
 
 const struct rule_help *rule_help_get(enum rule_id id)
