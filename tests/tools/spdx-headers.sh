@@ -9,7 +9,8 @@
 # in its first lines is left as it is. Files covered by .reuse/dep5 (data
 # that must stay byte for byte, docs) are never touched.
 #
-# Without FILE, every file git tracks. Prints each file it changes, and
+# FILE: paths from the top of the tree; without FILE, every file git
+# tracks. Prints each file it changes, and
 # each one it does not know how to comment ("no comment syntax"), and
 # exits 1 when there was such a file. Run from anywhere in the tree.
 set -u
@@ -45,15 +46,17 @@ covered() {
 # dashes, helm, troff, none (needs none: the licence texts), or unknown
 style() {
 	case $1 in
-	LICENSE | LICENSES/*) echo none; return ;;
+	LICENSE | LICENSES/* | .reuse/*) echo none; return ;;
 	*.c | *.h) echo c; return ;;
-	*.go | go.mod | */go.mod) echo slash; return ;;
+	*.go | go.mod | */go.mod | *.js | *.mjs | *.cjs | *.ts | *.rs | *.cc | *.cpp | *.hpp)
+		echo slash; return ;;
 	*.lua) echo dashes; return ;;
 	*/templates/*.yaml | */templates/*.tpl | */templates/*.txt) echo helm; return ;;
 	*.[1-8]) echo troff; return ;;
 	*.yaml | *.yml | *.jq | *.supp | *.allow | *.toml | *.mk | *.cfg | *.conf | \
 		Makefile | */Makefile | Dockerfile | */Dockerfile | Containerfile | \
 		.gitignore | */.gitignore | .dockerignore | */.dockerignore | \
+		.helmignore | */.helmignore | *.py | *.pl | *.rb | *.awk | *.ini | \
 		*.bash | *.zsh | *.fish)
 		echo hash; return ;;
 	esac
@@ -97,7 +100,7 @@ add() {
 	{
 		_first=$(head -n 1 "$1")
 		case $_s:$_first in
-		hash-shebang:'#!'* | hash:'# syntax='*)
+		hash-shebang:'#!'* | hash:'#!'* | hash:'# syntax='*)
 			printf '%s\n' "$_first"
 			header "$_s"
 			tail -n +2 "$1"
