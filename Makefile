@@ -9,6 +9,14 @@ PREFIX   ?= /usr/local
 BUILD    ?= build
 PKGS     := jansson yaml-0.1 libmicrohttpd openssl gnutls
 
+# The version is VERSION's one line; the revision is the commit built
+# (git, when this is a git checkout), else the REVISION file that `make
+# dist` puts in the source tarball, else "unknown". Both reach the code
+# as -DGPUMEND_VERSION and -DGPUMEND_REVISION; a change rebuilds what uses
+# them (version.stamp).
+VERSION  := $(shell cat VERSION)
+REVISION ?= $(or $(if $(wildcard .git),$(shell git rev-parse --short=7 HEAD 2>/dev/null)),$(shell cat REVISION 2>/dev/null),unknown)
+
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wpointer-arith
 ifdef CI
@@ -17,6 +25,7 @@ endif
 OPT      ?= -O2 -g
 CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
              $(OPT) $(EXTRA_CFLAGS) -MMD -MP $(INCLUDES) \
+             -DGPUMEND_VERSION='"$(VERSION)"' -DGPUMEND_REVISION='"$(REVISION)"' \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread $(EXTRA_LDFLAGS)
 
@@ -142,6 +151,21 @@ deps:
 	for t in pkg-config openssl curl jq; do \
 	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
 	$(call apt_install,build dependencies,$(DEB_PKGS))
+
+# The objects whose sources use the version or revision are rebuilt when
+# either changes.
+VERSION_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(shell grep -l 'GPUMEND_VERSION\|GPUMEND_REVISION' \
+                 $(ALL_SRCS) $(CLI_MAIN) $(WEBHOOK_MAIN) 2>/dev/null))
+$(VERSION_OBJS): $(BUILD)/version.stamp
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION) $(REVISION)' | cmp -s - $@ || echo '$(VERSION) $(REVISION)' >$@
+.PHONY: FORCE revision
+FORCE:
+
+# Prints the revision (for the image's build and its label).
+revision:
+	@echo '$(REVISION)'
 
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)

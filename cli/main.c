@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("gpumend %s\n", GPUMEND_VERSION);
+		printf("gpumend %s (%s)\n", GPUMEND_VERSION, GPUMEND_REVISION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
