@@ -99,6 +99,7 @@ CLI_SRCS += cli/lint.c
 CLI_SRCS += cli/cmd_misc.c
 CLI_SRCS += cli/review.c
 CLI_SRCS += cli/webhook_config.c
+CLI_SRCS += cli/completion.c
 CLI_MAIN := cli/main.c
 $(BUILD)/cli/%.o: INCLUDES := -Irules -Ilib -Icerts -Icli
 
