@@ -186,13 +186,14 @@ $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 # manifests/monitoring and the /metrics page; node and npm run
 # tests/schema/validate.mjs and install the SARIF multitool; pre-commit
 # runs the hooks of .pre-commit-hooks.yaml; reuse checks the licence
-# lines; mandoc the man pages), TEST_DEBS packages checked by name (Go
-# and the sources tests/helm-template builds with; python3-yaml, which
+# lines; mandoc the man pages; zsh and fish run the completions),
+# TEST_DEBS packages checked by name (Go and the sources
+# tests/helm-template builds with; python3-yaml, which
 # tests/tools/ci_run.py reads the CI drop-ins with). kubectl, kustomize,
 # celcheck and the schema validators come from tests/tools/get.sh, which
 # the suites call.
 TEST_TOOLS := wrk:wrk promtool:prometheus node:nodejs npm:npm pre-commit:pre-commit \
-              reuse:reuse mandoc:mandoc
+              reuse:reuse mandoc:mandoc zsh:zsh fish:fish
 TEST_DEBS := golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v2-dev \
              python3-yaml
 test-deps:
@@ -267,9 +268,25 @@ image:
 image-test: all
 	@GPUMEND_BUILD=$(BUILD) sh tests/image/test.sh
 
+# The binaries, the man pages and the shell completions (printed by the
+# gpumend just built), under DESTDIR and PREFIX. zsh looks in
+# site-functions under /usr/local, in Debian's vendor-completions under /usr.
+MANDIR   ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+MAN_PAGES := man/gpumend.1 man/gpumend.yaml.5 man/gpumend-webhook.8
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0755 $(BUILD)/gpumend $(BUILD)/gpumend-webhook $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 man/gpumend.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 man/gpumend.yaml.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 man/gpumend-webhook.8 $(DESTDIR)$(MANDIR)/man8/
+	$(BUILD)/gpumend completion bash >$(DESTDIR)$(BASHCOMPDIR)/gpumend
+	$(BUILD)/gpumend completion zsh >$(DESTDIR)$(ZSHCOMPDIR)/_gpumend
+	$(BUILD)/gpumend completion fish >$(DESTDIR)$(FISHCOMPDIR)/gpumend.fish
 
 clean:
 	rm -rf build build-asan
