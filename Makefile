@@ -7,7 +7,14 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 BUILD    ?= build
+PKG_CONFIG ?= pkg-config
 PKGS     := jansson yaml-0.1 libmicrohttpd openssl gnutls
+# Each binary links only its own libraries: the CLI needs libcrypto for
+# `certs`, the webhook libmicrohttpd and GnuTLS; the unit tests all.
+CLI_PKGS     := jansson yaml-0.1 libcrypto
+WEBHOOK_PKGS := jansson yaml-0.1 libmicrohttpd gnutls
+# STATIC=1 links statically (make dist: the release CLIs).
+STATIC   ?=
 
 # The version is VERSION's one line; the revision is the commit built
 # (git, when this is a git checkout), else the REVISION file that `make
@@ -26,8 +33,12 @@ OPT      ?= -O2 -g
 CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
              $(OPT) $(EXTRA_CFLAGS) -MMD -MP $(INCLUDES) \
              -DGPUMEND_VERSION='"$(VERSION)"' -DGPUMEND_REVISION='"$(REVISION)"' \
-             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread $(EXTRA_LDFLAGS)
+             $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+# $(call ldlibs,PACKAGES): the link flags of PACKAGES
+ldlibs = $(if $(STATIC),-static) \
+         $(shell $(PKG_CONFIG) $(if $(STATIC),--static) --libs $(1) 2>/dev/null) \
+         -lpthread $(EXTRA_LDFLAGS)
+LDLIBS_ALL = $(call ldlibs,$(PKGS))
 
 # The layers, bottom up. Each folder sees only its own headers and those of
 # the layers below it (INCLUDES), so an include that runs back up does not
@@ -173,10 +184,10 @@ $(BUILD)/%.o: %.c | deps
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(BUILD)/gpumend: $(CLI_OBJS) $(BUILD)/$(CLI_MAIN:.c=.o)
-	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(call ldlibs,$(CLI_PKGS))
 
 $(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
-	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(call ldlibs,$(WEBHOOK_PKGS))
 
 $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
