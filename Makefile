@@ -266,6 +266,19 @@ e2e: all
 fresh:
 	@sh tests/fresh.sh
 
+# The release artefacts in dist/ (tests/dist/build.sh): the source tarball
+# (with a REVISION file), the gpumend CLI statically linked for linux-amd64
+# and linux-arm64 (cross-compiled through Debian's multiarch packages,
+# installed when missing, as root), NOTICES and SHA256SUMS. dist-test runs
+# each static CLI alone in an empty root (arm64 under qemu-aarch64-static)
+# against this build, and builds the tarball. Not part of `make check`.
+.PHONY: dist dist-test
+dist:
+	@MAKE="$(MAKE)" sh tests/dist/build.sh
+
+dist-test: all
+	@GPUMEND_BUILD=$(BUILD) sh tests/dist/test.sh
+
 # The container image, built from the Dockerfile offline with buildah
 # (installed when missing; a local debian:12-slim is made with debootstrap
 # when there is none, its packages cached in ~/.cache/gpumend/image), and
@@ -300,6 +313,6 @@ install: all
 	$(BUILD)/gpumend completion fish >$(DESTDIR)$(FISHCOMPDIR)/gpumend.fish
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-dist dist
 
 -include $(ALL_OBJS:.o=.d)
