@@ -155,10 +155,12 @@ apt_install = \
 	fi
 
 # Installs the Debian packages the build and the tests need, when missing.
+# SKIP_DEPS=1 checks nothing (a package build: its Build-Depends did).
 DEB_PKGS := build-essential pkg-config libjansson-dev libyaml-dev \
             libmicrohttpd-dev libssl-dev libgnutls28-dev openssl curl jq
 deps:
-	@missing=""; \
+	@[ -z "$(SKIP_DEPS)" ] || exit 0; \
+	missing=""; \
 	pkg-config --exists $(PKGS) 2>/dev/null || missing=libs; \
 	for t in pkg-config openssl curl jq; do \
 	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
@@ -279,6 +281,18 @@ dist:
 dist-test: all
 	@GPUMEND_BUILD=$(BUILD) sh tests/dist/test.sh
 
+# The Debian package (tests/deb/build.sh): dpkg-buildpackage -b from
+# debian/ in a copy of the committed tree, lintian without errors, the
+# .deb copied to dist/. deb-test installs it on a fresh Debian 12 root
+# (debootstrap, cached as `make fresh` caches it), runs both binaries from
+# /usr/bin and removes it. As root; not part of `make check`.
+.PHONY: deb deb-test
+deb:
+	@MAKE="$(MAKE)" sh tests/deb/build.sh
+
+deb-test:
+	@sh tests/deb/test.sh
+
 # The container image, built from the Dockerfile offline with buildah
 # (installed when missing; a local debian:12-slim is made with debootstrap
 # when there is none, its packages cached in ~/.cache/gpumend/image), and
@@ -313,6 +327,6 @@ install: all
 	$(BUILD)/gpumend completion fish >$(DESTDIR)$(FISHCOMPDIR)/gpumend.fish
 
 clean:
-	rm -rf build build-asan build-dist dist
+	rm -rf build build-asan build-dist build-deb dist
 
 -include $(ALL_OBJS:.o=.d)
