@@ -26,6 +26,11 @@ done
 
 tag=$(sed -n 's/^[[:space:]]*newTag:[[:space:]]*//p' manifests/base/kustomization.yaml)
 check "manifests/base names the image tag $version (got '$tag')" [ "$tag" = "$version" ]
+# until `kustomize edit set image`, a registry that cannot resolve: a
+# forgotten push fails clearly, and nothing is pulled from Docker Hub
+name=$(sed -n 's/^[[:space:]]*newName:[[:space:]]*//p' manifests/base/kustomization.yaml)
+check "manifests/base names the image at a .invalid registry until set (got '$name')" \
+	sh -c "echo '$name' | grep -qE '^[a-z0-9.-]+\.invalid/gpumend$'"
 
 if [ -f debian/changelog ]; then
 	deb=$(sed -n '1s/^gpumend (\([^)]*\)).*/\1/p' debian/changelog)
