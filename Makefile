@@ -306,6 +306,19 @@ image:
 image-test: all
 	@GPUMEND_BUILD=$(BUILD) sh tests/image/test.sh
 
+# Pushes the image (IMAGE, default gpumend:VERSION) to REGISTRY
+# (HOST[:PORT][/PATH]) as REGISTRY/gpumend:VERSION, with buildah;
+# TLS_VERIFY=false for a registry without TLS. Then point the manifests
+# at it: kustomize edit set image gpumend=REGISTRY/gpumend:VERSION.
+.PHONY: image-push
+image-push:
+	@[ -n "$(REGISTRY)" ] || { echo "gpumend: error: name the registry:" \
+	  "make image-push REGISTRY=HOST[:PORT][/PATH]" >&2; exit 2; }
+	buildah push --quiet --tls-verify=$(or $(TLS_VERIFY),true) \
+	  $(or $(IMAGE),gpumend:$(VERSION)) docker://$(REGISTRY)/gpumend:$(VERSION)
+	@echo "gpumend: pushed $(REGISTRY)/gpumend:$(VERSION); now, in your" \
+	  "overlay: kustomize edit set image gpumend=$(REGISTRY)/gpumend:$(VERSION)"
+
 # The binaries, the man pages and the shell completions (printed by the
 # gpumend just built), under DESTDIR and PREFIX. zsh looks in
 # site-functions under /usr/local, in Debian's vendor-completions under /usr.
