@@ -29,7 +29,9 @@ RUN apt-get update \
 
 WORKDIR /src
 COPY . .
-RUN make -j"$(nproc)" all \
+# The context has no .git: the revision comes from `make image`.
+ARG REVISION=unknown
+RUN make -j"$(nproc)" REVISION="$REVISION" all \
  && make install DESTDIR=/rootfs PREFIX=/usr/local \
  && strip /rootfs/usr/local/bin/gpumend /rootfs/usr/local/bin/gpumend-webhook
 
@@ -70,8 +72,15 @@ FROM scratch
 
 COPY --from=build /rootfs/ /
 
+# VERSION and REVISION: the VERSION file and the commit (`make image`).
+ARG VERSION=unknown
+ARG REVISION=unknown
 LABEL org.opencontainers.image.title="gpumend" \
-      org.opencontainers.image.description="Migrates legacy Kubernetes GPU manifests: CLI and mutating admission webhook"
+      org.opencontainers.image.description="Migrates legacy Kubernetes GPU manifests: CLI and mutating admission webhook" \
+      org.opencontainers.image.version="$VERSION" \
+      org.opencontainers.image.revision="$REVISION" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="https://github.com/gpumend/gpumend"
 
 ENV PATH=/usr/local/bin
 # The same numeric user as the Deployment's runAsUser (runAsNonRoot needs a

@@ -7,7 +7,22 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 BUILD    ?= build
+PKG_CONFIG ?= pkg-config
 PKGS     := jansson yaml-0.1 libmicrohttpd openssl gnutls
+# Each binary links only its own libraries: the CLI needs libcrypto for
+# `certs`, the webhook libmicrohttpd and GnuTLS; the unit tests all.
+CLI_PKGS     := jansson yaml-0.1 libcrypto
+WEBHOOK_PKGS := jansson yaml-0.1 libmicrohttpd gnutls
+# STATIC=1 links statically (make dist: the release CLIs).
+STATIC   ?=
+
+# The version is VERSION's one line; the revision is the commit built
+# (git, when this is a git checkout), else the REVISION file that `make
+# dist` puts in the source tarball, else "unknown". Both reach the code
+# as -DGPUMEND_VERSION and -DGPUMEND_REVISION; a change rebuilds what uses
+# them (version.stamp).
+VERSION  := $(shell cat VERSION)
+REVISION ?= $(or $(if $(wildcard .git),$(shell git rev-parse --short=7 HEAD 2>/dev/null)),$(shell cat REVISION 2>/dev/null),unknown)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wpointer-arith
@@ -17,8 +32,13 @@ endif
 OPT      ?= -O2 -g
 CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
              $(OPT) $(EXTRA_CFLAGS) -MMD -MP $(INCLUDES) \
-             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread $(EXTRA_LDFLAGS)
+             -DGPUMEND_VERSION='"$(VERSION)"' -DGPUMEND_REVISION='"$(REVISION)"' \
+             $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+# $(call ldlibs,PACKAGES): the link flags of PACKAGES
+ldlibs = $(if $(STATIC),-static) \
+         $(shell $(PKG_CONFIG) $(if $(STATIC),--static) --libs $(1) 2>/dev/null) \
+         -lpthread $(EXTRA_LDFLAGS)
+LDLIBS_ALL = $(call ldlibs,$(PKGS))
 
 # The layers, bottom up. Each folder sees only its own headers and those of
 # the layers below it (INCLUDES), so an include that runs back up does not
@@ -90,6 +110,7 @@ CLI_SRCS += cli/lint.c
 CLI_SRCS += cli/cmd_misc.c
 CLI_SRCS += cli/review.c
 CLI_SRCS += cli/webhook_config.c
+CLI_SRCS += cli/completion.c
 CLI_MAIN := cli/main.c
 $(BUILD)/cli/%.o: INCLUDES := -Irules -Ilib -Icerts -Icli
 
@@ -134,24 +155,41 @@ apt_install = \
 	fi
 
 # Installs the Debian packages the build and the tests need, when missing.
+# SKIP_DEPS=1 checks nothing (a package build: its Build-Depends did).
 DEB_PKGS := build-essential pkg-config libjansson-dev libyaml-dev \
             libmicrohttpd-dev libssl-dev libgnutls28-dev openssl curl jq
 deps:
-	@missing=""; \
+	@[ -z "$(SKIP_DEPS)" ] || exit 0; \
+	missing=""; \
 	pkg-config --exists $(PKGS) 2>/dev/null || missing=libs; \
 	for t in pkg-config openssl curl jq; do \
 	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
 	$(call apt_install,build dependencies,$(DEB_PKGS))
+
+# The objects whose sources use the version or revision are rebuilt when
+# either changes.
+VERSION_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(shell grep -l 'GPUMEND_VERSION\|GPUMEND_REVISION' \
+                 $(ALL_SRCS) $(CLI_MAIN) $(WEBHOOK_MAIN) 2>/dev/null))
+$(VERSION_OBJS): $(BUILD)/version.stamp
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION) $(REVISION)' | cmp -s - $@ || echo '$(VERSION) $(REVISION)' >$@
+.PHONY: FORCE revision
+FORCE:
+
+# Prints the revision (for the image's build and its label).
+revision:
+	@echo '$(REVISION)'
 
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(BUILD)/gpumend: $(CLI_OBJS) $(BUILD)/$(CLI_MAIN:.c=.o)
-	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(call ldlibs,$(CLI_PKGS))
 
 $(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
-	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(call ldlibs,$(WEBHOOK_PKGS))
 
 $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
@@ -160,12 +198,15 @@ $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 # commands, as COMMAND:PACKAGE (promtool checks the alerting rules of
 # manifests/monitoring and the /metrics page; node and npm run
 # tests/schema/validate.mjs and install the SARIF multitool; pre-commit
-# runs the hooks of .pre-commit-hooks.yaml), TEST_DEBS packages checked
-# by name (Go and the sources tests/helm-template builds with;
-# python3-yaml, which tests/tools/ci_run.py reads the CI drop-ins with).
-# kubectl, kustomize, celcheck and the schema validators come from
-# tests/tools/get.sh, which the suites call.
-TEST_TOOLS := wrk:wrk promtool:prometheus node:nodejs npm:npm pre-commit:pre-commit
+# runs the hooks of .pre-commit-hooks.yaml; reuse checks the licence
+# lines; mandoc the man pages; zsh and fish run the completions),
+# TEST_DEBS packages checked by name (Go and the sources
+# tests/helm-template builds with; python3-yaml, which
+# tests/tools/ci_run.py reads the CI drop-ins with). kubectl, kustomize,
+# celcheck and the schema validators come from tests/tools/get.sh, which
+# the suites call.
+TEST_TOOLS := wrk:wrk promtool:prometheus node:nodejs npm:npm pre-commit:pre-commit \
+              reuse:reuse mandoc:mandoc zsh:zsh fish:fish
 TEST_DEBS := golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v2-dev \
              python3-yaml
 test-deps:
@@ -227,6 +268,31 @@ e2e: all
 fresh:
 	@sh tests/fresh.sh
 
+# The release artefacts in dist/ (tests/dist/build.sh): the source tarball
+# (with a REVISION file), the gpumend CLI statically linked for linux-amd64
+# and linux-arm64 (cross-compiled through Debian's multiarch packages,
+# installed when missing, as root), NOTICES and SHA256SUMS. dist-test runs
+# each static CLI alone in an empty root (arm64 under qemu-aarch64-static)
+# against this build, and builds the tarball. Not part of `make check`.
+.PHONY: dist dist-test
+dist:
+	@MAKE="$(MAKE)" sh tests/dist/build.sh
+
+dist-test: all
+	@GPUMEND_BUILD=$(BUILD) sh tests/dist/test.sh
+
+# The Debian package (tests/deb/build.sh): dpkg-buildpackage -b from
+# debian/ in a copy of the committed tree, lintian without errors, the
+# .deb copied to dist/. deb-test installs it on a fresh Debian 12 root
+# (debootstrap, cached as `make fresh` caches it), runs both binaries from
+# /usr/bin and removes it. As root; not part of `make check`.
+.PHONY: deb deb-test
+deb:
+	@MAKE="$(MAKE)" sh tests/deb/build.sh
+
+deb-test:
+	@sh tests/deb/test.sh
+
 # The container image, built from the Dockerfile offline with buildah
 # (installed when missing; a local debian:12-slim is made with debootstrap
 # when there is none, its packages cached in ~/.cache/gpumend/image), and
@@ -240,11 +306,40 @@ image:
 image-test: all
 	@GPUMEND_BUILD=$(BUILD) sh tests/image/test.sh
 
+# Pushes the image (IMAGE, default gpumend:VERSION) to REGISTRY
+# (HOST[:PORT][/PATH]) as REGISTRY/gpumend:VERSION, with buildah;
+# TLS_VERIFY=false for a registry without TLS. Then point the manifests
+# at it: kustomize edit set image gpumend=REGISTRY/gpumend:VERSION.
+.PHONY: image-push
+image-push:
+	@[ -n "$(REGISTRY)" ] || { echo "gpumend: error: name the registry:" \
+	  "make image-push REGISTRY=HOST[:PORT][/PATH]" >&2; exit 2; }
+	buildah push --quiet --tls-verify=$(or $(TLS_VERIFY),true) \
+	  $(or $(IMAGE),gpumend:$(VERSION)) docker://$(REGISTRY)/gpumend:$(VERSION)
+	@echo "gpumend: pushed $(REGISTRY)/gpumend:$(VERSION); now, in your" \
+	  "overlay: kustomize edit set image gpumend=$(REGISTRY)/gpumend:$(VERSION)"
+
+# The binaries, the man pages and the shell completions (printed by the
+# gpumend just built), under DESTDIR and PREFIX. zsh looks in
+# site-functions under /usr/local, in Debian's vendor-completions under /usr.
+MANDIR   ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+MAN_PAGES := man/gpumend.1 man/gpumend.yaml.5 man/gpumend-webhook.8
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0755 $(BUILD)/gpumend $(BUILD)/gpumend-webhook $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 man/gpumend.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 man/gpumend.yaml.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 man/gpumend-webhook.8 $(DESTDIR)$(MANDIR)/man8/
+	$(BUILD)/gpumend completion bash >$(DESTDIR)$(BASHCOMPDIR)/gpumend
+	$(BUILD)/gpumend completion zsh >$(DESTDIR)$(ZSHCOMPDIR)/_gpumend
+	$(BUILD)/gpumend completion fish >$(DESTDIR)$(FISHCOMPDIR)/gpumend.fish
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-dist build-deb dist
 
 -include $(ALL_OBJS:.o=.d)

@@ -258,5 +258,6 @@ int cmd_lint(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_webhook_config(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 
 #endif

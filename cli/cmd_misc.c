@@ -27,7 +27,10 @@ static int config_only_usage(const char *name, const char *what, int argc,
 			*config_path = optarg;
 			break;
 		case 'h':
-			printf("usage: gpumend %s [-c FILE]\n\n%s\n", name, what);
+			printf("usage: gpumend %s [-c FILE]\n\n%s\n\n"
+			       "  -c, --config FILE   configuration file\n"
+			       "  -h, --help          show this help\n",
+			       name, what);
 			return 0;
 		default:
 			fprintf(stderr, "usage: gpumend %s [-c FILE]\n", name);

@@ -25,6 +25,8 @@ static const struct subcommand subcommands[] = {
 	{ "rules", cmd_rules, "list the rules and their modes" },
 	{ "config", cmd_config, "print the default (or effective) configuration" },
 	{ "webhook-config", cmd_webhook_config, "print the webhook's MutatingWebhookConfiguration" },
+	{ "completion", cmd_completion, "print the bash, zsh or fish completion script" },
+	{ "help", NULL, "show the help of gpumend or of a command" },
 };
 
 static void usage(FILE *out)
@@ -39,11 +41,51 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(out, "  %-14s %s\n", subcommands[i].name,
 			subcommands[i].summary);
-	fputs("\nRun 'gpumend COMMAND --help' for a command's options.\n", out);
+	fputs("\nRun 'gpumend help COMMAND' (or 'gpumend COMMAND --help') for a\n"
+	      "command's options.\n", out);
+}
+
+static const struct subcommand *subcommand_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (subcommands[i].run && !strcmp(name, subcommands[i].name))
+			return &subcommands[i];
+	return NULL;
+}
+
+/*
+ * `gpumend help [COMMAND [SUBCOMMAND]]`: gpumend's usage, or COMMAND's
+ * help, which is what `gpumend COMMAND [SUBCOMMAND] --help` prints.
+ */
+static int cmd_help(int argc, char **argv)
+{
+	const struct subcommand *cmd;
+	char *help_argv[4];
+	int n = 0;
+
+	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	cmd = subcommand_find(argv[1]);
+	if (!cmd || argc > 3) {
+		msg_error("'%s' is not a gpumend command; see 'gpumend --help'",
+			  argv[argc > 3 ? 3 : 1]);
+		return 2;
+	}
+	help_argv[n++] = argv[1];
+	if (argc == 3)
+		help_argv[n++] = argv[2];
+	help_argv[n++] = "--help";
+	help_argv[n] = NULL;
+	return cmd->run(n, help_argv);
 }
 
 int main(int argc, char **argv)
 {
+	const struct subcommand *cmd;
+
 	msg_set_program("gpumend");
 	/* past a file size limit (ulimit -f), a write fails with EFBIG and
 	 * is reported, the temporary file of -i removed: the signal would
@@ -55,18 +97,19 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "help"))
+		return cmd_help(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("gpumend %s\n", GPUMEND_VERSION);
+		printf("gpumend %s (%s)\n", GPUMEND_VERSION, GPUMEND_REVISION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		if (strcmp(argv[1], subcommands[i].name) == 0)
-			return subcommands[i].run(argc - 1, argv + 1);
+	cmd = subcommand_find(argv[1]);
+	if (cmd)
+		return cmd->run(argc - 1, argv + 1);
 	msg_error("'%s' is not a gpumend command; see 'gpumend --help'", argv[1]);
 	return 2;
 }

@@ -16,7 +16,12 @@
 #include <string.h>
 #include <jansson.h>
 
-#define GPUMEND_VERSION "0.1.0"
+/*
+ * GPUMEND_VERSION (the release, "0.2.0") and GPUMEND_REVISION (the commit,
+ * "abc1234", or "unknown") are not defined here: the Makefile passes them
+ * (-D), from the VERSION file and git or the REVISION file, so that the
+ * version is kept in one place.
+ */
 
 /*
  * Rules, in the order the engine runs them. The order matters:

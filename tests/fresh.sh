@@ -26,6 +26,9 @@
 # GPUMEND_FRESH_COMMANDS: commands to run instead of the Quick start's, a
 # line each (GPUMEND_FRESH_COMMANDS="make e2e" make fresh), with CI=true:
 # each must exit 0, and a summary line say 0 failed.
+# GPUMEND_FRESH_FILES: files of this checkout that are not committed (a
+# built package: dist/gpumend_0.2.0-1_amd64.deb), copied into the clone at
+# the same paths, for those commands (make deb-test).
 set -u
 REPO_DIR=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO_DIR/tests/tools/apt.sh"
@@ -149,6 +152,10 @@ git clone -q --no-checkout "$REPO_DIR" "$root/root/gpumend" >"$LOGS/clone.log" 2
 	die "git clone of $commit failed"
 }
 say "cloned $(git -C "$root/root/gpumend" log --oneline -1)"
+for f in ${GPUMEND_FRESH_FILES:-}; do
+	mkdir -p "$root/root/gpumend/$(dirname "$f")" &&
+		cp "$REPO_DIR/$f" "$root/root/gpumend/$f" || die "cannot copy $f into the root"
+done
 
 # ------------------------------------------------------------------
 # The README's commands

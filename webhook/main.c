@@ -177,7 +177,8 @@ static int options_parse(int argc, char **argv, struct options *o)
 			return 1;
 		}
 		if (!strcmp(arg, "--version")) {
-			printf("gpumend-webhook %s\n", GPUMEND_VERSION);
+			printf("gpumend-webhook %s (%s)\n", GPUMEND_VERSION,
+			       GPUMEND_REVISION);
 			return 1;
 		}
 		for (size_t k = 0; k < N_OPTIONS && !spec; k++) {

@@ -352,8 +352,7 @@ use_image() {
 	[ -z "${_image_present:-}" ] && {
 		_image_present=no
 		command -v buildah >/dev/null 2>&1 &&
-			buildah inspect --type image "gpumend:$(sed -n 's/^#define GPUMEND_VERSION "\(.*\)"$/\1/p' \
-				"$REPO_DIR/rules/rules.h")" >/dev/null 2>&1 && _image_present=yes
+			buildah inspect --type image "gpumend:$(cat "$REPO_DIR/VERSION")" >/dev/null 2>&1 && _image_present=yes
 	}
 	[ "$_image_present" = yes ]
 }

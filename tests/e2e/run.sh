@@ -352,7 +352,7 @@ mkdir -p "$E2E_DIR/wh-config" && chmod 755 "$E2E_DIR/wh-config" &&
 start_webhook gpumend "$E2E_DIR/wh-tls" -c "$WH_CONFIG" ||
 	abort "gpumend-webhook does not start" "$E2E_DIR/gpumend.log"
 if use_image gpumend; then
-	say "gpumend-webhook runs from the image gpumend:$(sed -n 's/^#define GPUMEND_VERSION "\(.*\)"$/\1/p' "$REPO_DIR/rules/rules.h") (tests/image/webhook.sh; E2E_IMAGE=0 for the host's binary)"
+	say "gpumend-webhook runs from the image gpumend:$(cat "$REPO_DIR/VERSION") (tests/image/webhook.sh; E2E_IMAGE=0 for the host's binary)"
 else
 	say "gpumend-webhook runs from $GPUMEND_WEBHOOK (no image: make image to test what users deploy)"
 fi

@@ -11,7 +11,10 @@ image_need buildah buildah
 sh "$IMAGE_DIR/base.sh"
 cd "$IMAGE_REPO"
 image_say "building $IMAGE"
+revision=$(make -s --no-print-directory revision) ||
+	image_die "cannot read the revision (make revision)"
 buildah bud --isolation chroot --layers --pull=never -f Dockerfile \
+	--build-arg VERSION="$IMAGE_VERSION" --build-arg REVISION="$revision" \
 	-t "$IMAGE" . ||
 	image_die "buildah bud failed"
 image_say "built $IMAGE: $(buildah images --format '{{.Size}}' "$IMAGE")"

@@ -6,8 +6,7 @@
 : "${IMAGE_DIR:=$(cd "$(dirname "$0")" && pwd)}"
 IMAGE_REPO=$(cd "$IMAGE_DIR/../.." && pwd)
 # The version the sources declare; the image's default tag.
-IMAGE_VERSION=$(sed -n 's/^#define GPUMEND_VERSION "\(.*\)"$/\1/p' \
-	"$IMAGE_REPO/rules/rules.h")
+IMAGE_VERSION=$(cat "$IMAGE_REPO/VERSION")
 : "${IMAGE:=gpumend:$IMAGE_VERSION}"
 # What the Dockerfile's FROM debian:12-slim resolves to.
 BASE_IMAGE=docker.io/library/debian:12-slim

@@ -82,6 +82,13 @@ check "config: entry point /usr/local/bin/gpumend-webhook" \
 	jq_true '.OCIv1.config.Entrypoint == ["/usr/local/bin/gpumend-webhook"]' "$dir/inspect.json"
 check "config: port 8443 exposed" \
 	jq_true '.OCIv1.config.ExposedPorts | has("8443/tcp")' "$dir/inspect.json"
+revision=$(make -s --no-print-directory -C "$REPO_DIR" revision)
+check "labels: org.opencontainers.image version $IMAGE_VERSION, revision $revision, licenses Apache-2.0, source" \
+	jq_true ".OCIv1.config.Labels as \$l |
+		\$l[\"org.opencontainers.image.version\"] == \"$IMAGE_VERSION\" and
+		\$l[\"org.opencontainers.image.revision\"] == \"$revision\" and
+		\$l[\"org.opencontainers.image.licenses\"] == \"Apache-2.0\" and
+		(\$l[\"org.opencontainers.image.source\"] | startswith(\"https://\"))" "$dir/inspect.json"
 
 image_container || give_up "cannot make a container of $IMAGE"
 root=$image_root
@@ -335,12 +342,17 @@ EOF
 	return 1
 }
 
+make -s --no-print-directory -C "$REPO_DIR" image-push REGISTRY= >/dev/null 2>"$dir/err"
+rc=$?
+check "make image-push without REGISTRY: exit 2, says how to name it" \
+	sh -c "[ $rc = 2 ] && grep -q 'REGISTRY=' '$dir/err'"
 if ! registry_start; then
 	fail "a registry on 127.0.0.1 (docker-registry) starts: $(tail -n 3 "$dir/registry/log" 2>/dev/null)"
 else
 	ref="127.0.0.1:$registry_port/gpumend:$IMAGE_VERSION"
-	check "buildah push $IMAGE $ref" \
-		buildah push --quiet --tls-verify=false "$IMAGE" "docker://$ref"
+	check "make image-push REGISTRY=127.0.0.1:$registry_port pushes $IMAGE as $ref" \
+		make -s --no-print-directory -C "$REPO_DIR" image-push IMAGE="$IMAGE" \
+		REGISTRY="127.0.0.1:$registry_port" TLS_VERIFY=false
 	check "the registry lists the tag" sh -c \
 		"curl -sf 'http://127.0.0.1:$registry_port/v2/gpumend/tags/list' | jq -e '.tags | index(\"$IMAGE_VERSION\")' >/dev/null"
 	if buildah pull --quiet --tls-verify=false "docker://$ref" >"$dir/pulled.id" 2>"$dir/err"; then

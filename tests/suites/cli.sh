@@ -9,7 +9,7 @@ G="$GPUMEND"
 ex="$REPO_DIR/examples"
 
 # --- usage ---------------------------------------------------------------
-"$G" --version | grep -qE '^gpumend [0-9]+\.[0-9]+\.[0-9]+$' &&
+"$G" --version | grep -qE '^gpumend [0-9]+\.[0-9]+\.[0-9]+ \(([0-9a-f]{7,}|unknown)\)$' &&
 	pass "--version" || fail "--version"
 for cmd in migrate lint review certs rules config; do
 	if "$G" $cmd --help >"$dir/help" 2>&1 && grep -q "usage: gpumend $cmd" "$dir/help"; then
