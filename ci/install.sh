@@ -3,14 +3,15 @@
 # Action's install step runs it): downloads it, checks its SHA-256, puts
 # it in $GPUMEND_DIR/bin and runs `gpumend --version`.
 #
-#   GPUMEND_VERSION  release to install (default 0.1.0)
+#   GPUMEND_VERSION  release to install (default 0.2.0)
 #   GPUMEND_URL      where the CLI is (default: the release's static CLI
 #                    for this machine's architecture); any URL curl reads,
 #                    file:// included
 #   GPUMEND_SHA256   its SHA-256 in hex; without it, the release's
-#                    published checksum (GPUMEND_URL.sha256) is fetched,
-#                    which only guards against a damaged download: pin
-#                    the checksum to guard against a changed release
+#                    published checksums (SHA256SUMS, beside the CLI, as
+#                    `make dist` writes them) are fetched, which only
+#                    guards against a damaged download: pin the checksum
+#                    to guard against a changed release
 #   GPUMEND_DIR      where to install (default ./.gpumend); the CLI goes
 #                    in GPUMEND_DIR/bin/gpumend
 #
@@ -18,7 +19,7 @@
 # nothing installed (a failed check leaves no file behind).
 set -eu
 
-version=${GPUMEND_VERSION:-0.1.0}
+version=${GPUMEND_VERSION:-0.2.0}
 version=${version#v}
 dir=${GPUMEND_DIR:-./.gpumend}
 url=${GPUMEND_URL:-}
@@ -47,9 +48,11 @@ trap 'rm -f "$tmp" "$tmp.sha256"' EXIT
 
 curl -fsSL --retry 3 -o "$tmp" "$url" || die "cannot download '$url'"
 if [ -z "$sum" ]; then
-	curl -fsSL --retry 3 -o "$tmp.sha256" "$url.sha256" ||
-		die "cannot download '$url.sha256'; give GPUMEND_SHA256"
-	sum=$(awk 'NR == 1 { print $1 }' "$tmp.sha256")
+	sums=${url%/*}/SHA256SUMS
+	curl -fsSL --retry 3 -o "$tmp.sha256" "$sums" ||
+		die "cannot download '$sums'; give GPUMEND_SHA256"
+	sum=$(awk -v f="${url##*/}" '$2 == f || $2 == "*" f { print $1; exit }' "$tmp.sha256")
+	[ -n "$sum" ] || die "'$sums' names no '${url##*/}'; give GPUMEND_SHA256"
 fi
 case $sum in
 *[!0-9a-fA-F]* | "") die "'$sum' is not a SHA-256 in hex" ;;

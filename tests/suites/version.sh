@@ -38,6 +38,15 @@ if [ -f debian/changelog ]; then
 		sh -c "case '$deb' in '$version'-[0-9]*) exit 0 ;; *) exit 1 ;; esac"
 fi
 
+# the CI drop-ins install this release by default (other images' tags,
+# on `image:` lines, aside)
+for f in action.yml ci/install.sh ci/gitlab-ci.yml ci/github-workflow.yml; do
+	other=$(grep -v 'image:' "$f" | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' |
+		grep -vxF "$version" | sort -u | tr '\n' ' ')
+	check "$f names release $version and no other${other:+ (also: $other)}" \
+		sh -c "grep -qF '$version' '$f' && [ -z '$other' ]"
+done
+
 check "CHANGELOG.md has a section '## [$version]'" \
 	grep -q "^## \[$version\]" CHANGELOG.md
 
