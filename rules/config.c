@@ -122,6 +122,7 @@ static const struct config_field limits_fields[] = {
 	FIELD("maxDocumentBytes", FIELD_SIZE, max_document_bytes),
 	FIELD("maxDepth", FIELD_INT, max_depth),
 	FIELD("maxAliasNodes", FIELD_SIZE, max_alias_nodes),
+	FIELD("maxReviewSteps", FIELD_SIZE, max_review_steps),
 	{ NULL, 0, 0 }
 };
 
@@ -540,6 +541,7 @@ struct config *config_new_default(void)
 	cfg->max_document_bytes = 8u << 20;
 	cfg->max_depth = 128;
 	cfg->max_alias_nodes = 100000;
+	cfg->max_review_steps = 50000000;
 	cfg->failure_allow = 1;
 	cfg->timeout_seconds = 10;
 	cfg->max_gpu_memory_gib = 288;
@@ -785,6 +787,7 @@ static const char default_yaml[] =
 	"  maxDocumentBytes: 8388608  # largest file or request body\n"
 	"  maxDepth: 128              # deepest nesting of mappings and sequences\n"
 	"  maxAliasNodes: 100000      # most nodes YAML aliases may expand to\n"
+	"  maxReviewSteps: 50000000   # most steps of work one webhook review may take\n"
 	"\n"
 	"# The webhook.\n"
 	"webhook:\n"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rules_private.h"
 
@@ -149,6 +150,41 @@ static void fail(struct rule_ctx *ctx, const char *pointer, const char *what)
 		snprintf(ctx->err->message, sizeof(ctx->err->message),
 			 "rule '%s': %s", rule_table[ctx->rule].name, what);
 	}
+}
+
+/* The monotonic clock in nanoseconds. */
+static int64_t monotonic_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+void rules_budget_init(struct rules_budget *b, uint64_t steps,
+		       uint64_t millis)
+{
+	memset(b, 0, sizeof(*b));
+	b->steps_left = steps ? steps : UINT64_MAX;
+	b->until_clock = RULES_BUDGET_CLOCK_STEPS;
+	if (millis)
+		b->deadline_ns = monotonic_ns() + (int64_t)millis * 1000000;
+}
+
+int rules_budget_check(struct rules_budget *b)
+{
+	b->until_clock = RULES_BUDGET_CLOCK_STEPS;
+	if (b->deadline_ns && monotonic_ns() >= b->deadline_ns)
+		b->spent = 1;
+	return b->spent ? -1 : 0;
+}
+
+int rule_spend(struct rule_ctx *ctx, uint64_t steps)
+{
+	if (rules_budget_spend(ctx->opts->budget, steps) == 0)
+		return 0;
+	fail(ctx, ctx->object_pointer, "the review is over its work budget");
+	return -1;
 }
 
 int rule_mutates(const struct rule_ctx *ctx)
@@ -436,6 +472,12 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 
 	if (!path || (kind == PATCH_MOVE && !from))
 		goto out_fail;
+	if (rule_spend(ctx, 1)) {
+		free(path);
+		free(from);
+		json_decref(value_new);
+		return -1;
+	}
 	if (res->n_ops == res->cap_ops) {
 		size_t cap = res->cap_ops ? res->cap_ops * 2 : 8;
 		struct patch_op *grown = realloc(res->ops, cap * sizeof(*grown));
@@ -851,7 +893,7 @@ static int walk_push(struct walk_path *w, const char *token)
 
 static int collect_pod_specs(json_t *node, json_t *holder,
 			     struct walk_path *w, struct pod_list *list,
-			     int depth)
+			     int depth, struct rules_budget *budget)
 {
 	size_t saved = w->len;
 	const char *key;
@@ -861,6 +903,8 @@ static int collect_pod_specs(json_t *node, json_t *holder,
 
 	if (depth > 64)
 		return 0;
+	if (rules_budget_spend(budget, 1))
+		return -1;
 	if (json_is_object(node)) {
 		if (is_pod_spec(node))
 			return pod_list_add(list, w->text, node, holder);
@@ -869,7 +913,7 @@ static int collect_pod_specs(json_t *node, json_t *holder,
 				continue;
 			if (walk_push(w, key) == 0)
 				rc = collect_pod_specs(child, node, w, list,
-						       depth + 1);
+						       depth + 1, budget);
 			w->len = saved;
 			w->text[saved] = '\0';
 			if (rc)
@@ -889,7 +933,7 @@ static int collect_pod_specs(json_t *node, json_t *holder,
 			while (n /= 10);
 			if (walk_push(w, d) == 0)
 				rc = collect_pod_specs(child, NULL, w, list,
-						       depth + 1);
+						       depth + 1, budget);
 			w->len = saved;
 			w->text[saved] = '\0';
 			if (rc)
@@ -916,7 +960,8 @@ static struct pod_list *object_pod_specs(struct rule_ctx *ctx)
 		return list;
 	strcpy(w.text, ctx->object_pointer);
 	w.len = strlen(w.text);
-	if (collect_pod_specs(ctx->object, NULL, &w, list, 0)) {
+	if (collect_pod_specs(ctx->object, NULL, &w, list, 0,
+			      ctx->opts->budget)) {
 		pod_list_clear(list);
 		return NULL;
 	}
@@ -929,7 +974,8 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 	struct pod_list *list = object_pod_specs(ctx);
 
 	if (!list) {
-		fail(ctx, ctx->object_pointer, "out of memory");
+		if (rule_spend(ctx, 0) == 0)
+			fail(ctx, ctx->object_pointer, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < list->n; i++) {
@@ -1005,7 +1051,7 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			c.pointer = pointer;
 			c.list = container_lists[l];
 			c.index = i;
-			if (fn(ctx, pod, &c, arg))
+			if (rule_spend(ctx, 1) || fn(ctx, pod, &c, arg))
 				return -1;
 		}
 	}

@@ -116,6 +116,13 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg);
 int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   container_fn fn, void *arg);
 
+/*
+ * Spends `steps` of the review's work budget (rules_options.budget);
+ * 0, or -1 with the failure recorded once it is spent. Every loop whose
+ * length the input decides spends from it.
+ */
+int rule_spend(struct rule_ctx *ctx, uint64_t steps);
+
 /* 1 when the running rule may change the object (mode mutate, not
  * report-only). */
 int rule_mutates(const struct rule_ctx *ctx);

@@ -184,7 +184,7 @@ static const char every_key[] =
 	"  \"mutations\": \"example.com/mutations\","
 	"  \"denyOptOutNamespaces\": [\"sandbox\"]},"
 	" \"limits\": {\"maxDocumentBytes\": 1048576, \"maxDepth\": 64,"
-	"  \"maxAliasNodes\": 5000},"
+	"  \"maxAliasNodes\": 5000, \"maxReviewSteps\": 1000000},"
 	" \"webhook\": {\"failurePolicy\": \"deny\", \"timeoutSeconds\": 5}}";
 
 TEST(config_every_key_set_and_read_back)
@@ -293,6 +293,7 @@ TEST(config_every_key_set_and_read_back)
 	CHECK(cfg->max_document_bytes == 1048576);
 	CHECK(cfg->max_depth == 64);
 	CHECK(cfg->max_alias_nodes == 5000);
+	CHECK(cfg->max_review_steps == 1000000);
 	CHECK(cfg->failure_allow == 0);
 	CHECK(cfg->timeout_seconds == 5);
 	CHECK(cfg->deny_opt_out_namespaces.n == 1);
