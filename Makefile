@@ -148,9 +148,10 @@ $(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
 $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-# The tools only the tests use (as root, when missing). kubectl and
+# The tools only the tests use (as root, when missing): wrk, and valgrind
+# for the instruction counts of tests/suites/complexity.sh. kubectl and
 # kustomize come from tests/tools/get.sh, which the suites call.
-TEST_PKGS := wrk
+TEST_PKGS := wrk valgrind
 test-deps:
 	@missing=""; \
 	for t in $(TEST_PKGS); do \

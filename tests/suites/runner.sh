@@ -73,6 +73,17 @@ runs ci-all CI=true GPUMEND_SKIPS_ALLOW="$dir/allow2" -- alpha beta
 check "CI=true: every skip allowed: the run passes" \
 	[ "$rc" = 0 -a "$(last ci-all)" = "3 passed, 0 failed, 3 skipped" ]
 
+# an entry whose third field is "sanitize" allows the skip only there
+printf 'alpha: the thing%sno thing here%ssanitize\nbeta: other%sreason\nbeta: third%sreason\n' \
+	"$tab" "$tab" "$tab" "$tab" >"$dir/allow3"
+runs ci-san-plain CI=true GPUMEND_SKIPS_ALLOW="$dir/allow3" -- alpha beta
+check "CI=true: a sanitize-only entry does not allow the skip in a plain run: $(last ci-san-plain)" \
+	sh -c "[ '$rc' != 0 ] && [ '$(last ci-san-plain)' = '3 passed, 1 failed, 3 skipped' ] &&
+		grep -q \"'alpha: the thing' was skipped\" '$dir/ci-san-plain'"
+runs ci-san CI=true GPUMEND_SANITIZE=1 GPUMEND_SKIPS_ALLOW="$dir/allow3" -- alpha beta
+check "CI=true: a sanitize-only entry allows the skip under the sanitizers" \
+	[ "$rc" = 0 -a "$(last ci-san)" = "3 passed, 0 failed, 3 skipped" ]
+
 runs fails -- alpha broken
 check "a failure fails the run: $(last fails)" \
 	[ "$rc" != 0 -a "$(last fails)" = "3 passed, 1 failed, 1 skipped" ]
@@ -85,8 +96,8 @@ check "a summary without its skipped count is read as none skipped" \
 	[ "$rc" = 0 -a "$(last old)" = "1 passed, 0 failed, 0 skipped" ]
 
 # the allowlist in the tree: each entry names a check and says why
-bad=$(awk -F '\t' '!/^#/ && NF && !($1 ~ /^[A-Za-z0-9_-]+: ./ && $2 ~ /[^ ]/)' \
+bad=$(awk -F '\t' '!/^#/ && NF && !($1 ~ /^[A-Za-z0-9_-]+: ./ && $2 ~ /[^ ]/ && ($3 == "" || $3 == "sanitize") && NF <= 3)' \
 	"$TESTS_DIR/skips.allow")
-check "tests/skips.allow: every entry is 'SUITE: NAME<tab>reason'${bad:+: $bad}" [ -z "$bad" ]
+check "tests/skips.allow: every entry is 'SUITE: NAME<tab>reason[<tab>sanitize]'${bad:+: $bad}" [ -z "$bad" ]
 
 finish runner
