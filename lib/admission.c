@@ -899,12 +899,17 @@ static int answer_unreproduced(const struct config *cfg, struct answer *a,
  * internal failure is, so that no request holds a thread past the
  * registration's timeout.
  */
-static int answer_over_budget(const struct config *cfg, struct answer *a,
-			      struct admission_outcome *out)
+static int answer_over_budget(const struct config *cfg,
+			      const struct rules_budget *budget,
+			      struct answer *a, struct admission_outcome *out)
 {
+	if (budget->spent == RULES_BUDGET_DEADLINE)
+		return answer_failure(cfg, a, out, ADMISSION_INTERNAL,
+				      "internal error: the review is over its work budget (webhook.timeoutSeconds %d)",
+				      cfg->timeout_seconds);
 	return answer_failure(cfg, a, out, ADMISSION_INTERNAL,
-			      "internal error: the review is over its work budget (limits.maxReviewSteps %zu, webhook.timeoutSeconds %d)",
-			      cfg->max_review_steps, cfg->timeout_seconds);
+			      "internal error: the review is over its work budget (limits.maxReviewSteps %zu)",
+			      cfg->max_review_steps);
 }
 
 /*
@@ -996,7 +1001,7 @@ static int review_converge(const struct config *cfg,
 	if (converge_update(object, migrated, held, res->ops, res->n_ops,
 			    budget, &cv)) {
 		if (budget->spent)
-			rc = answer_over_budget(cfg, a, out);
+			rc = answer_over_budget(cfg, budget, a, out);
 		goto out_clear;
 	}
 	/* what the answer migrates is said by those rules' findings, what
@@ -1069,7 +1074,7 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 	opts.budget = &budget;
 	if (rules_apply(cfg, &opts, object, &res, &err) != 0) {
 		if (budget.spent) {
-			rc = answer_over_budget(cfg, a, out);
+			rc = answer_over_budget(cfg, &budget, a, out);
 			goto out_clear;
 		}
 		if (src->light) {

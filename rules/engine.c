@@ -175,7 +175,7 @@ int rules_budget_check(struct rules_budget *b)
 {
 	b->until_clock = RULES_BUDGET_CLOCK_STEPS;
 	if (b->deadline_ns && monotonic_ns() >= b->deadline_ns)
-		b->spent = 1;
+		b->spent = RULES_BUDGET_DEADLINE;
 	return b->spent ? -1 : 0;
 }
 

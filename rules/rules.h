@@ -278,10 +278,13 @@ struct rules_budget {
 	uint64_t steps_left;     /* UINT64_MAX: no cap on steps */
 	int64_t deadline_ns;     /* monotonic; 0: no deadline */
 	uint64_t until_clock;    /* steps until the clock is read */
-	int spent;               /* 1 once over the steps or the deadline */
+	int spent;               /* once spent: RULES_BUDGET_STEPS or
+				    RULES_BUDGET_DEADLINE; 0 before */
 };
 
 #define RULES_BUDGET_CLOCK_STEPS 65536
+#define RULES_BUDGET_STEPS 1
+#define RULES_BUDGET_DEADLINE 2
 
 /*
  * Sets `b` to `steps` steps (0: no cap) and a deadline `millis` from now
@@ -301,8 +304,10 @@ static inline int rules_budget_spend(struct rules_budget *b, uint64_t steps)
 {
 	if (!b)
 		return 0;
-	if (b->spent || steps > b->steps_left) {
-		b->spent = 1;
+	if (b->spent)
+		return -1;
+	if (steps > b->steps_left) {
+		b->spent = RULES_BUDGET_STEPS;
 		return -1;
 	}
 	b->steps_left -= b->steps_left == UINT64_MAX ? 0 : steps;

@@ -19,8 +19,11 @@ for dir in "$TESTS_DIR"/webhook/reviews/*/; do
 	cfg=""
 	[ -f "$dir/config.yaml" ] && cfg="-c $dir/config.yaml"
 	# shellcheck disable=SC2086
-	if ! "$GPUMEND" review $cfg "$dir/review.json" >"$tmp/answer" 2>"$tmp/err"; then
-		fail "$name: gpumend review exits 0"
+	"$GPUMEND" review $cfg "$dir/review.json" >"$tmp/answer" 2>"$tmp/err"
+	rc=$?
+	# 1: the answer refuses the object
+	if [ $rc -gt 1 ] || [ "$rc" != "$(jq -r 'if .response.allowed then 0 else 1 end' "$tmp/answer")" ]; then
+		fail "$name: gpumend review exits 0, or 1 for a refusal (exit $rc)"
 		sed 's/^/    /' "$tmp/err"
 		continue
 	fi
