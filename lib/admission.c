@@ -1053,6 +1053,9 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 	struct rules_options opts = {
 		.offline = 0,
 		.namespace_name = ns,
+		/* the API server sets the request's namespace: the
+		 * object's own could be anything */
+		.deny_namespace_from_request = 1,
 		.keep_undo = 1,
 		.read_json = json_scan_read_value,
 		.skip_rules = skip,

@@ -633,11 +633,15 @@ static int csv_has(const char *names, const char *name)
 /*
  * 1 when the opt-out annotations of `holder`'s metadata leave the rule
  * `rule` out: of the whole object, or of that rule. They are read into
- * `opt` once, until it is forgotten (opt_out_forget()).
+ * `opt` once, until it is forgotten (opt_out_forget()). A rule in deny
+ * mode is never left out while `deny_locked`: the author of an object
+ * may opt out of a deny rule only in the namespaces the config names.
  */
 static int opted_out(const struct config *cfg, struct opt_out *opt,
-		     json_t *holder, enum rule_id rule)
+		     json_t *holder, enum rule_id rule, int deny_locked)
 {
+	if (deny_locked && cfg->mode[rule] == RULE_MODE_DENY)
+		return 0;
 	if (!opt->known) {
 		json_t *annotations = annotations_of(holder);
 		const char *skip = NULL;
@@ -751,6 +755,16 @@ static void opt_out_forget(struct rule_ctx *ctx, const char *path)
 	}
 }
 
+/* 1 when objects of the namespace `ns` (NULL: none) may opt out of
+ * rules in deny mode. */
+static int namespace_may_opt_out(const struct config *cfg, const char *ns)
+{
+	for (size_t i = 0; ns && i < cfg->deny_opt_out_namespaces.n; i++)
+		if (strcmp(cfg->deny_opt_out_namespaces.items[i], ns) == 0)
+			return 1;
+	return 0;
+}
+
 static int run_object(struct rule_ctx *ctx, json_t *object,
 		      const char *pointer)
 {
@@ -771,6 +785,9 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 	memcpy(ctx->object_metadata, pointer, plen);
 	memcpy(ctx->object_metadata + plen, "/metadata", sizeof("/metadata"));
 	ctx->namespace_name = ns ? ns : ctx->opts->namespace_name;
+	ctx->deny_locked = !namespace_may_opt_out(ctx->cfg,
+		ctx->opts->deny_namespace_from_request ?
+		ctx->opts->namespace_name : ctx->namespace_name);
 	for (int r = 0; r < RULE_COUNT; r++) {
 		const struct rule_info *info = &rule_table[r];
 
@@ -787,7 +804,8 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 		ctx->object = json_pointer_get(ctx->root, pointer);
 		if (!json_is_object(ctx->object))
 			return 0;
-		if (opted_out(ctx->cfg, &ctx->object_opt, ctx->object, r))
+		if (opted_out(ctx->cfg, &ctx->object_opt, ctx->object, r,
+			      ctx->deny_locked))
 			continue;
 		ctx->rule = (enum rule_id)r;
 		if (rule_runs[r](ctx) != 0 || ctx->failed) {
@@ -992,7 +1010,8 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 				pod.metadata = NULL;
 		}
 		if (pod.metadata &&
-		    opted_out(ctx->cfg, &e->opt, e->holder, ctx->rule))
+		    opted_out(ctx->cfg, &e->opt, e->holder, ctx->rule,
+			      ctx->deny_locked))
 			continue;
 		if (fn(ctx, &pod, arg))
 			return -1;

@@ -322,6 +322,15 @@ struct rules_options {
 	int offline;            /* 1 in the CLI: offline-only rules run too */
 	int report_only;        /* 1 for UPDATE: report, never mutate */
 	const char *namespace_name; /* request namespace when the object has none */
+	/*
+	 * 1 when namespace_name alone says whether the object's authors may
+	 * opt out of rules in deny mode (the webhook: the request's
+	 * namespace, which the API server sets); 0 when the object's own
+	 * metadata.namespace says it, else namespace_name (the CLI). Only
+	 * in cfg->deny_opt_out_namespaces do the opt-out annotations leave
+	 * a deny-mode rule out.
+	 */
+	int deny_namespace_from_request;
 	int keep_undo;          /* 1: operations keep their undo (patch_op.undo) */
 	/*
 	 * Rules (bits 1 << rule_id) not to run while no operation has changed

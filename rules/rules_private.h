@@ -33,6 +33,7 @@ struct rule_ctx {
 	json_t *object;             /* the object now examined (root or List item) */
 	const char *object_pointer; /* its pointer: "" for the root */
 	const char *namespace_name; /* its namespace, or the request's, or NULL */
+	int deny_locked;            /* its authors cannot opt out of deny rules */
 	struct pod_list *pods;      /* the object's pod specs, found once */
 	int pods_known;
 	/* the object's metadata pointer, and what its opt-out annotations
