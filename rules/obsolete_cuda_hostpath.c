@@ -46,23 +46,72 @@ static int mount_is_obsolete(const struct obsolete_set *set, json_t *mount)
 								   "name")));
 }
 
-/* 1 when `path`, trailing slashes aside ("/" stays "/"), matches one of
- * `patterns`; -1 on OOM. */
+/*
+ * `path` as the kubelet reads it, which is Go's filepath.Clean: runs of
+ * '/' as one, "." elements dropped, each ".." dropping the element before
+ * it (nothing at the root), no trailing '/' but for "/" itself, "." for
+ * nothing left. "/usr/local//nvidia/" and "/usr/local/./nvidia" mount
+ * what "/usr/local/nvidia" does. A new string; NULL when out of memory.
+ */
+static char *path_clean(const char *path)
+{
+	size_t n = strlen(path), r = 0, w = 0, dotdot = 0;
+	int rooted = n && path[0] == '/';
+	char *out = malloc(n + 2);
+
+	if (!out)
+		return NULL;
+	if (rooted)
+		out[w++] = '/', r = dotdot = 1;
+	while (r < n) {
+		if (path[r] == '/') {
+			r++;
+		} else if (path[r] == '.' && (r + 1 == n || path[r + 1] == '/')) {
+			r++;
+		} else if (path[r] == '.' && path[r + 1] == '.' &&
+			   (r + 2 == n || path[r + 2] == '/')) {
+			r += 2;
+			if (w > dotdot) {
+				/* drop the last element */
+				w--;
+				while (w > dotdot && out[w] != '/')
+					w--;
+			} else if (!rooted) {
+				/* a relative path keeps its leading ".." */
+				if (w > 0)
+					out[w++] = '/';
+				out[w++] = '.';
+				out[w++] = '.';
+				dotdot = w;
+			}
+		} else {
+			if ((rooted && w != 1) || (!rooted && w != 0))
+				out[w++] = '/';
+			while (r < n && path[r] != '/')
+				out[w++] = path[r++];
+		}
+	}
+	if (!w)
+		out[w++] = '.';
+	out[w] = '\0';
+	return out;
+}
+
+/* 1 when `path`, cleaned as the kubelet cleans it (path_clean()), matches
+ * one of `patterns`; -1 on OOM. */
 static int path_matches(const struct string_list *patterns, const char *path)
 {
-	size_t len = strlen(path), kept = len;
-	char *trimmed;
+	char *clean;
 	int match;
 
-	while (kept > 1 && path[kept - 1] == '/')
-		kept--;
-	/* most paths end without a slash: matched as they are */
-	if (kept == len)
+	/* most paths are clean already: matched as they are */
+	if (*path == '/' && !strstr(path, "//") && !strstr(path, "/.") &&
+	    (path[1] == '\0' || path[strlen(path) - 1] != '/'))
 		return string_list_match(patterns, path);
-	if (!(trimmed = strndup(path, kept)))
+	if (!(clean = path_clean(path)))
 		return -1;
-	match = string_list_match(patterns, trimmed);
-	free(trimmed);
+	match = string_list_match(patterns, clean);
+	free(clean);
 	return match;
 }
 
