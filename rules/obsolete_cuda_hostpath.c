@@ -145,6 +145,7 @@ static int spec_for_each_mount(json_t *spec, mount_fn fn, void *arg)
 }
 
 struct ambiguous_search {
+	struct rule_ctx *ctx;
 	const struct config *cfg;
 	const char *name;         /* the volume */
 	const char *mount_path;   /* found */
@@ -159,6 +160,9 @@ static int find_ambiguous(json_t *container, json_t *mount, void *arg)
 	int match;
 
 	(void)container;
+	/* every mount, for every ambiguous volume: from the budget */
+	if (rule_spend(search->ctx, 1))
+		return -1;
 	if (!name || !path || strcmp(name, search->name) != 0)
 		return 0;
 	match = path_matches(&search->cfg->ambiguous_mount_paths, path);
@@ -170,12 +174,12 @@ static int find_ambiguous(json_t *container, json_t *mount, void *arg)
 /*
  * The first mountPath at which a container of `spec` mounts volume `name`
  * and that matches the ambiguous mount paths; NULL when none does. Sets
- * *failed when out of memory.
+ * *failed when out of memory or over the review's work budget.
  */
-static const char *ambiguous_mount(const struct config *cfg, json_t *spec,
+static const char *ambiguous_mount(struct rule_ctx *ctx, json_t *spec,
 				   const char *name, int *failed)
 {
-	struct ambiguous_search search = { cfg, name, NULL };
+	struct ambiguous_search search = { ctx, ctx->cfg, name, NULL };
 
 	if (spec_for_each_mount(spec, find_ambiguous, &search) < 0)
 		*failed = 1;
@@ -285,7 +289,7 @@ static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
 	match = path_matches(&cfg->ambiguous_host_paths, path);
 	if (match <= 0)
 		return match;
-	mount = ambiguous_mount(cfg, pod->spec, name, &failed);
+	mount = ambiguous_mount(ctx, pod->spec, name, &failed);
 	if (failed)
 		return -1;
 	if (!mount)
