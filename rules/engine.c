@@ -460,6 +460,7 @@ static unsigned added_rules(struct rule_ctx *ctx)
 }
 
 static void opt_out_forget(struct rule_ctx *ctx, const char *path);
+static size_t pods_found(const struct rule_ctx *ctx);
 
 /* Records and applies one operation; steals value_new and the strings. */
 static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
@@ -472,7 +473,8 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 
 	if (!path || (kind == PATCH_MOVE && !from))
 		goto out_fail;
-	if (rule_spend(ctx, 1)) {
+	/* the operation, and the pods whose opt-out it may make stale */
+	if (rule_spend(ctx, 1 + pods_found(ctx))) {
 		free(path);
 		free(from);
 		json_decref(value_new);
@@ -687,6 +689,13 @@ struct pod_list {
 	struct pod_entry *pods;
 	size_t n, cap;
 };
+
+/* The pod specs found in the current object so far (opt_out_forget()
+ * reads each of them for every operation). */
+static size_t pods_found(const struct rule_ctx *ctx)
+{
+	return ctx->pods_known ? ctx->pods->n : 0;
+}
 
 static int pod_list_add(struct pod_list *list, const char *pointer,
 			json_t *spec, json_t *holder)
