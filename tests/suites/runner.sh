@@ -22,7 +22,8 @@ suite unfinished 'pass six; exit 0'
 suite old 'pass seven; echo "old: 1 passed, 0 failed"'
 
 # runs OUT [VAR=VALUE...] -- SUITE...: tests/run.sh on those suites (no
-# unit tests), its output in $dir/OUT, its status in $rc.
+# unit tests; a plain run, not the sanitizers', unless VAR says so), its
+# output in $dir/OUT, its status in $rc.
 runs() {
 	_out=$1
 	shift
@@ -37,7 +38,7 @@ runs() {
 		_suites="$_suites $dir/$_s.sh"
 	done
 	# shellcheck disable=SC2086
-	env -u CI GPUMEND_UNIT= GPUMEND_SUITES="$_suites" $_env \
+	env -u CI -u GPUMEND_SANITIZE GPUMEND_UNIT= GPUMEND_SUITES="$_suites" $_env \
 		sh "$TESTS_DIR/run.sh" >"$dir/$_out" 2>&1
 	rc=$?
 }
