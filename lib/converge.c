@@ -362,10 +362,33 @@ static void common_prefix(char *common, const char *pointer)
 	common[end] = '\0';
 }
 
-/* Records the kept places of group `g` (rules `rules`) as one entry. */
+/* Appends the kept entry of `pointer` (taken over) and `rules`; 0 or -1. */
+static int kept_push(struct converge *c, char *pointer, unsigned rules)
+{
+	if (c->n_kept == c->cap_kept) {
+		size_t cap = c->cap_kept ? c->cap_kept * 2 : 4;
+		struct converge_kept *grown = realloc(c->kept,
+						      cap * sizeof(*grown));
+
+		if (!grown) {
+			free(pointer);
+			return -1;
+		}
+		c->kept = grown;
+		c->cap_kept = cap;
+	}
+	c->kept[c->n_kept].pointer = pointer;
+	c->kept[c->n_kept++].rules = rules;
+	return 0;
+}
+
+/*
+ * Records the places of group `g` (rules `rules`) left as sent: one entry
+ * at the place that holds them all, or, for places of no rule
+ * (RULE_COUNT), one entry for each that is not held.
+ */
 static int kept_add(struct converge *c, int *group, int g, unsigned rules)
 {
-	struct converge_kept *grown;
 	char *common = NULL;
 
 	for (size_t i = 0; i < c->n_places; i++) {
@@ -374,36 +397,18 @@ static int kept_add(struct converge *c, int *group, int g, unsigned rules)
 		if (place_group(group, p) != g ||
 		    (g == RULE_COUNT && p->held))
 			continue;
-		if (!common) {
+		if (g == RULE_COUNT) {
+			if (kept_push(c, strdup(p->pointer), 0) ||
+			    !c->kept[c->n_kept - 1].pointer)
+				return -1;
+		} else if (!common) {
 			if (!(common = strdup(p->pointer)))
 				return -1;
 		} else {
 			common_prefix(common, p->pointer);
 		}
-		/* places without rules: one entry each */
-		if (g == RULE_COUNT) {
-			grown = realloc(c->kept, (c->n_kept + 1) * sizeof(*grown));
-			if (!grown) {
-				free(common);
-				return -1;
-			}
-			c->kept = grown;
-			c->kept[c->n_kept].pointer = common;
-			c->kept[c->n_kept++].rules = 0;
-			common = NULL;
-		}
 	}
-	if (!common)
-		return 0;
-	grown = realloc(c->kept, (c->n_kept + 1) * sizeof(*grown));
-	if (!grown) {
-		free(common);
-		return -1;
-	}
-	c->kept = grown;
-	c->kept[c->n_kept].pointer = common;
-	c->kept[c->n_kept++].rules = rules;
-	return 0;
+	return common ? kept_push(c, common, rules) : 0;
 }
 
 /* Appends the operation that takes the place `p`; 0 or -1. */

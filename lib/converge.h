@@ -53,7 +53,7 @@ struct converge {
 	size_t n_ops, cap_ops;
 	unsigned taken;            /* rules (1 << rule_id) migrated */
 	struct converge_kept *kept; /* left as sent although migrated */
-	size_t n_kept;
+	size_t n_kept, cap_kept;
 	/* the places of the walk (converge.c) */
 	struct converge_place *places;
 	size_t n_places, cap_places;
