@@ -946,15 +946,6 @@ static int answer_patch(struct answer *a, const struct patch_op *ops,
 }
 
 /*
- * An UPDATE that converges (converge.h): `object` holds the rules' result
- * `res` (with the undo of each operation), `stored` the stored object.
- * The answer's patch goes from the object as sent to the three-way walk's
- * result, and is checked like any other: undoing the rules' operations
- * must give the body's request.object (patch_check()), and the patch
- * replayed on that must give the walk's result, recorded annotation
- * included.
- */
-/*
  * `stored` (borrowed) as the rules would have left it: without the
  * annotation that records what gpumend changed, which only the answer
  * adds (the annotations mapping stays, empty or not: the rules leave a
@@ -977,6 +968,15 @@ static json_t *stored_unrecorded(const struct config *cfg, json_t *stored)
 	return copy;
 }
 
+/*
+ * An UPDATE that converges (converge.h): `object` holds the rules' result
+ * `res` (with the undo of each operation), `stored` the stored object.
+ * The answer's patch goes from the object as sent to the three-way walk's
+ * result, and is checked like any other: undoing the rules' operations
+ * must give the body's request.object (patch_check()), and the patch
+ * replayed on that must give the walk's result, recorded annotation
+ * included.
+ */
 static int review_converge(const struct config *cfg,
 			   const struct rules_result *res, json_t *object,
 			   json_t *stored, const struct review_source *src,
