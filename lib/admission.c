@@ -975,7 +975,9 @@ static json_t *stored_unrecorded(const struct config *cfg, json_t *stored)
  * result, and is checked like any other: undoing the rules' operations
  * must give the body's request.object (patch_check()), and the patch
  * replayed on that must give the walk's result, recorded annotation
- * included.
+ * included. The warnings say which rules' changes the answer takes (their
+ * fixed findings) and which it leaves as sent. The walk spends from
+ * `budget`.
  */
 static int review_converge(const struct config *cfg,
 			   const struct rules_result *res, json_t *object,
