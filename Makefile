@@ -198,14 +198,15 @@ $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 # commands, as COMMAND:PACKAGE (promtool checks the alerting rules of
 # manifests/monitoring and the /metrics page; node and npm run
 # tests/schema/validate.mjs and install the SARIF multitool; pre-commit
-# runs the hooks of .pre-commit-hooks.yaml; reuse checks the licence
+# runs the hooks of .pre-commit-hooks.yaml; valgrind counts the
+# instructions of tests/suites/complexity.sh; reuse checks the licence
 # lines; mandoc the man pages; zsh and fish run the completions),
 # TEST_DEBS packages checked by name (Go and the sources
 # tests/helm-template builds with; python3-yaml, which
 # tests/tools/ci_run.py reads the CI drop-ins with). kubectl, kustomize,
 # celcheck and the schema validators come from tests/tools/get.sh, which
 # the suites call.
-TEST_TOOLS := wrk:wrk promtool:prometheus node:nodejs npm:npm pre-commit:pre-commit \
+TEST_TOOLS := wrk:wrk valgrind:valgrind promtool:prometheus node:nodejs npm:npm pre-commit:pre-commit \
               reuse:reuse mandoc:mandoc zsh:zsh fish:fish
 TEST_DEBS := golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v2-dev \
              python3-yaml

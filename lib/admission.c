@@ -843,55 +843,37 @@ enum review_mode {
 			    object holds migrated (converge.h) */
 };
 
-/* `inner` is the place `outer` or inside it (JSON Pointers). */
-static int pointer_within(const char *inner, const char *outer)
-{
-	size_t len = strlen(outer);
-
-	return strncmp(inner, outer, len) == 0 &&
-	       (inner[len] == '\0' || inner[len] == '/');
-}
-
-/* The rules whose operations touch a place the update migrated. */
-static unsigned rules_taken(const struct rules_result *res,
-			    const struct string_list *taken)
-{
-	unsigned mutated = 0;
-
-	for (size_t i = 0; i < res->n_ops; i++) {
-		const struct patch_op *op = &res->ops[i];
-
-		if ((unsigned)op->rule >= RULE_COUNT)
-			continue;
-		for (size_t t = 0; t < taken->n; t++) {
-			const char *place = taken->items[t];
-
-			if (pointer_within(op->path, place) ||
-			    pointer_within(place, op->path) ||
-			    (op->from && (pointer_within(op->from, place) ||
-					  pointer_within(place, op->from))))
-				mutated |= 1u << op->rule;
-		}
-	}
-	return mutated;
-}
-
-/* One warning per place an update left unmigrated. */
-static int warn_kept(struct answer *a, const struct string_list *kept)
+/*
+ * One warning per change an update left unmigrated (the stored object
+ * does not hold it migrated): where, and the rules whose change it is.
+ */
+static int warn_kept(struct answer *a, const struct converge *cv)
 {
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < kept->n; i++) {
+	for (size_t i = 0; !rc && i < cv->n_kept; i++) {
+		const struct converge_kept *k = &cv->kept[i];
+		const char *sep = " (";
 		struct buf text;
 
 		buf_init(&text, 0);
 		rc = buf_puts(&text, "gpumend: kept ");
 		if (!rc)
-			rc = *kept->items[i] ? field_path(&text, kept->items[i])
-					     : buf_puts(&text, "the object");
+			rc = *k->pointer ? field_path(&text, k->pointer)
+					 : buf_puts(&text, "the object");
 		if (!rc)
-			rc = buf_puts(&text, " as sent (not migrated where "
-				      "stored); recreate the object to migrate it");
+			rc = buf_puts(&text, " as sent");
+		for (int r = 0; !rc && r < RULE_COUNT; r++)
+			if (k->rules >> r & 1) {
+				rc = buf_printf(&text, "%s%s", sep,
+						rule_info_get((enum rule_id)r)->name);
+				sep = ", ";
+			}
+		if (!rc)
+			rc = buf_puts(&text, k->rules ? ")" :
+				      " (not migrated where stored)");
+		if (!rc)
+			rc = buf_puts(&text, "; recreate the object to migrate it");
 		if (!rc) {
 			char *line = text_escape_controls(buf_detach(&text,
 								     NULL));
@@ -912,6 +894,46 @@ static int answer_unreproduced(const struct config *cfg, struct answer *a,
 			      "internal error: the patch does not reproduce the migrated object");
 }
 
+/*
+ * The review went over its work budget (rules_budget): answered as an
+ * internal failure is, so that no request holds a thread past the
+ * registration's timeout.
+ */
+static int answer_over_budget(const struct config *cfg,
+			      const struct rules_budget *budget,
+			      struct answer *a, struct admission_outcome *out)
+{
+	if (budget->spent == RULES_BUDGET_DEADLINE)
+		return answer_failure(cfg, a, out, ADMISSION_INTERNAL,
+				      "internal error: the review is over its work budget (webhook.timeoutSeconds %d)",
+				      cfg->timeout_seconds);
+	return answer_failure(cfg, a, out, ADMISSION_INTERNAL,
+			      "internal error: the review is over its work budget (limits.maxReviewSteps %zu)",
+			      cfg->max_review_steps);
+}
+
+/*
+ * A warning per finding of `res` whose rule (1 << rule_id) is in `fixed`
+ * when the finding is fixed, in `unfixed` when it is not: an update that
+ * converges shows a rule's fixes only when its answer takes that rule's
+ * change.
+ */
+static int warn_findings(struct answer *a, json_t *object,
+			 const struct rules_result *res, unsigned unfixed,
+			 unsigned fixed)
+{
+	for (size_t i = 0; i < res->n_findings; i++) {
+		const struct finding *f = &res->findings[i];
+		unsigned rules = f->fixed ? fixed : unfixed;
+
+		if ((unsigned)f->rule < RULE_COUNT && !(rules >> f->rule & 1))
+			continue;
+		if (warning_add_finding(a, object, f))
+			return -1;
+	}
+	return 0;
+}
+
 /* Appends `ops` and `extra` (when it has a path) to the answer's patch. */
 static int answer_patch(struct answer *a, const struct patch_op *ops,
 			size_t n_ops, const struct patch_op *extra)
@@ -924,41 +946,75 @@ static int answer_patch(struct answer *a, const struct patch_op *ops,
 }
 
 /*
+ * `stored` (borrowed) as the rules would have left it: without the
+ * annotation that records what gpumend changed, which only the answer
+ * adds (the annotations mapping stays, empty or not: the rules leave a
+ * mapping they did not empty). A new reference; NULL when out of memory.
+ */
+static json_t *stored_unrecorded(const struct config *cfg, json_t *stored)
+{
+	json_t *annotations = json_member(json_member(stored, "metadata"),
+					  "annotations");
+	json_t *copy, *meta;
+
+	if (!cfg->mutations_annotation ||
+	    !json_member(annotations, cfg->mutations_annotation))
+		return json_incref(stored);
+	if (!(copy = json_value_copy(stored)))
+		return NULL;
+	meta = json_member(copy, "metadata");
+	json_object_del(json_member(meta, "annotations"),
+			cfg->mutations_annotation);
+	return copy;
+}
+
+/*
  * An UPDATE that converges (converge.h): `object` holds the rules' result
  * `res` (with the undo of each operation), `stored` the stored object.
  * The answer's patch goes from the object as sent to the three-way walk's
  * result, and is checked like any other: undoing the rules' operations
  * must give the body's request.object (patch_check()), and the patch
  * replayed on that must give the walk's result, recorded annotation
- * included.
+ * included. The warnings say which rules' changes the answer takes (their
+ * fixed findings) and which it leaves as sent. The walk spends from
+ * `budget`.
  */
 static int review_converge(const struct config *cfg,
 			   const struct rules_result *res, json_t *object,
 			   json_t *stored, const struct review_source *src,
-			   struct answer *a, struct admission_outcome *out)
+			   struct rules_budget *budget, struct answer *a,
+			   struct admission_outcome *out)
 {
 	struct patch_op extra = { 0 };
 	struct converge cv;
 	json_t *migrated = json_value_copy(object);
+	json_t *held = stored ? stored_unrecorded(cfg, stored) : NULL;
 	unsigned mutated;
 	int rc = -1;
 
 	converge_init(&cv);
-	if (!migrated)
+	if (!migrated || (stored && !held))
 		goto out_clear;
 	/* `object` becomes the object as sent */
 	if (patch_check(res, &extra, src, object) != 0) {
 		rc = answer_unreproduced(cfg, a, out);
 		goto out_clear;
 	}
-	if (converge_update(object, migrated, stored, &cv) ||
-	    warn_kept(a, &cv.kept))
+	if (converge_update(object, migrated, held, res->ops, res->n_ops,
+			    budget, &cv)) {
+		if (budget->spent)
+			rc = answer_over_budget(cfg, budget, a, out);
+		goto out_clear;
+	}
+	/* what the answer migrates is said by those rules' findings, what
+	 * it leaves as sent by a warning of its own */
+	mutated = cv.taken;
+	if (warn_findings(a, object, res, 0, mutated) || warn_kept(a, &cv))
 		goto out_clear;
 	rc = 0;
 	if (!cv.n_ops)
 		goto out_clear;
 	rc = -1;
-	mutated = rules_taken(res, &cv.taken);
 	if (record_mutations(cfg, cv.object, stored, mutated, 0, &extra, a,
 			     out, &rc))
 		goto out_clear;
@@ -981,6 +1037,7 @@ out_clear:
 	free(extra.path);
 	json_decref(extra.value);
 	json_decref(migrated);
+	json_decref(held);
 	converge_clear(&cv);
 	return rc;
 }
@@ -998,12 +1055,16 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 	struct rules_options opts = {
 		.offline = 0,
 		.namespace_name = ns,
+		/* the API server sets the request's namespace: the
+		 * object's own could be anything */
+		.deny_namespace_from_request = 1,
 		.keep_undo = 1,
 		.read_json = json_scan_read_value,
 		.skip_rules = skip,
 	};
 	struct rules_result res;
 	struct rules_error err;
+	struct rules_budget budget;
 	struct patch_op extra = { 0 };
 	unsigned mutated = 0;
 	int rc = -1;
@@ -1011,7 +1072,16 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 	json_scan_filter_gate(src->filter, &opts);
 	memset(&err, 0, sizeof(err));
 	rules_result_init(&res);
+	/* the steps decide the same on any machine; the deadline, most of
+	 * the registration's timeout, is the backstop */
+	rules_budget_init(&budget, cfg->max_review_steps,
+			  (uint64_t)cfg->timeout_seconds * 750);
+	opts.budget = &budget;
 	if (rules_apply(cfg, &opts, object, &res, &err) != 0) {
+		if (budget.spent) {
+			rc = answer_over_budget(cfg, &budget, a, out);
+			goto out_clear;
+		}
 		if (src->light) {
 			rc = REVIEW_READ_WHOLE;
 			goto out_clear;
@@ -1034,9 +1104,11 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 		if ((unsigned)f->rule < RULE_COUNT &&
 		    (unsigned)f->severity < 3)
 			out->findings[f->rule][f->severity]++;
-		if (warning_add_finding(a, object, f))
-			goto out_clear;
 	}
+	/* an update that converges says what it fixed once it knows */
+	if (warn_findings(a, object, &res, ~0u,
+			  mode == REVIEW_CONVERGE ? 0 : ~0u))
+		goto out_clear;
 	rc = 0;
 	/* an update is never denied: objects that predate gpumend must
 	 * stay updatable and deletable */
@@ -1048,7 +1120,8 @@ static int review_object(const struct config *cfg, enum review_mode mode,
 	if (!res.n_ops)
 		goto out_clear;
 	if (mode == REVIEW_CONVERGE) {
-		rc = review_converge(cfg, &res, object, stored, src, a, out);
+		rc = review_converge(cfg, &res, object, stored, src, &budget,
+				     a, out);
 		goto out_clear;
 	}
 

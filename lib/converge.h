@@ -14,18 +14,24 @@
  * Where `sent` and `migrated` agree, `sent` stays. Mappings are walked
  * member by member, and arrays element by element when all three have the
  * same length (a mapping the rules emptied and removed is walked as an
- * empty one). The other differences of the members of one mapping are
- * decided together, so that a key renamed within a mapping (a resource,
- * a node label) is one change: they take the migrated values when the
- * stored object holds exactly those values (absent where the migrated
- * object has none), and all stay as sent otherwise. That mapping is then
- * listed as kept. Where the stored object has no mapping or array holding
- * a place, nothing is known of it, and it stays as sent.
+ * empty one); where they differ, the place is decided whole, and it is
+ * held when the stored object holds the migrated value there (absent
+ * where the migrated object has none). Where the stored object has no
+ * mapping or array holding a place, nothing is known of it: not held.
+ *
+ * The places are then decided rule by rule, never piece by piece: a
+ * place belongs to every rule with an operation at it, above it or
+ * inside it, and rules that share a place are decided together. A rule
+ * (with those it shares places with) is taken, all its places migrated,
+ * when every one of its places is held; otherwise none is, and they all
+ * stay as sent. So a key renamed, a volume removed with its mounts, a
+ * node selector replaced by an affinity are each one change.
  *
  * Every place where the result differs from `sent` holds what the stored
  * object holds there: the answer never brings in a value that neither
  * the client nor the stored object has, so it cannot be why the API
- * server refuses the update.
+ * server refuses the update. The cost is linear in the objects and the
+ * operations, and n log n in the number of places.
  */
 #ifndef GPUMEND_CONVERGE_H
 #define GPUMEND_CONVERGE_H
@@ -35,13 +41,22 @@
 
 #include "rules.h"
 
+/* Rules whose changes an update left as sent, and where. */
+struct converge_kept {
+	char *pointer;             /* the place holding all their changes */
+	unsigned rules;            /* bits 1 << rule_id */
+};
+
 struct converge {
 	json_t *object;            /* the result, a new object of its own */
 	struct patch_op *ops;      /* RFC 6902 operations from `sent` to it */
 	size_t n_ops, cap_ops;
-	struct string_list taken;  /* JSON Pointers of the places migrated */
-	struct string_list kept;   /* of the mappings and values left as sent
-				      although the rules migrate them */
+	unsigned taken;            /* rules (1 << rule_id) migrated */
+	struct converge_kept *kept; /* left as sent although migrated */
+	size_t n_kept, cap_kept;
+	/* the places of the walk (converge.c) */
+	struct converge_place *places;
+	size_t n_places, cap_places;
 };
 
 void converge_init(struct converge *c);
@@ -51,12 +66,17 @@ void converge_clear(struct converge *c);
 /*
  * Fills `c` (initialised) for the objects `sent` and `migrated` and the
  * stored object `stored` (NULL or not an object: nothing is known of it,
- * and everything stays as sent). None of them is changed or kept. The
- * operations are independent of each other (no two touch the same place,
- * no array changes length above another's path), in the order of `sent`.
- * Returns 0, or -1 when out of memory (`c` then holds no object).
+ * and everything stays as sent); `rule_ops` are the rules' operations
+ * that turned `sent` into `migrated`, which say what belongs to which
+ * rule. None of them is changed or kept. The operations of `c` are
+ * independent of each other (no two touch the same place, no array
+ * changes length above another's path), in the order of `sent`. Each
+ * step of the walk spends from `budget` (NULL: none).
+ * Returns 0, or -1 when out of memory or over the budget (`c` then holds
+ * no object).
  */
 int converge_update(json_t *sent, json_t *migrated, json_t *stored,
-		    struct converge *c);
+		    const struct patch_op *rule_ops, size_t n_rule_ops,
+		    struct rules_budget *budget, struct converge *c);
 
 #endif

@@ -48,6 +48,19 @@ static json_t *wrap(const char *name, json_t *inner_new)
 	return outer;
 }
 
+
+/* 1 when the array `list` holds a value equal to `value`. */
+static int array_holds(struct rule_ctx *ctx, json_t *list, json_t *value)
+{
+	json_t *item;
+	size_t i;
+
+	json_array_foreach(list, i, item)
+		if (rule_spend(ctx, 1) == 0 && json_equal(item, value))
+			return 1;
+	return 0;
+}
+
 /* Appends `p` + "/" + key and returns a new string. */
 static char *child(const char *p, const char *key)
 {
@@ -94,7 +107,12 @@ int pod_require_node_label(struct rule_ctx *ctx, struct pod_spec *pod,
 			if (json_is_array(exprs)) {
 				char *p_end = child(p_exprs, "-");
 
-				r = p_end ? rule_add(ctx, p_end, json_deep_copy(expr))
+				/* a term that asks for it already is left as
+				 * it is: an update that re-applies the legacy
+				 * key next to it then converges */
+				r = p_end ? (array_holds(ctx, exprs, expr) ? 0 :
+					     rule_add(ctx, p_end,
+						      json_deep_copy(expr)))
 					  : -1;
 				free(p_end);
 			} else {

@@ -126,6 +126,7 @@ static const struct config_field limits_fields[] = {
 	FIELD("maxDepth", FIELD_INT, max_depth),
 	FIELD("maxAliasNodes", FIELD_SIZE, max_alias_nodes),
 	FIELD("maxValues", FIELD_SIZE, max_values),
+	FIELD("maxReviewSteps", FIELD_SIZE, max_review_steps),
 	{ NULL, 0, 0 }
 };
 
@@ -605,6 +606,7 @@ struct config *config_new_default(void)
 	cfg->max_depth = 128;
 	cfg->max_alias_nodes = 100000;
 	cfg->max_values = 250000;
+	cfg->max_review_steps = 50000000;
 	cfg->failure_allow = 1;
 	cfg->timeout_seconds = 10;
 	cfg->max_gpu_memory_gib = 288;
@@ -772,7 +774,8 @@ static const char default_yaml[] =
 	"  maxGPUMemoryGiB: 288\n"
 	"\n"
 	"# The obsolete-cuda-hostpath rule: fnmatch(3) patterns on hostPath.path\n"
-	"# (\"*\" also matches \"/\").\n"
+	"# (\"*\" also matches \"/\"), cleaned as the kubelet cleans it first\n"
+	"# (\"//\" as \"/\", no \".\", \"..\" resolved, no trailing \"/\").\n"
 	"hostPaths:\n"
 	"  obsolete:               # removed with every volumeMount that uses them\n"
 	"    - \"/usr/lib/nvidia-[0-9]*\"\n"
@@ -880,6 +883,7 @@ static const char default_yaml[] =
 	"  maxDepth: 128              # deepest nesting of mappings and sequences\n"
 	"  maxAliasNodes: 100000      # most nodes YAML aliases may expand to\n"
 	"  maxValues: 250000          # most JSON values in one admission review\n"
+	"  maxReviewSteps: 50000000   # most steps of work one webhook review may take\n"
 	"\n"
 	"# The webhook.\n"
 	"webhook:\n"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rules_private.h"
 
@@ -159,6 +160,41 @@ static void fail(struct rule_ctx *ctx, const char *pointer, const char *what)
 		snprintf(ctx->err->message, sizeof(ctx->err->message),
 			 "rule '%s': %s", rule_table[ctx->rule].name, what);
 	}
+}
+
+/* The monotonic clock in nanoseconds. */
+static int64_t monotonic_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+void rules_budget_init(struct rules_budget *b, uint64_t steps,
+		       uint64_t millis)
+{
+	memset(b, 0, sizeof(*b));
+	b->steps_left = steps ? steps : UINT64_MAX;
+	b->until_clock = RULES_BUDGET_CLOCK_STEPS;
+	if (millis)
+		b->deadline_ns = monotonic_ns() + (int64_t)millis * 1000000;
+}
+
+int rules_budget_check(struct rules_budget *b)
+{
+	b->until_clock = RULES_BUDGET_CLOCK_STEPS;
+	if (b->deadline_ns && monotonic_ns() >= b->deadline_ns)
+		b->spent = RULES_BUDGET_DEADLINE;
+	return b->spent ? -1 : 0;
+}
+
+int rule_spend(struct rule_ctx *ctx, uint64_t steps)
+{
+	if (rules_budget_spend(ctx->opts->budget, steps) == 0)
+		return 0;
+	fail(ctx, ctx->object_pointer, "the review is over its work budget");
+	return -1;
 }
 
 int rule_mutates(const struct rule_ctx *ctx)
@@ -434,6 +470,7 @@ static unsigned added_rules(struct rule_ctx *ctx)
 }
 
 static void opt_out_forget(struct rule_ctx *ctx, const char *path);
+static size_t pods_found(const struct rule_ctx *ctx);
 
 /* Records and applies one operation; steals value_new and the strings. */
 static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
@@ -446,6 +483,13 @@ static int emit(struct rule_ctx *ctx, enum patch_kind kind, char *path,
 
 	if (!path || (kind == PATCH_MOVE && !from))
 		goto out_fail;
+	/* the operation, and the pods whose opt-out it may make stale */
+	if (rule_spend(ctx, 1 + pods_found(ctx))) {
+		free(path);
+		free(from);
+		json_decref(value_new);
+		return -1;
+	}
 	if (res->n_ops == res->cap_ops) {
 		size_t cap = res->cap_ops ? res->cap_ops * 2 : 8;
 		struct patch_op *grown = realloc(res->ops, cap * sizeof(*grown));
@@ -632,11 +676,15 @@ static int csv_has(const char *names, const char *name)
 /*
  * 1 when the opt-out annotations of `holder`'s metadata leave the rule
  * `rule` out: of the whole object, or of that rule. They are read into
- * `opt` once, until it is forgotten (opt_out_forget()).
+ * `opt` once, until it is forgotten (opt_out_forget()). A rule in deny
+ * mode is never left out while `deny_locked`: the author of an object
+ * may opt out of a deny rule only in the namespaces the config names.
  */
 static int opted_out(const struct config *cfg, struct opt_out *opt,
-		     json_t *holder, enum rule_id rule)
+		     json_t *holder, enum rule_id rule, int deny_locked)
 {
+	if (deny_locked && cfg->mode[rule] == RULE_MODE_DENY)
+		return 0;
 	if (!opt->known) {
 		json_t *annotations = annotations_of(holder);
 		const char *skip = NULL;
@@ -682,6 +730,13 @@ struct pod_list {
 	struct pod_entry *pods;
 	size_t n, cap;
 };
+
+/* The pod specs found in the current object so far (opt_out_forget()
+ * reads each of them for every operation). */
+static size_t pods_found(const struct rule_ctx *ctx)
+{
+	return ctx->pods_known ? ctx->pods->n : 0;
+}
 
 static int pod_list_add(struct pod_list *list, const char *pointer,
 			json_t *spec, json_t *holder)
@@ -750,6 +805,16 @@ static void opt_out_forget(struct rule_ctx *ctx, const char *path)
 	}
 }
 
+/* 1 when objects of the namespace `ns` (NULL: none) may opt out of
+ * rules in deny mode. */
+static int namespace_may_opt_out(const struct config *cfg, const char *ns)
+{
+	for (size_t i = 0; ns && i < cfg->deny_opt_out_namespaces.n; i++)
+		if (strcmp(cfg->deny_opt_out_namespaces.items[i], ns) == 0)
+			return 1;
+	return 0;
+}
+
 static int run_object(struct rule_ctx *ctx, json_t *object,
 		      const char *pointer)
 {
@@ -770,6 +835,9 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 	memcpy(ctx->object_metadata, pointer, plen);
 	memcpy(ctx->object_metadata + plen, "/metadata", sizeof("/metadata"));
 	ctx->namespace_name = ns ? ns : ctx->opts->namespace_name;
+	ctx->deny_locked = !namespace_may_opt_out(ctx->cfg,
+		ctx->opts->deny_namespace_from_request ?
+		ctx->opts->namespace_name : ctx->namespace_name);
 	for (int r = 0; r < RULE_COUNT; r++) {
 		const struct rule_info *info = &rule_table[r];
 
@@ -786,7 +854,8 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 		ctx->object = json_pointer_get(ctx->root, pointer);
 		if (!json_is_object(ctx->object))
 			return 0;
-		if (opted_out(ctx->cfg, &ctx->object_opt, ctx->object, r))
+		if (opted_out(ctx->cfg, &ctx->object_opt, ctx->object, r,
+			      ctx->deny_locked))
 			continue;
 		ctx->rule = (enum rule_id)r;
 		if (rule_runs[r](ctx) != 0 || ctx->failed) {
@@ -922,7 +991,7 @@ static int walk_push(struct walk_path *w, const char *token)
 
 static int collect_pod_specs(json_t *node, json_t *holder,
 			     struct walk_path *w, struct pod_list *list,
-			     int depth)
+			     int depth, struct rules_budget *budget)
 {
 	size_t saved = w->len;
 	const char *key;
@@ -932,6 +1001,8 @@ static int collect_pod_specs(json_t *node, json_t *holder,
 
 	if (depth > 64)
 		return 0;
+	if (rules_budget_spend(budget, 1))
+		return -1;
 	if (json_is_object(node)) {
 		if (is_pod_spec(node))
 			return pod_list_add(list, w->text, node, holder);
@@ -940,7 +1011,7 @@ static int collect_pod_specs(json_t *node, json_t *holder,
 				continue;
 			if (walk_push(w, key) == 0)
 				rc = collect_pod_specs(child, node, w, list,
-						       depth + 1);
+						       depth + 1, budget);
 			w->len = saved;
 			w->text[saved] = '\0';
 			if (rc)
@@ -960,7 +1031,7 @@ static int collect_pod_specs(json_t *node, json_t *holder,
 			while (n /= 10);
 			if (walk_push(w, d) == 0)
 				rc = collect_pod_specs(child, NULL, w, list,
-						       depth + 1);
+						       depth + 1, budget);
 			w->len = saved;
 			w->text[saved] = '\0';
 			if (rc)
@@ -987,7 +1058,8 @@ static struct pod_list *object_pod_specs(struct rule_ctx *ctx)
 		return list;
 	strcpy(w.text, ctx->object_pointer);
 	w.len = strlen(w.text);
-	if (collect_pod_specs(ctx->object, NULL, &w, list, 0)) {
+	if (collect_pod_specs(ctx->object, NULL, &w, list, 0,
+			      ctx->opts->budget)) {
 		pod_list_clear(list);
 		return NULL;
 	}
@@ -1000,7 +1072,8 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 	struct pod_list *list = object_pod_specs(ctx);
 
 	if (!list) {
-		fail(ctx, ctx->object_pointer, "out of memory");
+		if (rule_spend(ctx, 0) == 0)
+			fail(ctx, ctx->object_pointer, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < list->n; i++) {
@@ -1017,7 +1090,8 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 				pod.metadata = NULL;
 		}
 		if (pod.metadata &&
-		    opted_out(ctx->cfg, &e->opt, e->holder, ctx->rule))
+		    opted_out(ctx->cfg, &e->opt, e->holder, ctx->rule,
+			      ctx->deny_locked))
 			continue;
 		if (fn(ctx, &pod, arg))
 			return -1;
@@ -1076,7 +1150,7 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			c.pointer = pointer;
 			c.list = container_lists[l];
 			c.index = i;
-			if (fn(ctx, pod, &c, arg))
+			if (rule_spend(ctx, 1) || fn(ctx, pod, &c, arg))
 				return -1;
 		}
 	}

@@ -27,38 +27,186 @@ static int is_affinity_kind(const char *name)
 	return 0;
 }
 
-/* 1 when each element of the array `part` is in the array `whole`. */
-static int array_within(json_t *part, json_t *whole)
+/*
+ * Values compared by their canonical text: JSON with sorted keys, equal
+ * for values json_equal() finds equal (objects whatever their member
+ * order), so that a sort and a binary search find in n log n what a
+ * comparison of every pair found in n^2. Reals are the exception: 0.0
+ * and -0.0, equal to json_equal(), differ here, which can only make a
+ * covered annotation look uncovered (an error finding, nothing changed).
+ */
+struct canon {
+	char **texts;              /* sorted; owned */
+	size_t n;
+};
+
+static int text_ptr_cmp(const void *a, const void *b)
 {
-	json_t *item, *other;
-	size_t i, j;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void canon_free(struct canon *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->texts[i]);
+	free(c->texts);
+	c->texts = NULL;
+	c->n = 0;
+}
+
+/* The canonical text of `value`, new; NULL when out of memory. */
+static char *canon_text(json_t *value)
+{
+	return json_text_new(value, JSON_COMPACT | JSON_SORT_KEYS);
+}
+
+/*
+ * The sorted canonical texts of the elements of `array`. 0, or -1 when
+ * out of memory or over the budget (the failure recorded).
+ */
+static int canon_of(struct rule_ctx *ctx, json_t *array, struct canon *c)
+{
+	json_t *item;
+	size_t i;
+
+	c->n = 0;
+	if (!(c->texts = malloc((json_array_size(array) + 1) *
+				sizeof(*c->texts))))
+		return rule_add(ctx, "", NULL);
+	json_array_foreach(array, i, item) {
+		if (rule_spend(ctx, 1))
+			return -1;
+		if (!(c->texts[c->n] = canon_text(item)))
+			return rule_add(ctx, "", NULL);
+		c->n++;
+	}
+	qsort(c->texts, c->n, sizeof(*c->texts), text_ptr_cmp);
+	return 0;
+}
+
+/* 1 when `text` is one of the sorted texts of `c`. */
+static int canon_has(const struct canon *c, const char *text)
+{
+	return c->n && bsearch(&text, c->texts, c->n, sizeof(*c->texts),
+			       text_ptr_cmp) != NULL;
+}
+
+/*
+ * 1 when each element of the array `part` is in the array `whole`, 0 when
+ * not, -1 on a failure (recorded).
+ */
+static int array_within(struct rule_ctx *ctx, json_t *part, json_t *whole)
+{
+	struct canon in = { 0 };
+	json_t *item;
+	size_t i;
+	int rc = 1;
 
 	if (!json_is_array(part) || !json_is_array(whole))
 		return 0;
-	json_array_foreach(part, i, item) {
-		int found = 0;
-
-		json_array_foreach(whole, j, other)
-			if (json_equal(item, other))
-				found = 1;
-		if (!found)
-			return 0;
+	if (canon_of(ctx, whole, &in)) {
+		canon_free(&in);
+		return -1;
 	}
-	return 1;
+	json_array_foreach(part, i, item) {
+		char *text;
+
+		if (rule_spend(ctx, 1) || !(text = canon_text(item))) {
+			rc = ctx->failed ? -1 : rule_add(ctx, "", NULL);
+			break;
+		}
+		if (!canon_has(&in, text))
+			rc = 0;
+		free(text);
+		if (rc != 1)
+			break;
+	}
+	canon_free(&in);
+	return rc;
 }
 
-/* 1 when the node selector term `strict` asks for all `loose` asks for. */
-static int term_implies(json_t *strict, json_t *loose)
+/*
+ * 1 when the node selector term `strict` asks for all `loose` asks for,
+ * 0 when not, -1 on a failure.
+ */
+static int term_implies(struct rule_ctx *ctx, json_t *strict, json_t *loose)
 {
 	const char *key;
 	json_t *value;
 
 	if (!json_is_object(strict) || !json_is_object(loose))
 		return 0;
-	json_object_foreach(loose, key, value)
-		if (!array_within(value, json_member(strict, key)))
-			return 0;
+	json_object_foreach(loose, key, value) {
+		int rc = array_within(ctx, value, json_member(strict, key));
+
+		if (rc != 1)
+			return rc;
+	}
 	return 1;
+}
+
+/*
+ * The canonical text of a node selector term as a set: each member's
+ * array as its elements' sorted, distinct canonical texts. Two terms with
+ * the same text imply each other. NULL when a member is not an array (the
+ * term is then compared by term_implies() alone) or out of memory.
+ */
+static char *term_text(struct rule_ctx *ctx, json_t *term)
+{
+	json_t *set = json_object(), *value;
+	const char *key;
+	char *text = NULL;
+
+	if (!set || !json_is_object(term))
+		goto out;
+	json_object_foreach(term, key, value) {
+		struct canon c = { 0 };
+		json_t *texts;
+		int bad;
+
+		if (!json_is_array(value) || !(texts = json_array()))
+			goto out;
+		bad = canon_of(ctx, value, &c) != 0;
+		for (size_t i = 0; !bad && i < c.n; i++)
+			if (!i || strcmp(c.texts[i - 1], c.texts[i]))
+				bad = json_array_append_new(texts,
+						json_string(c.texts[i])) != 0;
+		canon_free(&c);
+		if (bad || json_object_set_new(set, key, texts))
+			goto out;
+	}
+	text = canon_text(set);
+out:
+	json_decref(set);
+	return text;
+}
+
+/*
+ * 1 when some term of `wanted_terms` is implied by `term` (terms are
+ * ORed), 0 when none is, -1 on a failure. `sets` are the sorted term
+ * texts of `wanted_terms`: a term with the same text is found by a
+ * binary search; the others are compared one by one, each comparison
+ * spending from the budget.
+ */
+static int term_covered(struct rule_ctx *ctx, json_t *term,
+			json_t *wanted_terms, const struct canon *sets)
+{
+	char *text = term_text(ctx, term);
+	json_t *other;
+	size_t j;
+	int found = text && canon_has(sets, text);
+
+	free(text);
+	if (ctx->failed)
+		return -1;
+	json_array_foreach(wanted_terms, j, other) {
+		if (found)
+			break;
+		found = term_implies(ctx, term, other);
+		if (found < 0)
+			return -1;
+	}
+	return found;
 }
 
 /*
@@ -68,9 +216,10 @@ static int term_implies(json_t *strict, json_t *loose)
  * expressions of a term ANDed), and each preference of `wanted` is in
  * `present`. That is the case when the annotation comes back next to the
  * spec.affinity it was moved into (a manifest applied again), after the
- * other rules added their expressions to it.
+ * other rules added their expressions to it. 0 when not, -1 on a failure.
  */
-static int node_affinity_covers(json_t *present, json_t *wanted)
+static int node_affinity_covers(struct rule_ctx *ctx, json_t *present,
+				json_t *wanted)
 {
 	static const char *const required =
 		"requiredDuringSchedulingIgnoredDuringExecution";
@@ -78,7 +227,7 @@ static int node_affinity_covers(json_t *present, json_t *wanted)
 		"preferredDuringSchedulingIgnoredDuringExecution";
 	const char *key;
 	json_t *value, *term;
-	size_t i, j;
+	size_t i;
 
 	if (!json_is_object(present) || !json_is_object(wanted))
 		return 0;
@@ -86,28 +235,41 @@ static int node_affinity_covers(json_t *present, json_t *wanted)
 		json_t *mine = json_member(present, key);
 		json_t *terms = json_member(mine, "nodeSelectorTerms");
 		json_t *wanted_terms = json_member(value, "nodeSelectorTerms");
+		struct canon sets = { 0 };
+		int rc = 1;
 
 		if (json_equal(mine, value))
 			continue;
 		if (!strcmp(key, preferred)) {
-			if (!array_within(value, mine))
-				return 0;
+			rc = array_within(ctx, value, mine);
+			if (rc != 1)
+				return rc;
 			continue;
 		}
 		if (strcmp(key, required) || json_object_size(value) != 1 ||
 		    !json_is_array(terms) || !json_array_size(terms) ||
 		    !json_is_array(wanted_terms))
 			return 0;
-		json_array_foreach(terms, i, term) {
-			json_t *other;
-			int implied = 0;
+		if (!(sets.texts = malloc((json_array_size(wanted_terms) + 1) *
+					  sizeof(*sets.texts))))
+			return rule_add(ctx, "", NULL);
+		json_array_foreach(wanted_terms, i, term) {
+			char *text = term_text(ctx, term);
 
-			json_array_foreach(wanted_terms, j, other)
-				if (term_implies(term, other))
-					implied = 1;
-			if (!implied)
-				return 0;
+			if (text)
+				sets.texts[sets.n++] = text;
+			else if (ctx->failed)
+				rc = -1;
 		}
+		qsort(sets.texts, sets.n, sizeof(*sets.texts), text_ptr_cmp);
+		json_array_foreach(terms, i, term) {
+			if (rc != 1)
+				break;
+			rc = term_covered(ctx, term, wanted_terms, &sets);
+		}
+		canon_free(&sets);
+		if (rc != 1)
+			return rc;
 	}
 	return 1;
 }
@@ -124,15 +286,19 @@ static int check_merge(struct rule_ctx *ctx, json_t *parsed, json_t *current,
 
 	json_object_foreach(parsed, kind, value) {
 		json_t *present;
+		int covers;
 
 		if (!is_affinity_kind(kind))
 			return rule_report(ctx, SEVERITY_ERROR, at, 0,
 					   "annotation '%s' has unknown member '%.24s'",
 					   AFFINITY_ANNOTATION, kind) ? -1 : 1;
 		present = json_member(current, kind);
-		if (present && !json_equal(present, value) &&
-		    !(strcmp(kind, "nodeAffinity") == 0 &&
-		      node_affinity_covers(present, value)))
+		covers = present && !json_equal(present, value) &&
+			 strcmp(kind, "nodeAffinity") == 0 ?
+			 node_affinity_covers(ctx, present, value) : 0;
+		if (covers < 0)
+			return -1;
+		if (present && !json_equal(present, value) && !covers)
 			return rule_report(ctx, SEVERITY_ERROR, at, 0,
 					   "annotation '%s' conflicts with spec.affinity.%s",
 					   AFFINITY_ANNOTATION, kind) ? -1 : 1;
@@ -140,18 +306,25 @@ static int check_merge(struct rule_ctx *ctx, json_t *parsed, json_t *current,
 	return 0;
 }
 
-/* 1 when `current` already asks for all that `parsed` does. */
-static int covers_all(json_t *current, json_t *parsed)
+/* 1 when `current` already asks for all that `parsed` does, 0 when not,
+ * -1 on a failure (the review's budget spent). */
+static int covers_all(struct rule_ctx *ctx, json_t *current, json_t *parsed)
 {
 	const char *kind;
 	json_t *value;
 
 	json_object_foreach(parsed, kind, value) {
 		json_t *present = json_member(current, kind);
+		int covers = 0;
 
-		if (!present || !(json_equal(present, value) ||
-				  (strcmp(kind, "nodeAffinity") == 0 &&
-				   node_affinity_covers(present, value))))
+		if (!present)
+			return 0;
+		if (json_equal(present, value))
+			continue;
+		if (strcmp(kind, "nodeAffinity") == 0 &&
+		    (covers = node_affinity_covers(ctx, present, value)) < 0)
+			return -1;
+		if (!covers)
 			return 0;
 	}
 	return 1;
@@ -176,7 +349,7 @@ static json_t *covered_unshared_new(struct rule_ctx *ctx, json_t *text,
 	parsed = rule_json_read(ctx, json_string_value(text), &jerr);
 	if (parsed && json_is_object(parsed) &&
 	    affinity_translate_gpu_name(parsed, &plain) == 0 && !plain.bad &&
-	    covers_all(current, parsed))
+	    covers_all(ctx, current, parsed) == 1)
 		return parsed;
 	json_decref(parsed);
 	return NULL;
@@ -271,7 +444,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		goto out;
 	}
 	current = json_member(pod->spec, "affinity");
-	if (t.shares && !covers_all(current, parsed)) {
+	if (t.shares && covers_all(ctx, current, parsed) != 1) {
 		json_t *plain = covered_unshared_new(ctx, text, current);
 
 		if (plain) {

@@ -46,23 +46,72 @@ static int mount_is_obsolete(const struct obsolete_set *set, json_t *mount)
 								   "name")));
 }
 
-/* 1 when `path`, trailing slashes aside ("/" stays "/"), matches one of
- * `patterns`; -1 on OOM. */
+/*
+ * `path` as the kubelet reads it, which is Go's filepath.Clean: runs of
+ * '/' as one, "." elements dropped, each ".." dropping the element before
+ * it (nothing at the root), no trailing '/' but for "/" itself, "." for
+ * nothing left. "/usr/local//nvidia/" and "/usr/local/./nvidia" mount
+ * what "/usr/local/nvidia" does. A new string; NULL when out of memory.
+ */
+static char *path_clean(const char *path)
+{
+	size_t n = strlen(path), r = 0, w = 0, dotdot = 0;
+	int rooted = n && path[0] == '/';
+	char *out = malloc(n + 2);
+
+	if (!out)
+		return NULL;
+	if (rooted)
+		out[w++] = '/', r = dotdot = 1;
+	while (r < n) {
+		if (path[r] == '/') {
+			r++;
+		} else if (path[r] == '.' && (r + 1 == n || path[r + 1] == '/')) {
+			r++;
+		} else if (path[r] == '.' && path[r + 1] == '.' &&
+			   (r + 2 == n || path[r + 2] == '/')) {
+			r += 2;
+			if (w > dotdot) {
+				/* drop the last element */
+				w--;
+				while (w > dotdot && out[w] != '/')
+					w--;
+			} else if (!rooted) {
+				/* a relative path keeps its leading ".." */
+				if (w > 0)
+					out[w++] = '/';
+				out[w++] = '.';
+				out[w++] = '.';
+				dotdot = w;
+			}
+		} else {
+			if ((rooted && w != 1) || (!rooted && w != 0))
+				out[w++] = '/';
+			while (r < n && path[r] != '/')
+				out[w++] = path[r++];
+		}
+	}
+	if (!w)
+		out[w++] = '.';
+	out[w] = '\0';
+	return out;
+}
+
+/* 1 when `path`, cleaned as the kubelet cleans it (path_clean()), matches
+ * one of `patterns`; -1 on OOM. */
 static int path_matches(const struct string_list *patterns, const char *path)
 {
-	size_t len = strlen(path), kept = len;
-	char *trimmed;
+	char *clean;
 	int match;
 
-	while (kept > 1 && path[kept - 1] == '/')
-		kept--;
-	/* most paths end without a slash: matched as they are */
-	if (kept == len)
+	/* most paths are clean already: matched as they are */
+	if (*path == '/' && !strstr(path, "//") && !strstr(path, "/.") &&
+	    (path[1] == '\0' || path[strlen(path) - 1] != '/'))
 		return string_list_match(patterns, path);
-	if (!(trimmed = strndup(path, kept)))
+	if (!(clean = path_clean(path)))
 		return -1;
-	match = string_list_match(patterns, trimmed);
-	free(trimmed);
+	match = string_list_match(patterns, clean);
+	free(clean);
 	return match;
 }
 
@@ -95,42 +144,94 @@ static int spec_for_each_mount(json_t *spec, mount_fn fn, void *arg)
 	return 0;
 }
 
-struct ambiguous_search {
-	const struct config *cfg;
-	const char *name;         /* the volume */
-	const char *mount_path;   /* found */
+/*
+ * The mounts of a pod at an ambiguous mount path, sorted by volume name
+ * and, for one name, in the order the pod lists them: built once per pod,
+ * when its first ambiguous volume is found, so that finding where each
+ * such volume is mounted is a binary search, not a read of every mount.
+ */
+struct ambiguous_mounts {
+	struct rule_ctx *ctx;
+	struct named_mount {
+		const char *name;     /* borrowed from the pod */
+		const char *path;
+		size_t order;
+	} *items;
+	size_t n, cap;
+	int built;
 };
 
-/* 1 when `mount` mounts the volume at an ambiguous mount path; -1 on OOM. */
-static int find_ambiguous(json_t *container, json_t *mount, void *arg)
+static int named_mount_cmp(const void *a, const void *b)
 {
-	struct ambiguous_search *search = arg;
+	const struct named_mount *x = a, *y = b;
+	int d = strcmp(x->name, y->name);
+
+	return d ? d : x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Adds `mount` when it is at an ambiguous mount path; 0, -1 on a failure. */
+static int note_ambiguous(json_t *container, json_t *mount, void *arg)
+{
+	struct ambiguous_mounts *am = arg;
 	const char *name = json_string_value(json_member(mount, "name"));
 	const char *path = json_string_value(json_member(mount, "mountPath"));
+	size_t order = am->n;
 	int match;
 
 	(void)container;
-	if (!name || !path || strcmp(name, search->name) != 0)
+	if (rule_spend(am->ctx, 1))
+		return -1;
+	if (!name || !path)
 		return 0;
-	match = path_matches(&search->cfg->ambiguous_mount_paths, path);
-	if (match > 0)
-		search->mount_path = path;
-	return match;
+	match = path_matches(&am->ctx->cfg->ambiguous_mount_paths, path);
+	if (match <= 0)
+		return match;
+	if (am->n == am->cap) {
+		size_t cap = am->cap ? am->cap * 2 : 8;
+		struct named_mount *grown = realloc(am->items,
+						    cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		am->items = grown;
+		am->cap = cap;
+	}
+	am->items[am->n++] = (struct named_mount){ name, path, order };
+	return 0;
 }
 
 /*
  * The first mountPath at which a container of `spec` mounts volume `name`
  * and that matches the ambiguous mount paths; NULL when none does. Sets
- * *failed when out of memory.
+ * *failed when out of memory or over the review's work budget.
  */
-static const char *ambiguous_mount(const struct config *cfg, json_t *spec,
+static const char *ambiguous_mount(struct ambiguous_mounts *am, json_t *spec,
 				   const char *name, int *failed)
 {
-	struct ambiguous_search search = { cfg, name, NULL };
+	size_t lo = 0, hi;
 
-	if (spec_for_each_mount(spec, find_ambiguous, &search) < 0)
-		*failed = 1;
-	return search.mount_path;
+	if (!am->built) {
+		am->built = 1;
+		if (spec_for_each_mount(spec, note_ambiguous, am)) {
+			*failed = 1;
+			return NULL;
+		}
+		if (am->n)
+			qsort(am->items, am->n, sizeof(*am->items),
+			      named_mount_cmp);
+	}
+	/* the first entry of that name: the first the pod lists */
+	hi = am->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(am->items[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < am->n && !strcmp(am->items[lo].name, name) ?
+	       am->items[lo].path : NULL;
 }
 
 static int message_fits(const char *fmt, const char *a, const char *b,
@@ -275,7 +376,8 @@ static int message_fits(const char *fmt, const char *a, const char *b,
 /* Reports one volume, named `name` (NULL when it has none): obsolete
  * (returns 1), ambiguous or fine (0); -1. */
 static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
-			json_t *volume, const char *name, const char *pointer)
+			json_t *volume, const char *name, const char *pointer,
+			struct ambiguous_mounts *am)
 {
 	const struct config *cfg = ctx->cfg;
 	const char *path, *mount;
@@ -316,7 +418,7 @@ static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
 	match = path_matches(&cfg->ambiguous_host_paths, path);
 	if (match <= 0)
 		return match;
-	mount = ambiguous_mount(cfg, pod->spec, name, &failed);
+	mount = ambiguous_mount(am, pod->spec, name, &failed);
 	if (failed)
 		return -1;
 	if (!mount)
@@ -386,6 +488,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	json_t *volumes = json_member(pod->spec, "volumes");
 	size_t n = json_array_size(volumes), n_obsolete = 0;
 	struct obsolete_set set = { 0 }, stack = { 0 };
+	struct ambiguous_mounts am = { .ctx = ctx };
 	unsigned char *obsolete = NULL;
 	char *volumes_pointer;
 	int rc = -1;
@@ -412,7 +515,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 			continue;
 		if (!(p = json_pointer_join_index(volumes_pointer, i)))
 			goto out_free;
-		found = check_volume(ctx, pod, volume, name, p);
+		found = check_volume(ctx, pod, volume, name, p, &am);
 		free(p);
 		if (found < 0)
 			goto out_free;
@@ -448,6 +551,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		free(p);
 	}
 out_free:
+	free(am.items);
 	free(stack.names);
 	free(set.names);
 	free(obsolete);

@@ -714,16 +714,17 @@ static int compact_value(struct dump_sink *sink, const json_t *value,
 	char number[32];
 	const char *key;
 	json_t *child;
-	size_t i;
+	size_t i, key_len;
 	int first = 1, len;
 
 	switch (json_typeof(value)) {
 	case JSON_OBJECT:
 		if (dump_append("{", 1, sink))
 			return -1;
-		json_object_foreach((json_t *)value, key, child) {
+		/* a key may hold a NUL (nul.h): written whole, as jansson does */
+		json_object_keylen_foreach((json_t *)value, key, key_len, child) {
 			if ((!first && dump_append(",", 1, sink)) ||
-			    json_text_string(dump_append, sink, key, strlen(key)) ||
+			    json_text_string(dump_append, sink, key, key_len) ||
 			    dump_append(":", 1, sink) ||
 			    compact_value(sink, child, flags))
 				return -1;

@@ -224,6 +224,8 @@ struct config {
 	/* JSON values a review may hold (webhook, `gpumend review`): past
 	 * it, the review is answered as an internal failure */
 	size_t max_values;
+	/* the most steps (struct rules_budget) one review may take */
+	size_t max_review_steps;
 
 	/* webhook: answer to an internal failure on plain /mutate (the entry
 	 * paths of gpumend webhook-config answer as their entry's
@@ -311,10 +313,71 @@ struct rules_result {
 	int errors;        /* findings of severity error that were not fixed */
 };
 
+/*
+ * A review's work budget, so that no input holds a thread for long: a
+ * number of steps (a step is a bounded piece of work: a node of the
+ * object visited, two values compared, an operation emitted), which gives
+ * the same verdict on any machine, and a deadline on CLOCK_MONOTONIC as
+ * the backstop, read every RULES_BUDGET_CLOCK_STEPS steps. Once spent it
+ * stays spent: every later rules_budget_spend() fails.
+ */
+struct rules_budget {
+	uint64_t steps_left;     /* UINT64_MAX: no cap on steps */
+	int64_t deadline_ns;     /* monotonic; 0: no deadline */
+	uint64_t until_clock;    /* steps until the clock is read */
+	int spent;               /* once spent: RULES_BUDGET_STEPS or
+				    RULES_BUDGET_DEADLINE; 0 before */
+};
+
+#define RULES_BUDGET_CLOCK_STEPS 65536
+#define RULES_BUDGET_STEPS 1
+#define RULES_BUDGET_DEADLINE 2
+
+/*
+ * Sets `b` to `steps` steps (0: no cap) and a deadline `millis` from now
+ * on CLOCK_MONOTONIC (0: none).
+ */
+void rules_budget_init(struct rules_budget *b, uint64_t steps,
+		       uint64_t millis);
+
+/* The slow part of rules_budget_spend(): reads the clock; 0 or -1. */
+int rules_budget_check(struct rules_budget *b);
+
+/*
+ * Spends `steps` of `b` (NULL: no budget, always 0). 0 while the budget
+ * holds, -1 once it is spent (b->spent set).
+ */
+static inline int rules_budget_spend(struct rules_budget *b, uint64_t steps)
+{
+	if (!b)
+		return 0;
+	if (b->spent)
+		return -1;
+	if (steps > b->steps_left) {
+		b->spent = RULES_BUDGET_STEPS;
+		return -1;
+	}
+	b->steps_left -= b->steps_left == UINT64_MAX ? 0 : steps;
+	if (steps < b->until_clock) {
+		b->until_clock -= steps;
+		return 0;
+	}
+	return rules_budget_check(b);
+}
+
 struct rules_options {
 	int offline;            /* 1 in the CLI: offline-only rules run too */
 	int report_only;        /* 1 for UPDATE: report, never mutate */
 	const char *namespace_name; /* request namespace when the object has none */
+	/*
+	 * 1 when namespace_name alone says whether the object's authors may
+	 * opt out of rules in deny mode (the webhook: the request's
+	 * namespace, which the API server sets); 0 when the object's own
+	 * metadata.namespace says it, else namespace_name (the CLI). Only
+	 * in cfg->deny_opt_out_namespaces do the opt-out annotations leave
+	 * a deny-mode rule out.
+	 */
+	int deny_namespace_from_request;
 	int keep_undo;          /* 1: operations keep their undo (patch_op.undo) */
 	/*
 	 * Rules (bits 1 << rule_id) not to run while no operation has changed
@@ -339,6 +402,11 @@ struct rules_options {
 	 * json_loadb(text, len, 0) gives, or NULL to leave it to jansson.
 	 */
 	json_t *(*read_json)(const char *text, size_t len);
+	/*
+	 * NULL, or the work budget the rules spend from: once it is spent,
+	 * rules_apply() fails (-1, budget->spent set).
+	 */
+	struct rules_budget *budget;
 };
 
 void rules_result_init(struct rules_result *result);

@@ -33,6 +33,7 @@ struct rule_ctx {
 	json_t *object;             /* the object now examined (root or List item) */
 	const char *object_pointer; /* its pointer: "" for the root */
 	const char *namespace_name; /* its namespace, or the request's, or NULL */
+	int deny_locked;            /* its authors cannot opt out of deny rules */
 	struct pod_list *pods;      /* the object's pod specs, found once */
 	int pods_known;
 	/* the object's metadata pointer, and what its opt-out annotations
@@ -117,6 +118,13 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg);
 /* Calls `fn` for every container of every kind in `pod`. */
 int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   container_fn fn, void *arg);
+
+/*
+ * Spends `steps` of the review's work budget (rules_options.budget);
+ * 0, or -1 with the failure recorded once it is spent. Every loop whose
+ * length the input decides spends from it.
+ */
+int rule_spend(struct rule_ctx *ctx, uint64_t steps);
 
 /* 1 when the running rule may change the object (mode mutate, not
  * report-only). */

@@ -132,45 +132,76 @@ static long bracket_end(const char *pattern, size_t open)
  * pattern has none (it is all wildcards and sets), or NULL when out of
  * memory. '*', '?' and bracket expressions end a run; a backslash makes
  * the next byte literal; an unclosed '[' or a trailing backslash ends the
- * search, as if the rest were wildcards. `stop`, when not NUL, ends a run
- * too and is in none (for '/': a run within one path segment).
+ * search, as if the rest were wildcards.
+ *
+ * With `path_pieces`, the pattern is matched against a path cleaned as
+ * the kubelet cleans it (Go's filepath.Clean), while the object holds it
+ * as written: "/usr/local//nvidia", "/usr/local/./nvidia" and
+ * "/usr/x/../local/nvidia" are all "/usr/local/nvidia". Cleaning only
+ * drops separators and whole elements, so what survives any spelling is
+ * an element that is not "." or "..", with the '/' before and after it
+ * where the pattern has them: '/' ends a run too.
  */
-static char *pattern_literal_new(const char *pattern, char stop)
+static char *pattern_literal_new(const char *pattern, int path_pieces)
 {
 	size_t len = strlen(pattern), run = 0, best = 0, i = 0;
-	char *current = malloc(len + 1), *literal = calloc(len + 1, 1);
+	char *current = malloc(len + 3), *literal = calloc(len + 3, 1);
+	int lead = 0;               /* the run follows a literal '/' */
+	size_t body;                /* the run without its slashes */
 
 	if (!current || !literal)
 		goto out_nomem;
 	for (;;) {
 		char c = pattern[i];
 		long end = -1;
+		int slash = path_pieces && (c == '/' ||
+					    (c == '\\' && pattern[i + 1] == '/'));
 
-		if (c == '\\' && pattern[i + 1] && (!stop ||
-						     pattern[i + 1] != stop)) {
+		if (!slash && c == '\\' && pattern[i + 1]) {
 			current[run++] = pattern[i + 1];
 			i += 2;
 			continue;
 		}
-		if (c && c != '*' && c != '?' && c != '[' && c != '\\' &&
-		    (!stop || c != stop)) {
+		if (!slash && c && c != '*' && c != '?' && c != '[' &&
+		    c != '\\') {
 			current[run++] = c;
 			i++;
 			continue;
 		}
-		/* the run ends here: at a wildcard, a set or the end */
-		if (run > best) {
+		/* the run ends here: at a wildcard, a set, the end (or, for
+		 * path pieces, a '/', which it keeps on either side: an
+		 * element of the clean path has a '/' wherever it has one
+		 * there, in any spelling) */
+		body = run - (size_t)lead;
+		if (path_pieces && (body == 0 ||
+				    (body == 1 && current[lead] == '.') ||
+				    (body == 2 && current[lead] == '.' &&
+				     current[lead + 1] == '.')))
+			run = 0;
+		else if (slash)
+			current[run++] = '/';
+		/* path pieces: the longest element, the last of equals
+		 * (the deepest, the most telling) */
+		body = path_pieces && run ? run - (size_t)lead - (size_t)slash
+					  : run;
+		if (body > best || (path_pieces && body && body == best)) {
 			memcpy(literal, current, run);
 			literal[run] = '\0';
-			best = run;
+			best = body;
 		}
 		run = 0;
+		lead = 0;
+		if (slash) {
+			current[run++] = '/';
+			lead = 1;
+			i += c == '\\' ? 2 : 1;
+			continue;
+		}
 		if (c == '[')
 			end = bracket_end(pattern, i);
-		if (!c || (c == '\\' && !(stop && pattern[i + 1] == stop)) ||
-		    (c == '[' && end < 0))
+		if (!c || c == '\\' || (c == '[' && end < 0))
 			break;
-		i = c == '[' ? (size_t)end + 1 : c == '\\' ? i + 2 : i + 1;
+		i = c == '[' ? (size_t)end + 1 : i + 1;
 	}
 	free(current);
 	return literal;
@@ -181,17 +212,20 @@ out_nomem:
 }
 
 /*
- * Adds the literal of every pattern of `patterns` to `set`. Returns 1,
- * adding nothing, when some pattern has no literal (the patterns may
- * match a string holding no fixed text); 0; -1 when out of memory.
+ * Adds the literal of every pattern of `patterns` to `set` (with
+ * `path_pieces`, as pattern_literal_new() says). Returns 1, adding
+ * nothing, when some pattern has no literal (the patterns may match a
+ * string holding no fixed text); 0; -1 when out of memory.
  */
 static int trigger_add_patterns(struct trigger_set *set,
-				const struct string_list *patterns)
+				const struct string_list *patterns,
+				int path_pieces)
 {
 	size_t first = set->out->n;
 
 	for (size_t i = 0; i < patterns->n; i++) {
-		char *literal = pattern_literal_new(patterns->items[i], '\0');
+		char *literal = pattern_literal_new(patterns->items[i],
+						    path_pieces);
 		int rc;
 
 		if (!literal)
@@ -212,14 +246,14 @@ out_unbounded:
 	return 1;
 }
 
-/* The length of the shortest literal of `patterns`; 0 when one has none,
- * -1 when out of memory. */
-static long patterns_shortest_literal(const struct string_list *patterns)
+/* The length of the shortest path piece (pattern_literal_new()) of
+ * `patterns`; 0 when one has none, -1 when out of memory. */
+static long patterns_shortest_piece(const struct string_list *patterns)
 {
 	long shortest = -1;
 
 	for (size_t i = 0; i < patterns->n; i++) {
-		char *literal = pattern_literal_new(patterns->items[i], '\0');
+		char *literal = pattern_literal_new(patterns->items[i], 1);
 		long len;
 
 		if (!literal)
@@ -326,11 +360,12 @@ static void cel_string_tests(struct cel_text *t, const char *value,
  * For each of the n fnmatch(3) patterns at `patterns`, one every `stride`
  * bytes (a string_list's items, or a text_map's keys): its fixed prefix
  * into `prefixes`, when it has one and `prefixes` is not NULL; else its
- * longest fixed run (pattern_literal_new() with `stop`) into `runs`.
+ * longest fixed run (pattern_literal_new(), with `path_pieces` for
+ * paths as the kubelet cleans them) into `runs`.
  * Returns 1 when some pattern has neither: it may match anything.
  */
 static int pattern_fixed_text(char *const *patterns, size_t stride, size_t n,
-			      char stop, struct string_list *prefixes,
+			      int path_pieces, struct string_list *prefixes,
 			      struct string_list *runs, struct cel_text *t)
 {
 	for (size_t i = 0; i < n && !t->failed; i++) {
@@ -344,7 +379,7 @@ static int pattern_fixed_text(char *const *patterns, size_t stride, size_t n,
 			literal_add(prefixes, pattern, fixed, t);
 			continue;
 		}
-		if (!(literal = pattern_literal_new(pattern, stop))) {
+		if (!(literal = pattern_literal_new(pattern, path_pieces))) {
 			t->failed = 1;
 			break;
 		}
@@ -410,26 +445,26 @@ static void cel_patterns(struct cel_text *t, const char *value,
 			 char *const *patterns, size_t stride, size_t n)
 {
 	struct string_list prefixes = { 0 }, runs = { 0 };
-	int any = pattern_fixed_text(patterns, stride, n, '\0', &prefixes,
+	int any = pattern_fixed_text(patterns, stride, n, 0, &prefixes,
 				     &runs, t);
 
 	cel_fixed_text(t, value, any, &prefixes, &runs);
 }
 
 /*
- * Appends a test that the string `value` holds one of the '/'-free fixed
- * runs of the patterns of `patterns` (the longest of each): a path that
- * matches a pattern once normalised as the kubelet does ("//", "/./",
- * "..", a trailing '/') holds each of them as it was written, since
- * normalising only drops whole segments and separators. "true" when a
- * pattern has none.
+ * Appends a test that the string `value` holds one of the path pieces of
+ * the patterns of `patterns` (pattern_literal_new(): the longest element
+ * of each, with the '/' around it that the pattern has): a path that
+ * matches a pattern once cleaned as the kubelet cleans it ("//", "/./",
+ * "..", a trailing '/') holds it as it was written, since cleaning only
+ * drops whole elements and separators. "true" when a pattern has none.
  */
 static void cel_path_segments(struct cel_text *t, const char *value,
 			      const struct string_list *patterns)
 {
 	struct string_list prefixes = { 0 }, runs = { 0 };
 	int any = pattern_fixed_text(patterns->items, sizeof(char *),
-				     patterns->n, '/', NULL, &runs, t);
+				     patterns->n, 1, NULL, &runs, t);
 
 	cel_fixed_text(t, value, any, &prefixes, &runs);
 }
@@ -719,9 +754,10 @@ static int cel_gpu_sharing(const struct config *cfg, enum cel_part part,
 
 /*
  * obsolete-cuda-hostpath looks only at volumes with a string
- * hostPath.path. It acts on one whose path (trailing slashes dropped,
- * which leaves a prefix of it) matches an obsolete pattern, so the
- * pattern's literal is in the path; or, warning only, on one whose path
+ * hostPath.path. It acts on one whose path, cleaned as the kubelet cleans
+ * it, matches an obsolete pattern, so each path piece of the pattern's
+ * literals (pattern_literal_new()) is in the path as written; or,
+ * warning only, on one whose path
  * matches an ambiguous host pattern and that is mounted at a path matching
  * an ambiguous mount pattern: both are needed, so the literals of either
  * side will do, and the side whose shortest literal is longer is taken. A
@@ -737,7 +773,7 @@ static int triggers_obsolete_cuda_hostpath(const struct config *cfg,
 	size_t first = set->out->n;
 	int rc;
 
-	rc = trigger_add_patterns(set, &cfg->obsolete_host_paths);
+	rc = trigger_add_patterns(set, &cfg->obsolete_host_paths, 1);
 	if (rc < 0)
 		return -1;
 	if (rc == 0 && (cfg->ambiguous_host_paths.n ||
@@ -747,14 +783,14 @@ static int triggers_obsolete_cuda_hostpath(const struct config *cfg,
 			&cfg->ambiguous_host_paths, &cfg->vendor_driver_dirs,
 		};
 		long host = -1;
-		long mount = patterns_shortest_literal(&cfg->ambiguous_mount_paths);
+		long mount = patterns_shortest_piece(&cfg->ambiguous_mount_paths);
 
 		for (size_t h = 0; h < 2; h++) {
 			long len;
 
 			if (!hosts[h]->n)
 				continue;
-			if ((len = patterns_shortest_literal(hosts[h])) < 0)
+			if ((len = patterns_shortest_piece(hosts[h])) < 0)
 				return -1;
 			if (host < 0 || len < host)
 				host = len;
@@ -764,10 +800,10 @@ static int triggers_obsolete_cuda_hostpath(const struct config *cfg,
 		if (host == 0 && mount == 0)
 			rc = 1;
 		else if (mount >= host)
-			rc = trigger_add_patterns(set, &cfg->ambiguous_mount_paths);
+			rc = trigger_add_patterns(set, &cfg->ambiguous_mount_paths, 1);
 		else
 			for (size_t h = 0; h < 2 && rc == 0; h++)
-				rc = trigger_add_patterns(set, hosts[h]);
+				rc = trigger_add_patterns(set, hosts[h], 1);
 		if (rc < 0)
 			return -1;
 	}
@@ -827,7 +863,7 @@ static int triggers_gpu_visibility(const struct config *cfg,
 
 	if (trigger_add(set, "NVIDIA_VISIBLE_DEVICES"))
 		return -1;
-	rc = trigger_add_patterns(set, &cfg->gpu_images);
+	rc = trigger_add_patterns(set, &cfg->gpu_images, 0);
 	if (rc > 0)
 		set->unbounded = 1;
 	return rc < 0 ? -1 : 0;
@@ -930,7 +966,7 @@ static int triggers_obsolete_gpu_component(const struct config *cfg,
 	/* borrowed: only read */
 	for (size_t i = 0; i < cfg->obsolete_components.n; i++)
 		patterns.items[patterns.n++] = cfg->obsolete_components.items[i].key;
-	rc = trigger_add_patterns(set, &patterns);
+	rc = trigger_add_patterns(set, &patterns, 0);
 	free(patterns.items);
 	if (rc > 0)
 		set->unbounded = 1;

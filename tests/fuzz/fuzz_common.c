@@ -268,7 +268,7 @@ static void patch_apply_checked(json_t *object, json_t *patch)
 				fuzz_fail("patch operation %zu: moves '%s' into itself",
 					  i, op.from);
 		}
-		if (op.value && !(op.value = json_deep_copy(op.value)))
+		if (op.value && !(op.value = json_value_copy(op.value)))
 			fuzz_fail("out of memory");
 		rc = patch_apply_op(object, &op);
 		json_decref(op.value);
@@ -283,7 +283,7 @@ static void admission_recheck(const struct config *cfg, json_t *review,
 			      json_t *patched)
 {
 	struct admission_outcome out;
-	json_t *again = json_deep_copy(review);
+	json_t *again = json_value_copy(review);
 	json_t *request = json_object_get(again, "request");
 	char *body;
 
@@ -418,7 +418,7 @@ static void admission_answer_check(const struct config *cfg, json_t *review,
 		free(decoded);
 		if (!patch)
 			fuzz_fail("the patch is not JSON: %s", jerr.text);
-		object = json_deep_copy(json_object_get(request, "object"));
+		object = json_value_copy(json_object_get(request, "object"));
 		if (!json_is_object(object))
 			fuzz_fail("a patch for a request without an object");
 		patch_apply_checked(object, patch);
@@ -541,7 +541,7 @@ static void patch_check_compare(const struct config *cfg, json_t *original,
 		struct rules_options opts = { .keep_undo = 1 };
 		struct rules_result res;
 		struct rules_error err;
-		json_t *object = json_deep_copy(original), *engine;
+		json_t *object = json_value_copy(original), *engine;
 		int old_ok, new_ok, changed = 0;
 
 		if (!object)
@@ -565,7 +565,7 @@ static void patch_check_compare(const struct config *cfg, json_t *original,
 							    &first, 0);
 				}
 		}
-		engine = json_deep_copy(object);
+		engine = json_value_copy(object);
 		old_ok = faults_replay_gives(original, &res, engine);
 		new_ok = faults_revert_gives(object, &res, original);
 		tape_judges_as_json_equal(original, object);
@@ -600,7 +600,7 @@ void fuzz_check_admission(const struct config *cfg, const char *body,
 
 	/* the review as sent: decoded, NUL and all */
 	if (encoded && seen &&
-	    (!(review = json_deep_copy(seen)) || nul_json_decode(review)))
+	    (!(review = json_value_copy(seen)) || nul_json_decode(review)))
 		fuzz_fail("out of memory");
 	request = readable_request(seen, &uid) ?
 		  json_object_get(review, "request") : NULL;
@@ -725,7 +725,7 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 					   &err))
 		fuzz_fail("a sparse document does not read in full: %d:%d: %s",
 			  err.line, err.column, err.message);
-	copy = doc->json ? json_deep_copy(doc->json) : json_null();
+	copy = doc->json ? json_value_copy(doc->json) : json_null();
 	if (!copy || json_array_append_new(run->docs, copy))
 		fuzz_fail("out of memory");
 	run->n_ops += res->n_ops;
@@ -1158,7 +1158,7 @@ void fuzz_check_rules(const struct config *cfg)
 		struct rules_error err;
 		json_error_t jerr;
 		json_t *object = json_loads(rule_objects[k], 0, &jerr);
-		json_t *original = json_deep_copy(object);
+		json_t *original = json_value_copy(object);
 
 		if (!object || !original)
 			fuzz_fail("built-in object %zu: %s", k, jerr.text);
@@ -1171,7 +1171,7 @@ void fuzz_check_rules(const struct config *cfg)
 		for (size_t i = 0; i < result.n_ops; i++) {
 			struct patch_op op = result.ops[i];
 
-			if (op.value && !(op.value = json_deep_copy(op.value)))
+			if (op.value && !(op.value = json_value_copy(op.value)))
 				fuzz_fail("out of memory");
 			if (patch_apply_op(original, &op) != 0)
 				fuzz_fail("object %zu: operation %zu (%s) does not replay",

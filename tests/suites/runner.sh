@@ -22,7 +22,8 @@ suite unfinished 'pass six; exit 0'
 suite old 'pass seven; echo "old: 1 passed, 0 failed"'
 
 # runs OUT [VAR=VALUE...] -- SUITE...: tests/run.sh on those suites (no
-# unit tests), its output in $dir/OUT, its status in $rc.
+# unit tests; a plain run, not the sanitizers', unless VAR says so), its
+# output in $dir/OUT, its status in $rc.
 runs() {
 	_out=$1
 	shift
@@ -37,7 +38,7 @@ runs() {
 		_suites="$_suites $dir/$_s.sh"
 	done
 	# shellcheck disable=SC2086
-	env -u CI GPUMEND_UNIT= GPUMEND_SUITES="$_suites" $_env \
+	env -u CI -u GPUMEND_SANITIZE GPUMEND_UNIT= GPUMEND_SUITES="$_suites" $_env \
 		sh "$TESTS_DIR/run.sh" >"$dir/$_out" 2>&1
 	rc=$?
 }
@@ -73,6 +74,17 @@ runs ci-all CI=true GPUMEND_SKIPS_ALLOW="$dir/allow2" -- alpha beta
 check "CI=true: every skip allowed: the run passes" \
 	[ "$rc" = 0 -a "$(last ci-all)" = "3 passed, 0 failed, 3 skipped" ]
 
+# an entry whose third field is "sanitize" allows the skip only there
+printf 'alpha: the thing%sno thing here%ssanitize\nbeta: other%sreason\nbeta: third%sreason\n' \
+	"$tab" "$tab" "$tab" "$tab" >"$dir/allow3"
+runs ci-san-plain CI=true GPUMEND_SKIPS_ALLOW="$dir/allow3" -- alpha beta
+check "CI=true: a sanitize-only entry does not allow the skip in a plain run: $(last ci-san-plain)" \
+	sh -c "[ '$rc' != 0 ] && [ '$(last ci-san-plain)' = '3 passed, 1 failed, 3 skipped' ] &&
+		grep -q \"'alpha: the thing' was skipped\" '$dir/ci-san-plain'"
+runs ci-san CI=true GPUMEND_SANITIZE=1 GPUMEND_SKIPS_ALLOW="$dir/allow3" -- alpha beta
+check "CI=true: a sanitize-only entry allows the skip under the sanitizers" \
+	[ "$rc" = 0 -a "$(last ci-san)" = "3 passed, 0 failed, 3 skipped" ]
+
 runs fails -- alpha broken
 check "a failure fails the run: $(last fails)" \
 	[ "$rc" != 0 -a "$(last fails)" = "3 passed, 1 failed, 1 skipped" ]
@@ -85,8 +97,8 @@ check "a summary without its skipped count is read as none skipped" \
 	[ "$rc" = 0 -a "$(last old)" = "1 passed, 0 failed, 0 skipped" ]
 
 # the allowlist in the tree: each entry names a check and says why
-bad=$(awk -F '\t' '!/^#/ && NF && !($1 ~ /^[A-Za-z0-9_-]+: ./ && $2 ~ /[^ ]/)' \
+bad=$(awk -F '\t' '!/^#/ && NF && !($1 ~ /^[A-Za-z0-9_-]+: ./ && $2 ~ /[^ ]/ && ($3 == "" || $3 == "sanitize") && NF <= 3)' \
 	"$TESTS_DIR/skips.allow")
-check "tests/skips.allow: every entry is 'SUITE: NAME<tab>reason'${bad:+: $bad}" [ -z "$bad" ]
+check "tests/skips.allow: every entry is 'SUITE: NAME<tab>reason[<tab>sanitize]'${bad:+: $bad}" [ -z "$bad" ]
 
 finish runner

@@ -190,7 +190,7 @@ static const char every_key[] =
 	"  \"mutations\": \"example.com/mutations\","
 	"  \"denyOptOutNamespaces\": [\"sandbox\"]},"
 	" \"limits\": {\"maxDocumentBytes\": 1048576, \"maxDepth\": 64,"
-	"  \"maxAliasNodes\": 5000, \"maxValues\": 1000},"
+	"  \"maxAliasNodes\": 5000, \"maxValues\": 1000, \"maxReviewSteps\": 1000000},"
 	" \"webhook\": {\"failurePolicy\": \"deny\", \"timeoutSeconds\": 5,"
 	"  \"customResources\": [{\"group\": \"example.com\","
 	"   \"resources\": [\"trainjobs\", \"evaljobs\"],"
@@ -308,6 +308,7 @@ TEST(config_every_key_set_and_read_back)
 	CHECK(cfg->max_depth == 64);
 	CHECK(cfg->max_alias_nodes == 5000);
 	CHECK(cfg->max_values == 1000);
+	CHECK(cfg->max_review_steps == 1000000);
 	CHECK(cfg->failure_allow == 0);
 	CHECK(cfg->timeout_seconds == 5);
 	CHECK(cfg->deny_opt_out_namespaces.n == 1);

@@ -658,6 +658,13 @@ TEST(core_compact_text_is_janssons)
 	values[n++] = json_string("");
 	values[n++] = json_real(1e300);
 	values[n++] = json_pack("[[[{s:[{}]}]]]", "\t");
+	/* a key holding a NUL is written whole (fuzz: "resources\u0000") */
+	values[n] = json_object();
+	if (json_object_setn_new(values[n], "resources\0", 10, json_true())) {
+		json_decref(values[n]);
+		values[n] = NULL;
+	}
+	n++;
 	for (size_t i = 0; i < n; i++) {
 		char *mine, *theirs;
 

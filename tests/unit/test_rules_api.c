@@ -334,3 +334,57 @@ TEST(rules_api_kubelet_config_deny_off)
 	rules_result_clear(&res);
 	config_free(cfg);
 }
+
+/* ------------------------------------------------------------------ */
+/* The work budget                                                     */
+
+/*
+ * A budget of steps fails the rules at the same point on any machine;
+ * a deadline already past fails them at the next read of the clock; a
+ * spent budget stays spent.
+ */
+TEST(rules_budget_steps_and_deadline)
+{
+	struct config *cfg = config_new_default();
+	struct rules_budget budget;
+	struct rules_options opts = { .budget = &budget };
+	struct rules_result res;
+	struct rules_error err;
+	json_t *object = json_loads(
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},"
+		"\"spec\":{\"containers\":[{\"name\":\"a\",\"image\":\"x\","
+		"\"resources\":{\"limits\":{\"alpha.kubernetes.io/nvidia-gpu\":1}}},"
+		"{\"name\":\"b\",\"image\":\"x\",\"resources\":{\"limits\":"
+		"{\"alpha.kubernetes.io/nvidia-gpu\":1}}}]}}", 0, NULL);
+	json_t *copy = json_deep_copy(object);
+
+	CHECK(cfg && object && copy);
+	/* enough steps: the same result as without a budget */
+	rules_budget_init(&budget, 1000, 0);
+	rules_result_init(&res);
+	CHECK(rules_apply(cfg, &opts, object, &res, &err) == 0);
+	CHECK(res.n_ops == 2 && !budget.spent);
+	CHECK(budget.steps_left < 1000);
+	rules_result_clear(&res);
+
+	/* three steps: the pod walk and the first container take them */
+	rules_budget_init(&budget, 3, 0);
+	rules_result_init(&res);
+	CHECK(rules_apply(cfg, &opts, copy, &res, &err) == -1);
+	CHECK(budget.spent == RULES_BUDGET_STEPS);
+	CHECK(strstr(err.message, "work budget") != NULL);
+	CHECK(rules_budget_spend(&budget, 0) == -1);
+	rules_result_clear(&res);
+
+	/* a deadline already past, read at the next clock step */
+	rules_budget_init(&budget, 0, 1);
+	budget.deadline_ns = 1;
+	budget.until_clock = 1;
+	CHECK(rules_budget_spend(&budget, 1) == -1);
+	CHECK(budget.spent == RULES_BUDGET_DEADLINE);
+	CHECK(rules_budget_spend(NULL, 1000) == 0);
+
+	json_decref(copy);
+	json_decref(object);
+	config_free(cfg);
+}

@@ -502,9 +502,18 @@ TEST(rules_pod_visibility_deny_and_skip)
 		"   'containers': [{'name': 'report', 'image': 'nvcr.io/nvidia/tritonserver:24.01-py3'}]}}}}}}";
 	static const char skipped[] =
 		"{'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': 'p',"
+		"  'namespace': 'sandbox',"
 		"  'annotations': {'gpumend.io/skip-rules': 'gpu-visibility'}},"
-		" 'spec': {'containers': [{'name': 'c', 'image': 'nvidia/cuda:9.0-base'}]}}";
+		" 'spec': {'containers': [{'name': 'c', 'image': 'nvidia/cuda'}]}}";
+	static const char skipped_whole[] =
+		"{'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': 'p',"
+		"  'namespace': 'sandbox', 'annotations': {'gpumend.io/skip': 'true'}},"
+		" 'spec': {'containers': [{'name': 'c', 'image': 'nvidia/cuda'}]}}";
 	struct config *cfg = test_config_only(RULE_GPU_VISIBILITY, RULE_MODE_DENY);
+	json_t *opt_out = json_loads("{\"annotations\": "
+				     "{\"denyOptOutNamespaces\": [\"sandbox\"]}}",
+				     0, NULL);
+	struct rules_error err;
 	struct rules_result res;
 	const char *at = "/spec/jobTemplate/spec/template/spec/containers/0/image";
 	const struct finding *f;
@@ -517,10 +526,24 @@ TEST(rules_pod_visibility_deny_and_skip)
 	json_decref(out);
 	rules_result_clear(&res);
 
-	out = test_run_squoted(skipped, cfg, NULL, &res, failures);
-	CHECK(res.n_findings == 0 && !res.denied);
-	json_decref(out);
-	rules_result_clear(&res);
+	/* by default the author cannot opt out of a deny rule */
+	for (int whole = 0; whole < 2; whole++) {
+		out = test_run_squoted(whole ? skipped_whole : skipped, cfg,
+				       NULL, &res, failures);
+		CHECK(res.n_findings == 1 && res.denied);
+		json_decref(out);
+		rules_result_clear(&res);
+	}
+	/* in a namespace of annotations.denyOptOutNamespaces they may */
+	CHECK(config_apply(cfg, opt_out, &err) == 0);
+	for (int whole = 0; whole < 2; whole++) {
+		out = test_run_squoted(whole ? skipped_whole : skipped, cfg,
+				       NULL, &res, failures);
+		CHECK(res.n_findings == 0 && !res.denied);
+		json_decref(out);
+		rules_result_clear(&res);
+	}
+	json_decref(opt_out);
 	config_free(cfg);
 }
 

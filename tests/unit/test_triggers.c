@@ -55,9 +55,12 @@ TEST(triggers_default_set)
 		"nvidia/cuda", "Accelerators", "DevicePlugins",
 		/* apps/v1 holds apps/v1beta1 and apps/v1beta2 */
 		"apps/v1", "batch/v1beta1",
-		"batch/v2alpha1", "extensions/v1beta1", "/usr/lib/nvidia-",
-		"/usr/lib64/nvidia", "/usr/local/nvidia", "/opt/nvidia-driver",
-		"/var/lib/nvidia-docker/volumes/nvidia_driver/",
+		"batch/v2alpha1", "extensions/v1beta1",
+		/* the hostPath patterns' elements, kept in any spelling of
+		 * the path: /usr/local/nvidia, /usr/lib64/nvidia,
+		 * /usr/lib/nvidia-*, /opt/nvidia-driver,
+		 * /var/lib/nvidia-docker/volumes/nvidia_driver/ */
+		"/nvidia",
 		/* aliyun.com/gpu (vendorGPUs) holds aliyun.com/gpu-mem and
 		 * aliyun.com/gpu-count */
 		"aliyun.com/gpu", "rancher.io/gpu-mem",
@@ -133,8 +136,9 @@ TEST(triggers_mode_off_drops_rule)
 	CHECK(!has(&list, "-gpu"));
 	CHECK(!has(&list, "nvcr.io/"));
 	CHECK(!has(&list, "Accelerators"));
-	/* no longer hidden behind "-gpu" */
-	CHECK(has(&list, "alpha.kubernetes.io/nvidia-gpu"));
+	/* no longer hidden behind "-gpu", but behind "/nvidia" */
+	CHECK(!has(&list, "alpha.kubernetes.io/nvidia-gpu"));
+	CHECK(covers(cfg, "alpha.kubernetes.io/nvidia-gpu"));
 	/* which holds the legacy label's name */
 	CHECK(!has(&list, "alpha.kubernetes.io/nvidia-gpu-name"));
 	CHECK(covers(cfg, "alpha.kubernetes.io/nvidia-gpu-name"));
@@ -207,10 +211,17 @@ TEST(triggers_pattern_literals)
 	static const struct {
 		const char *pattern, *literal;
 	} cases[] = {
-		{ "/usr/lib/nvidia-[0-9]*", "/usr/lib/nvidia-" },
+		/* an element with the slashes around it: what survives any
+		 * spelling of the path (// /./ /x/../), the longest, the
+		 * last of equals; "." and ".." elements never */
+		{ "/usr/lib/nvidia-[0-9]*", "/nvidia-" },
+		{ "/usr/local/nvidia", "/nvidia" },
+		{ "/var/lib/nvidia-docker/volumes/nvidia_driver/*",
+		  "/nvidia_driver/" },
+		{ "/opt/./nvidia/../cuda", "/nvidia/" },
 		{ "*/libnvidia-*.so*", "/libnvidia-" },
 		{ "*/libcuda.so*", "/libcuda.so" },
-		{ "/opt/\\\\*cuda*", "/opt/*cuda" },
+		{ "/opt/\\\\*cuda*", "/*cuda" },
 		{ "[[:digit:]]]abc*", "]abc" },
 		{ "[]x]yz", "yz" },
 		{ "[!]x]yz", "yz" },
@@ -242,14 +253,14 @@ TEST(triggers_hostpath_sides)
 {
 	struct string_list list;
 
-	/* ambiguous volumes need both paths: the side with longer literals */
+	/* ambiguous volumes need both paths: the side with longer literals
+	 * (here /mnt/nvidia/ holds /nvidia, which the obsolete path gives) */
 	CHECK(hostpath_triggers("[\"/usr/local/nvidia\"]", "[\"/bin\"]",
 				"[\"/mnt/nvidia/*\"]", &list) == 0);
-	CHECK(list.n == 2 && has(&list, "/usr/local/nvidia") &&
-	      has(&list, "/mnt/nvidia/"));
+	CHECK(list.n == 1 && has(&list, "/nvidia"));
 	string_list_clear(&list);
 	CHECK(hostpath_triggers("[]", "[\"/usr/bin\"]", "[\"*\"]", &list) == 0);
-	CHECK(list.n == 1 && has(&list, "/usr/bin"));
+	CHECK(list.n == 1 && has(&list, "/bin"));
 	string_list_clear(&list);
 	CHECK(hostpath_triggers("[]", "[\"*\"]", "[\"/mnt/*\"]", &list) == 0);
 	CHECK(list.n == 1 && has(&list, "/mnt/"));
@@ -275,7 +286,7 @@ TEST(triggers_hostpath_sides)
 	/* one side empty: ambiguous volumes are never reported */
 	CHECK(hostpath_triggers("[\"/usr/lib64/nvidia\"]", "[]", "[\"*\"]",
 				&list) == 0);
-	CHECK(list.n == 1 && has(&list, "/usr/lib64/nvidia"));
+	CHECK(list.n == 1 && has(&list, "/nvidia"));
 	string_list_clear(&list);
 }
 
