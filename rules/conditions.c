@@ -364,9 +364,11 @@ static int doc_set(json_t *doc, const char *section, const char *key,
 }
 
 struct config *rules_entry_config_new(const struct config *cfg,
-				      enum rules_entry entry, int pod_update,
+				      enum rules_entry entry, int request,
 				      struct rules_error *err)
 {
+	int pod_update = request & RULES_REQUEST_POD_UPDATE;
+	int unregistered = request & RULES_REQUEST_UNREGISTERED;
 	json_t *doc = config_to_json(cfg), *rules;
 	struct config *out = NULL;
 	int part_in[CEL_PART_COUNT], rc = 0;
@@ -382,6 +384,9 @@ struct config *rules_entry_config_new(const struct config *cfg,
 			/* a pod update is the advisory entry's, all of it */
 			if (pod_update && e >= 0)
 				e = RULES_ENTRY_ADVISORY;
+			/* the API server sends it to no entry */
+			if (unregistered)
+				e = -1;
 			part_in[part] = e < 0 ? -1 : e == (int)entry;
 			keep |= part_in[part] == 1;
 		}
