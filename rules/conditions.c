@@ -196,27 +196,67 @@ static unsigned entry_rules(const struct config *cfg, int entry)
 	"(request.operation == 'UPDATE' && request.resource.group == '' && " \
 	"request.resource.resource == 'pods')"
 
-/* The fragments of the parts in `entry`, pod and container disjuncts. */
+/* The longest gpumend.io/skip-rules value the conditions read (4 KiB): a
+ * longer one is taken to skip nothing, without reading it. */
+#define CEL_SKIP_RULES_MAX "4096"
+
+/* The object's `annotation` names the rule, as csv_has() reads it (items
+ * between commas, blanks and tabs around them dropped). */
+static void cel_skips(struct cel_text *t, const char *annotation,
+		      enum rule_id rule)
+{
+	cel_add(t, "object.metadata.annotations[");
+	cel_quote(t, annotation);
+	cel_addf(t, "].matches('(^|,)[ \\\\t]*%s[ \\\\t]*(,|$)')",
+		 rule_info_get(rule)->name);
+}
+
+/*
+ * The fragments of the parts in `entry`: for each rule, its pod and
+ * container disjuncts, unless the object's skip-rules annotation names
+ * the rule (the engine runs no rule it names; one rule left out must not
+ * send the object for another rule's sake, to an entry that fails closed).
+ */
 static void entry_fragments(const struct config *cfg, int entry,
 			    struct cel_text *pod)
 {
-	struct cel_frag frag = { { 0 }, { 0 } };
+	struct cel_text all = { 0 };
 
-	for (int r = 0; r < RULE_COUNT; r++)
+	for (int r = 0; r < RULE_COUNT; r++) {
+		struct cel_frag frag = { { 0 }, { 0 } };
+
 		for (int part = 0; part < CEL_PART_COUNT; part++)
 			if (part_entry(cfg, r, part) == entry)
 				rules_rule_cel(cfg, (enum rule_id)r,
 					       (enum cel_part)part, &frag);
-	if (frag.container.len) {
-		cel_or(&frag.pod);
-		cel_addf(&frag.pod, CEL_CONTAINERS ".exists(c, %s)",
-			 frag.container.s);
+		if (frag.container.len) {
+			cel_or(&frag.pod);
+			cel_addf(&frag.pod, CEL_CONTAINERS
+				 ".exists(c, type(c) == map && (%s))",
+				 frag.container.s);
+		}
+		if (frag.pod.failed || frag.container.failed)
+			all.failed = 1;
+		if (frag.pod.len) {
+			cel_or(&all);
+			cel_add(&all, "(!(has(object.metadata) && "
+				"has(object.metadata.annotations) && ");
+			cel_quote(&all, cfg->skip_rules_annotation);
+			cel_add(&all, " in object.metadata.annotations && "
+				"size(object.metadata.annotations[");
+			cel_quote(&all, cfg->skip_rules_annotation);
+			cel_add(&all, "]) <= " CEL_SKIP_RULES_MAX " && ");
+			cel_skips(&all, cfg->skip_rules_annotation,
+				  (enum rule_id)r);
+			cel_addf(&all, ") && (%s))", frag.pod.s);
+		}
+		cel_text_free(&frag.pod);
+		cel_text_free(&frag.container);
 	}
-	if (frag.pod.failed || frag.container.failed)
+	if (all.failed)
 		pod->failed = 1;
-	cel_add(pod, frag.pod.len ? frag.pod.s : "false");
-	cel_text_free(&frag.pod);
-	cel_text_free(&frag.container);
+	cel_add(pod, all.len ? all.s : "false");
+	cel_text_free(&all);
 }
 
 /* `annotation` holds every rule of `rules` by name, as csv_has() reads it
@@ -231,10 +271,12 @@ static void cel_skips_all(struct cel_text *t, const char *annotation,
 			continue;
 		if (any)
 			cel_add(t, " && ");
-		cel_add(t, "object.metadata.annotations[");
-		cel_quote(t, annotation);
-		cel_addf(t, "].matches('(^|,)[ \\\\t]*%s[ \\\\t]*(,|$)')",
-			 rule_info_get((enum rule_id)r)->name);
+		else {
+			cel_add(t, "size(object.metadata.annotations[");
+			cel_quote(t, annotation);
+			cel_add(t, "]) <= " CEL_SKIP_RULES_MAX " && ");
+		}
+		cel_skips(t, annotation, (enum rule_id)r);
 		any = 1;
 	}
 	if (!any)
