@@ -445,6 +445,8 @@ struct config *rules_entry_config_new(const struct config *cfg,
 				      json_object());
 			rc |= doc_set(doc, "sharing", "countResources",
 				      json_array());
+			rc |= doc_set(doc, "sharing", "computeResources",
+				      json_array());
 			rc |= doc_set(doc, "sharing", "nodeSelectors",
 				      json_object());
 			rc |= doc_set(doc, "sharing", "schedulerNames",
