@@ -138,7 +138,9 @@ int rules_entry_find(const char *name)
  * when the object cannot run right unmigrated (a legacy resource, label
  * or annotation the scheduler no longer knows, driver mounts that break
  * the container, vendor sharing no plugin serves); advisory when it runs
- * anyway. The offline rules have none: the webhook never runs them.
+ * anyway (obsolete-cuda-hostpath's ambiguous host paths, which it only
+ * warns about, are its extra part). The offline rules have none: the
+ * webhook never runs them.
  */
 static const signed char mutate_entry[RULE_COUNT][CEL_PART_COUNT] = {
 	[RULE_DEPRECATED_WORKLOAD_API] = { -1, -1 },
@@ -148,7 +150,7 @@ static const signed char mutate_entry[RULE_COUNT][CEL_PART_COUNT] = {
 	[RULE_CRITICAL_POD_ANNOTATION] = { A, -1 },
 	[RULE_GPU_MODEL_AFFINITY] = { A, -1 },
 	[RULE_GPU_SHARING] = { L, A },
-	[RULE_OBSOLETE_CUDA_HOSTPATH] = { L, -1 },
+	[RULE_OBSOLETE_CUDA_HOSTPATH] = { L, A },
 	[RULE_GPU_VISIBILITY] = { A, -1 },
 	[RULE_REMOVED_GPU_FEATURE_GATE] = { A, -1 },
 	[RULE_OBSOLETE_GPU_COMPONENT] = { A, -1 },
@@ -435,6 +437,17 @@ struct config *rules_entry_config_new(const struct config *cfg,
 		if (!keep && cfg->mode[r] != RULE_MODE_OFF)
 			rc |= doc_set(rules, rule_info_get((enum rule_id)r)->name,
 				      "mode", json_string("off"));
+		if (r == RULE_OBSOLETE_CUDA_HOSTPATH && keep) {
+			if (part_in[CEL_PART_EXTRA] == 0)
+				rc |= doc_set(doc, "hostPaths", "ambiguous",
+					      json_array());
+			if (part_in[CEL_PART_CORE] == 0) {
+				rc |= doc_set(doc, "hostPaths", "obsolete",
+					      json_array());
+				rc |= doc_set(doc, "hostPaths",
+					      "vendorDriverDirs", json_array());
+			}
+		}
 		if (r != RULE_GPU_SHARING || !keep)
 			continue;
 		if (part_in[CEL_PART_EXTRA] == 0)
