@@ -202,6 +202,16 @@ static unsigned entry_rules(const struct config *cfg, int entry)
  * longer one is taken to skip nothing, without reading it. */
 #define CEL_SKIP_RULES_MAX "4096"
 
+/* The object's annotations hold `annotation`, short enough to be read. */
+static void cel_skips_readable(struct cel_text *t, const char *annotation)
+{
+	cel_quote(t, annotation);
+	cel_add(t, " in object.metadata.annotations && "
+		"size(object.metadata.annotations[");
+	cel_quote(t, annotation);
+	cel_add(t, "]) <= " CEL_SKIP_RULES_MAX);
+}
+
 /* The object's `annotation` names the rule, as csv_has() reads it (items
  * between commas, blanks and tabs around them dropped). */
 static void cel_skips(struct cel_text *t, const char *annotation,
@@ -243,11 +253,8 @@ static void entry_fragments(const struct config *cfg, int entry,
 			cel_or(&all);
 			cel_add(&all, "(!(has(object.metadata) && "
 				"has(object.metadata.annotations) && ");
-			cel_quote(&all, cfg->skip_rules_annotation);
-			cel_add(&all, " in object.metadata.annotations && "
-				"size(object.metadata.annotations[");
-			cel_quote(&all, cfg->skip_rules_annotation);
-			cel_add(&all, "]) <= " CEL_SKIP_RULES_MAX " && ");
+			cel_skips_readable(&all, cfg->skip_rules_annotation);
+			cel_add(&all, " && ");
 			cel_skips(&all, cfg->skip_rules_annotation,
 				  (enum rule_id)r);
 			cel_addf(&all, ") && (%s))", frag.pod.s);
@@ -273,11 +280,6 @@ static void cel_skips_all(struct cel_text *t, const char *annotation,
 			continue;
 		if (any)
 			cel_add(t, " && ");
-		else {
-			cel_add(t, "size(object.metadata.annotations[");
-			cel_quote(t, annotation);
-			cel_add(t, "]) <= " CEL_SKIP_RULES_MAX " && ");
-		}
 		cel_skips(t, annotation, (enum rule_id)r);
 		any = 1;
 	}
@@ -350,8 +352,8 @@ json_t *rules_conditions_new(const struct config *cfg, enum rules_entry entry)
 			"object.metadata.annotations[");
 		cel_quote(&t, cfg->skip_annotation);
 		cel_add(&t, "] == 'true') || (");
-		cel_quote(&t, cfg->skip_rules_annotation);
-		cel_add(&t, " in object.metadata.annotations && ");
+		cel_skips_readable(&t, cfg->skip_rules_annotation);
+		cel_add(&t, " && ");
 		cel_skips_all(&t, cfg->skip_rules_annotation, mine);
 		if (entry == RULES_ENTRY_ADVISORY && (legacy & ~mine)) {
 			cel_add(&t, " && (!" POD_UPDATE " || ");
