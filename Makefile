@@ -49,6 +49,7 @@ RULES_SRCS += rules/triggers.c
 RULES_SRCS += rules/pod_shapes.c
 RULES_SRCS += rules/conditions.c
 RULES_SRCS += rules/values.c
+RULES_SRCS += rules/rule_help.c
 $(BUILD)/rules/%.o: INCLUDES := -Irules
 
 # lib/: what both front ends share. Buffers, messages, json regions, the
@@ -75,6 +76,7 @@ $(BUILD)/certs/%.o: INCLUDES := -Ilib -Icerts
 # cli/: the CLI. Subcommands, files, text patching, diffs, report formats.
 CLI_SRCS += cli/args.c
 CLI_SRCS += cli/files.c
+CLI_SRCS += cli/ignore.c
 CLI_SRCS += cli/utf16.c
 CLI_SRCS += cli/stream.c
 CLI_SRCS += cli/text_patch.c
@@ -157,12 +159,15 @@ $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 # The tools only the tests use (as root, when missing): TEST_TOOLS are
 # commands, as COMMAND:PACKAGE (promtool checks the alerting rules of
 # manifests/monitoring and the /metrics page; node and npm run
-# tests/schema/validate.mjs), TEST_DEBS packages checked by name (Go and
-# the sources tests/helm-template builds with). kubectl, kustomize,
-# celcheck and the schema validators come from tests/tools/get.sh, which
-# the suites call.
-TEST_TOOLS := wrk:wrk promtool:prometheus node:nodejs npm:npm
-TEST_DEBS := golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v2-dev
+# tests/schema/validate.mjs and install the SARIF multitool; pre-commit
+# runs the hooks of .pre-commit-hooks.yaml), TEST_DEBS packages checked
+# by name (Go and the sources tests/helm-template builds with;
+# python3-yaml, which tests/tools/ci_run.py reads the CI drop-ins with).
+# kubectl, kustomize, celcheck and the schema validators come from
+# tests/tools/get.sh, which the suites call.
+TEST_TOOLS := wrk:wrk promtool:prometheus node:nodejs npm:npm pre-commit:pre-commit
+TEST_DEBS := golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v2-dev \
+             python3-yaml
 test-deps:
 	@missing=""; \
 	for t in $(TEST_TOOLS); do \

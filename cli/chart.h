@@ -66,6 +66,10 @@ struct chart_finding {
 	enum severity severity;
 	const char *message;       /* one line */
 	const char *pointer;       /* in the (masked) document, or NULL */
+	/* the object of a template's finding, as struct report_item has
+	 * them (its template actions written back); NULL: unknown */
+	const char *kind, *namespace, *name, *generate_name;
+	int nameless;
 };
 
 typedef int (*chart_finding_fn)(void *arg, const struct chart_finding *f);

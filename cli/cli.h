@@ -62,16 +62,58 @@ int input_changed(struct input *in);
 void input_release(struct input *in, size_t upto);
 
 /*
+ * Paths left alone, in gitignore syntax: the defaults (node_modules/,
+ * vendor/, .git/), then the lines of an ignore file, then --exclude; the
+ * last rule that matches a path decides ("!" includes it again).
+ * ignore_new() makes the rules of the defaults and `excludes`;
+ * ignore_read() adds the lines of the file `path` (none when it does not
+ * exist); ignore_add() one line. They print their error and return -1
+ * (ignore_new() NULL).
+ */
+struct ignore;
+struct ignore *ignore_new(char **excludes, size_t n_excludes);
+int ignore_read(struct ignore *ig, const char *path);
+int ignore_add(struct ignore *ig, const char *line);
+void ignore_free(struct ignore *ig);
+/*
+ * 1 when `rel` (a path relative to the root the rules were read for,
+ * '/'-separated, without a leading "./") is excluded: ignore_match() the
+ * path alone (a directory when `is_dir`), ignore_path() the path of a file
+ * and every directory it is in.
+ */
+int ignore_match(const struct ignore *ig, const char *rel, int is_dir);
+int ignore_path(const struct ignore *ig, const char *rel);
+
+/* The name of the ignore file, read from the root a walk starts from. */
+#define IGNORE_FILE ".gpumendignore"
+
+/*
  * Calls `fn` for every file named by `paths` (a file, or a directory
  * searched recursively for *.yaml, *.yml and *.json, and for the other
  * templates of Helm charts (chart_walk_wants()), in sorted order,
- * symlinked directories followed once); "-" or no paths means standard
- * input. Problems (missing files, unreadable directories, loops) are
- * printed and counted in *errors; walking goes on. Returns -1 when `fn`
- * returns -1 (a fatal error), else 0.
+ * symlinked directories followed once, hidden entries left out); "-" or
+ * no paths means standard input. `named` tells `fn` whether the path was
+ * named (or is standard input) rather than found in a directory.
+ *
+ * What the ignore rules exclude is left out: in a directory, the rules
+ * of the defaults, its IGNORE_FILE and `excludes`, matched from that
+ * directory; a file named, the same rules with the current directory's
+ * IGNORE_FILE, matched from the current directory. Standard input is
+ * never excluded.
+ *
+ * Problems (missing files, unreadable directories, loops) are printed and
+ * counted in *errors; walking goes on. An entry that vanishes before it is
+ * looked at is no problem when its name is not one that would be read.
+ * Returns -1 when `fn` returns -1 (a fatal error) or when out of memory,
+ * else 0.
  */
-typedef int (*path_fn)(void *arg, const char *path);
-int paths_walk(char **paths, int n, path_fn fn, void *arg, int *errors);
+typedef int (*path_fn)(void *arg, const char *path, int named);
+struct walk_options {
+	char **excludes;     /* --exclude patterns, borrowed */
+	size_t n_excludes;
+};
+int paths_walk(char **paths, int n, const struct walk_options *wo,
+	       path_fn fn, void *arg, int *errors);
 
 /*
  * Replaces the file at `path` with `data` atomically: a temporary file in
@@ -137,6 +179,48 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
  * in the text. NULL when some trigger has one.
  */
 struct json_scan_filter *cli_filter_new(const struct config *cfg);
+
+
+/*
+ * What a run of lint or migrate did. Files read are `touched` (lint: with
+ * findings; migrate: changed or would be), skipped (found in a directory,
+ * not a manifest, not parsed), failed (unreadable, malformed, or left as
+ * they were because of an error), or else clean; findings are counted by
+ * severity.
+ */
+struct run_counts {
+	size_t files, touched, skipped, failed;
+	size_t findings[SEVERITY_ERROR + 1];
+};
+
+/*
+ * Prints the summary line of a run on stderr:
+ * "gpumend: N files read: N TOUCHED, N CLEAN, N skipped, N failed;
+ * N errors, N warnings, N info", TOUCHED and CLEAN the words for them
+ * ("with findings", "clean"; "changed", "unchanged").
+ */
+void run_summary(const struct run_counts *c, const char *touched,
+		 const char *clean);
+
+/*
+ * 1 when the file `in` that did not parse (`err` says where) is skipped
+ * rather than an error: `may_skip` (it was found in a directory, or
+ * --skip-unparsable) and it holds neither an "apiVersion" nor a "kind"
+ * key, so it is no manifest, not even a broken one (a tsconfig.json with
+ * comments). Then it is counted in c->skipped and, unless `quiet`, a
+ * note says where it does not parse. Else 0.
+ */
+int cli_skip_unparsed(const struct input *in, const struct source_error *err,
+		      int may_skip, int quiet, struct run_counts *c);
+
+/* What lint's and migrate's help say of the paths they leave out. */
+#define CLI_WALK_HELP \
+	"Paths matched by --exclude, by the .gpumendignore of the directory\n" \
+	"walked (of the current directory for files named) or by the defaults\n" \
+	"(node_modules/, vendor/, .git/) are left out; gitignore syntax.\n" \
+	"A file found in a directory that is neither a manifest nor parses is\n" \
+	"skipped; one named is an error, unless --skip-unparsable. A summary\n" \
+	"line ends the run on stderr.\n"
 
 /* The source limits a configuration asks for. */
 struct source_limits cli_limits(const struct config *cfg);

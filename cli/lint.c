@@ -21,6 +21,8 @@ struct lint_finding {
 	enum severity severity;
 	char *message;
 	char *pointer;
+	struct report_object object;  /* report_item_object()'s */
+	size_t object_at;
 	size_t order;          /* which file */
 	size_t seq;            /* order of report */
 };
@@ -31,16 +33,37 @@ struct lint {
 	enum chart_mode chart;
 	struct lint_finding *items;
 	size_t n, cap;
-	size_t files;          /* files read so far */
+	struct run_counts counts;
+	int quiet;             /* --quiet: no summary, no notes on skips */
+	int skip_named;        /* --skip-unparsable: named files too */
 	int bad_input;         /* unreadable or malformed files */
 	int oom;
 };
 
-static int lint_add(struct lint *l, const char *file, int line, int column,
-		    const char *rule, enum severity severity,
-		    const char *message, const char *pointer)
+static void lint_finding_free(struct lint_finding *f)
+{
+	free(f->file);
+	free(f->message);
+	free(f->pointer);
+	report_object_clear(&f->object);
+}
+
+/* A copy of `s`, or NULL (then *failed is set when `s` is not NULL). */
+static char *copy_of(const char *s, int *failed)
+{
+	char *copy = s ? strdup(s) : NULL;
+
+	if (s && !copy)
+		*failed = 1;
+	return copy;
+}
+
+/* Adds the finding `item` (its strings copied) of severity `severity`. */
+static int lint_add_item(struct lint *l, const struct report_item *item,
+			 enum severity severity)
 {
 	struct lint_finding *f;
+	int failed = 0;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 32;
@@ -53,20 +76,21 @@ static int lint_add(struct lint *l, const char *file, int line, int column,
 		l->cap = cap;
 	}
 	f = &l->items[l->n];
-	f->file = strdup(file);
-	f->message = strdup(message);
-	f->pointer = pointer ? strdup(pointer) : NULL;
-	if (!f->file || !f->message || (pointer && !f->pointer)) {
-		free(f->file);
-		free(f->message);
-		free(f->pointer);
+	f->file = copy_of(item->file, &failed);
+	f->message = copy_of(item->message, &failed);
+	f->pointer = copy_of(item->pointer, &failed);
+	if (report_object_copy(&f->object, item, NULL, NULL))
+		failed = 1;
+	if (failed) {
+		lint_finding_free(f);
 		goto out_nomem;
 	}
-	f->line = line;
-	f->column = column;
-	f->rule = rule;
+	f->object_at = item->object_at;
+	f->line = item->line;
+	f->column = item->column;
+	f->rule = item->rule;
 	f->severity = severity;
-	f->order = l->files;
+	f->order = l->counts.files;
 	f->seq = l->n;
 	l->n++;
 	return 0;
@@ -74,6 +98,19 @@ out_nomem:
 	l->oom = 1;
 	msg_error("out of memory");
 	return -1;
+}
+
+/* A finding about no object. */
+static int lint_add(struct lint *l, const char *file, int line, int column,
+		    const char *rule, enum severity severity,
+		    const char *message, const char *pointer)
+{
+	struct report_item item = {
+		.file = file, .line = line, .column = column, .rule = rule,
+		.message = message, .pointer = pointer,
+	};
+
+	return lint_add_item(l, &item, severity);
 }
 
 struct lint_file {
@@ -88,12 +125,15 @@ static int lint_doc(void *arg, struct stream_doc *sd)
 
 	for (size_t i = 0; i < sd->result->n_findings; i++) {
 		const struct finding *f = &sd->result->findings[i];
-		int line, column;
+		struct report_item item = {
+			.file = lf->name, .rule = rule_info_get(f->rule)->name,
+			.message = f->message, .pointer = f->pointer,
+		};
 
-		source_locate(sd->doc->root, f->pointer, &line, &column);
-		if (lint_add(lf->l, lf->name, line, column,
-			     rule_info_get(f->rule)->name, f->severity,
-			     f->message, f->pointer))
+		source_locate(sd->doc->root, f->pointer, &item.line,
+			      &item.column);
+		report_item_object(&item, sd->doc->json);
+		if (lint_add_item(lf->l, &item, f->severity))
 			return -1;
 	}
 	/* a long stream's pages need not stay in memory behind the parser */
@@ -104,24 +144,24 @@ static int lint_doc(void *arg, struct stream_doc *sd)
 static int lint_chart_finding(void *arg, const struct chart_finding *f)
 {
 	struct lint_file *lf = arg;
+	struct report_item item = {
+		.file = lf->name, .line = f->line, .column = f->column,
+		.rule = f->rule, .message = f->message, .pointer = f->pointer,
+		.kind = f->kind, .namespace = f->namespace, .name = f->name,
+		.generate_name = f->generate_name, .nameless = f->nameless,
+	};
 
-	return lint_add(lf->l, lf->name, f->line, f->column, f->rule,
-			f->severity, f->message, f->pointer);
+	return lint_add_item(lf->l, &item, f->severity);
 }
 
 /* Drops the findings from `from` on. */
 static void lint_drop(struct lint *l, size_t from)
 {
-	while (l->n > from) {
-		struct lint_finding *f = &l->items[--l->n];
-
-		free(f->file);
-		free(f->message);
-		free(f->pointer);
-	}
+	while (l->n > from)
+		lint_finding_free(&l->items[--l->n]);
 }
 
-static int lint_path(void *arg, const char *path)
+static int lint_path(void *arg, const char *path, int named)
 {
 	struct lint *l = arg;
 	struct input in;
@@ -145,10 +185,11 @@ static int lint_path(void *arg, const char *path)
 		free(root);
 		return 0;
 	}
-	l->files++;
+	l->counts.files++;
 	if (input_read(path, 0, &in) != 0) {
 		free(root);
 		l->bad_input++;
+		l->counts.failed++;
 		return lint_add(l, path, 0, 0, "input", SEVERITY_ERROR,
 				"cannot read the file", NULL);
 	}
@@ -172,10 +213,19 @@ static int lint_path(void *arg, const char *path)
 		 * old and new: dropped, the file reported instead */
 		lint_drop(l, found);
 		l->bad_input++;
+		l->counts.failed++;
 		rc = lint_add(l, in.name, 0, 0, "input", SEVERITY_ERROR,
 			      "the file changed while it was read", NULL);
 		input_free(&in);
 		return rc;
+	}
+	if (rc != 0 &&
+	    cli_skip_unparsed(&in, &err, !l->oom && kind == CHART_PLAIN &&
+			      (!named || l->skip_named), l->quiet, &l->counts)) {
+		/* none of lint's business */
+		lint_drop(l, found);
+		input_free(&in);
+		return 0;
 	}
 	if (rc != 0) {
 		if (l->oom) {
@@ -183,6 +233,7 @@ static int lint_path(void *arg, const char *path)
 			return -1;
 		}
 		l->bad_input++;
+		l->counts.failed++;
 		msg_at(in.name, err.line, err.column, "error",
 		       "cannot parse: %s%s", err.message,
 		       kind == CHART_PLAIN &&
@@ -193,6 +244,8 @@ static int lint_path(void *arg, const char *path)
 			input_free(&in);
 			return -1;
 		}
+	} else if (l->n > found) {
+		l->counts.touched++;
 	}
 	input_free(&in);
 	return 0;
@@ -200,22 +253,29 @@ static int lint_path(void *arg, const char *path)
 
 static void lint_usage(FILE *out)
 {
-	fputs("usage: gpumend lint [--format text|json|sarif|github]\n"
+	fputs("usage: gpumend lint [--format text|json|sarif|github|codequality]\n"
 	      "                    [--fail-on error|warning|info] [--chart|--no-chart]\n"
+	      "                    [--exclude GLOB]... [--skip-unparsable] [-q|--quiet]\n"
 	      "                    [-c FILE] [PATH...]\n"
 	      "\n"
 	      "Reports legacy GPU constructs in Kubernetes manifests, one finding per\n"
-	      "line as FILE:LINE:COL: SEVERITY: MESSAGE [rule-id] (text), as a JSON\n"
-	      "array, as SARIF 2.1.0 or as GitHub Actions workflow commands.\n"
+	      "line as FILE:LINE:COL: SEVERITY: KIND NAMESPACE/NAME: MESSAGE [rule-id]\n"
+	      "(text), as a JSON array, as SARIF 2.1.0, as GitHub Actions workflow\n"
+	      "commands or as a GitLab Code Quality report.\n"
 	      "PATH is a file, a directory (searched for *.yaml, *.yml, *.json) or\n"
 	      "'-' for standard input; with no PATH, standard input is read. Helm\n"
 	      "charts are linted at their templates' and values' own lines.\n"
+	      CLI_WALK_HELP
 	      "Options may come before or after the paths; '--' ends them.\n"
 	      "\n"
-	      "  -f, --format FORMAT   text (default), json, sarif or github\n"
+	      "  -f, --format FORMAT   text (default), json, sarif, github or codequality\n"
 	      "      --fail-on LEVEL   exit 1 on findings at or above LEVEL (default warning)\n"
 	      "      --chart           read every file as a Helm template or values file\n"
 	      "      --no-chart        read every file as a plain manifest (no Helm charts)\n"
+	      "      --exclude GLOB    leave out the paths GLOB matches (repeatable)\n"
+	      "      --skip-unparsable skip named files too that are neither manifests\n"
+	      "                        nor parse (pre-commit names every JSON file)\n"
+	      "  -q, --quiet           no summary line, no note on skipped files\n"
 	      "  -c, --config FILE     configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help            show this help\n"
 	      "\n"
@@ -256,11 +316,15 @@ int cmd_lint(int argc, char **argv)
 		{ "fail-on", required_argument, NULL, 'F' },
 		{ "chart", no_argument, NULL, 'H' },
 		{ "no-chart", no_argument, NULL, 'N' },
+		{ "exclude", required_argument, NULL, 'E' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "skip-unparsable", no_argument, NULL, 'U' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lint l = { 0 };
+	struct walk_options walk = { 0 };
 	enum report_format format = REPORT_TEXT;
 	enum severity fail_on = SEVERITY_WARNING;
 	const char *config_path = NULL;
@@ -269,13 +333,20 @@ int cmd_lint(int argc, char **argv)
 	struct cli_args args;
 	int opt, walk_errors = 0, failing = 0, rc;
 
+	/* the --exclude patterns, by pointer: no more than the arguments */
+	walk.excludes = calloc((size_t)argc, sizeof(char *));
+	if (!walk.excludes) {
+		msg_error("out of memory");
+		return 2;
+	}
 	cli_args_init(&args, argc, argv);
-	while ((opt = cli_args_next(&args, "f:c:h", options)) != -1) {
+	while ((opt = cli_args_next(&args, "f:c:hq", options)) != -1) {
 		switch (opt) {
 		case 'f':
 			if (report_format_parse(optarg, &format)) {
-				msg_error("unknown format '%s' (text, json, sarif, github)",
+				msg_error("unknown format '%s' (text, json, sarif, github, codequality)",
 					  optarg);
+				free(walk.excludes);
 				return 2;
 			}
 			break;
@@ -283,23 +354,30 @@ int cmd_lint(int argc, char **argv)
 			if (severity_parse(optarg, &fail_on)) {
 				msg_error("unknown level '%s' (error, warning, info)",
 					  optarg);
+				free(walk.excludes);
 				return 2;
 			}
 			break;
 		case 'H': l.chart = CHART_ON; break;
 		case 'N': l.chart = CHART_OFF; break;
+		case 'E': walk.excludes[walk.n_excludes++] = optarg; break;
+		case 'q': l.quiet = 1; break;
+		case 'U': l.skip_named = 1; break;
 		case 'c': config_path = optarg; break;
-		case 'h': lint_usage(stdout); return 0;
-		default: lint_usage(stderr); return 2;
+		case 'h': lint_usage(stdout); free(walk.excludes); return 0;
+		default: lint_usage(stderr); free(walk.excludes); return 2;
 		}
 	}
 	chart_set_mode(l.chart);
 	l.cfg = cli_load_config(config_path);
-	if (!l.cfg)
+	if (!l.cfg) {
+		free(walk.excludes);
 		return 2;
+	}
 	l.filter = cli_filter_new(l.cfg);
-	rc = paths_walk(argv + 1, args.n, lint_path, &l,
+	rc = paths_walk(argv + 1, args.n, &walk, lint_path, &l,
 			&walk_errors);
+	free(walk.excludes);
 	if (walk_errors)
 		l.bad_input += walk_errors;
 
@@ -319,6 +397,9 @@ int cmd_lint(int argc, char **argv)
 		items[i].severity = severity_name(l.items[i].severity);
 		items[i].message = l.items[i].message;
 		items[i].pointer = l.items[i].pointer;
+		report_object_lend(&items[i], &l.items[i].object);
+		items[i].object_at = l.items[i].object_at;
+		l.counts.findings[l.items[i].severity]++;
 		if (l.items[i].severity >= fail_on)
 			failing = 1;
 	}
@@ -330,18 +411,14 @@ int cmd_lint(int argc, char **argv)
 	if (rc == 0)
 		fwrite(out.data ? out.data : "", 1, out.len, stdout);
 	fflush(stdout);
-	/* clean says so, and how much it read: "clean" and "did nothing"
+	/* the last line, also when clean: "clean" and "did nothing"
 	 * differ */
-	if (rc == 0 && !l.bad_input && l.n == 0)
-		msg_note("%zu file%s linted, no findings", l.files,
-			 l.files == 1 ? "" : "s");
+	if (rc == 0 && !l.quiet)
+		run_summary(&l.counts, "with findings", "clean");
 	buf_free(&out);
 	free(items);
-	for (size_t i = 0; i < l.n; i++) {
-		free(l.items[i].file);
-		free(l.items[i].message);
-		free(l.items[i].pointer);
-	}
+	for (size_t i = 0; i < l.n; i++)
+		lint_finding_free(&l.items[i]);
 	free(l.items);
 	json_scan_filter_free(l.filter);
 	config_free(l.cfg);

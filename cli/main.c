@@ -1,6 +1,7 @@
 /*
  * main.c - the `gpumend` command: a table of subcommands.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,7 +19,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "migrate", cmd_migrate, "rewrite legacy GPU manifests (files, directories, stdin)" },
-	{ "lint", cmd_lint, "report legacy GPU constructs (text, json, sarif, github)" },
+	{ "lint", cmd_lint, "report legacy GPU constructs (text, json, sarif, github, codequality)" },
 	{ "review", cmd_review, "answer an AdmissionReview as the webhook would" },
 	{ "certs", cmd_certs, "make or check the webhook's TLS certificates" },
 	{ "rules", cmd_rules, "list the rules and their modes" },
@@ -44,6 +45,10 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	msg_set_program("gpumend");
+	/* past a file size limit (ulimit -f), a write fails with EFBIG and
+	 * is reported, the temporary file of -i removed: the signal would
+	 * kill the process and leave it behind */
+	signal(SIGXFSZ, SIG_IGN);
 	/* before any other jansson call (see arena.h) */
 	json_arena_enable();
 	if (argc < 2) {

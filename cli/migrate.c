@@ -2,6 +2,7 @@
  * migrate.c - `gpumend migrate`: rewrites manifests with the rules, keeping
  * every byte that no rule has to change.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "diff.h"
 #include "json_scan.h"
 #include "msg.h"
+#include "report.h"
 #include "text_patch.h"
 #include "utf16.h"
 
@@ -23,10 +25,11 @@ struct migrate {
 	struct json_scan_filter *filter;   /* cli_filter_new() */
 	int in_place, check, diff, json_patch;
 	enum chart_mode chart;
+	int quiet;             /* --quiet: no summary, no notes on skips */
+	int skip_named;        /* --skip-unparsable: named files too */
 	int n_inputs;          /* how many files the paths name, for headers */
-	int errors;            /* files that failed */
-	int changed;           /* files that changed (or would) */
-	int files;
+	int errors;            /* failures, files or not */
+	struct run_counts counts;
 };
 
 /*
@@ -116,14 +119,28 @@ static int run_flush(struct file_run *run)
 	return rc;
 }
 
-static void print_finding(const char *file, struct source_doc *doc,
-			  const struct finding *f)
+/* Prints a finding the rules did not fix, naming its object as lint does. */
+static int print_finding(struct migrate *m, const char *file,
+			 struct source_doc *doc, const struct finding *f)
 {
+	struct report_item item = { .pointer = f->pointer };
+	struct buf label;
 	int line, column;
 
 	source_locate(doc->root, f->pointer, &line, &column);
-	msg_at(file, line, column, severity_name(f->severity), "%s [%s]",
-	       f->message, rule_info_get(f->rule)->name);
+	report_item_object(&item, doc->json);
+	buf_init(&label, 0);
+	if (report_object_label(&label, &item)) {
+		buf_free(&label);
+		msg_error("out of memory");
+		return -1;
+	}
+	msg_at(file, line, column, severity_name(f->severity), "%s%s [%s]",
+	       label.data ? label.data : "", f->message,
+	       rule_info_get(f->rule)->name);
+	buf_free(&label);
+	m->counts.findings[f->severity]++;
+	return 0;
 }
 
 static int migrate_doc(void *arg, struct stream_doc *sd)
@@ -141,7 +158,8 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 
 		if (f->fixed)
 			continue;
-		print_finding(run->in->name, doc, f);
+		if (print_finding(run->m, run->in->name, doc, f))
+			return -1;
 		if (f->severity == SEVERITY_ERROR)
 			run->errors++;
 	}
@@ -204,15 +222,36 @@ out_nomem:
 /* Prints a finding of a chart file that the rules did not fix. */
 static int chart_print(void *arg, const struct chart_finding *f)
 {
-	const struct input *in = arg;
+	const struct file_run *run = arg;
+	const struct input *in = run->in;
 
-	if (strcmp(f->rule, "syntax") == 0)
+	if (strcmp(f->rule, "syntax") == 0) {
 		msg_at(in->name, f->line, f->column,
 		       f->severity == SEVERITY_INFO ? "note" :
 		       severity_name(f->severity), "%s", f->message);
-	else
+		/* a note says what was done, it finds nothing */
+		if (f->severity == SEVERITY_INFO)
+			return 0;
+	} else {
+		struct report_item item = {
+			.kind = f->kind, .namespace = f->namespace,
+			.name = f->name, .generate_name = f->generate_name,
+			.nameless = f->nameless,
+		};
+		struct buf label;
+
+		buf_init(&label, 0);
+		if (report_object_label(&label, &item)) {
+			buf_free(&label);
+			msg_error("out of memory");
+			return -1;
+		}
 		msg_at(in->name, f->line, f->column, severity_name(f->severity),
-		       "%s [%s]", f->message, f->rule);
+		       "%s%s [%s]", label.data ? label.data : "", f->message,
+		       f->rule);
+		buf_free(&label);
+	}
+	run->m->counts.findings[f->severity]++;
 	return 0;
 }
 
@@ -222,7 +261,7 @@ static int migrate_chart(struct file_run *run, enum chart_kind kind,
 {
 	struct chart_job job = {
 		.cfg = run->m->cfg, .root = root, .report = chart_print,
-		.arg = run->in,
+		.arg = run,
 	};
 	int rc = chart_run(&job, kind, run->in->text, run->in->len,
 			   &run->out, err);
@@ -232,7 +271,7 @@ static int migrate_chart(struct file_run *run, enum chart_kind kind,
 	return rc;
 }
 
-static int migrate_path(void *arg, const char *path)
+static int migrate_path(void *arg, const char *path, int named)
 {
 	struct migrate *m = arg;
 	struct input in;
@@ -243,7 +282,7 @@ static int migrate_path(void *arg, const char *path)
 	};
 	char *root = NULL;
 	enum chart_kind kind = chart_classify(path, m->chart, &root);
-	int rc;
+	int rc, late_failure = 0;
 
 	json_scan_filter_gate(m->filter, &opts);
 
@@ -258,16 +297,20 @@ static int migrate_path(void *arg, const char *path)
 		free(root);
 		return 0;
 	}
-	m->files++;
+	m->counts.files++;
 	if (input_read(path, 0, &in) != 0) {
 		free(root);
 		m->errors++;
+		m->counts.failed++;
+		/* as lint reports it: an error */
+		m->counts.findings[SEVERITY_ERROR]++;
 		return 0;
 	}
 	if (m->in_place && !m->check && in.path && !(in.mode & S_IWUSR)) {
 		/* root could rename over it; the mode says hands off */
 		msg_error("'%s' is read-only; not rewriting it", in.name);
 		m->errors++;
+		m->counts.failed++;
 		input_free(&in);
 		free(root);
 		return 0;
@@ -281,41 +324,44 @@ static int migrate_path(void *arg, const char *path)
 				 &run, &err);
 	/* what was read of a file changed meanwhile is no basis to write */
 	if (input_changed(&in)) {
-		m->errors++;
-		goto out_free;
+		m->counts.findings[SEVERITY_ERROR]++;
+		goto out_failed;
 	}
+	if (rc != 0 &&
+	    cli_skip_unparsed(&in, &err, err.message[0] && kind == CHART_PLAIN &&
+			      (!named || m->skip_named), m->quiet, &m->counts))
+		goto out_free;
 	if (rc != 0) {
+		if (err.message[0])
+			m->counts.findings[SEVERITY_ERROR]++;
 		if (err.message[0])
 			msg_at(in.name, err.line, err.column, "error",
 			       "cannot parse: %s%s", err.message,
 			       kind == CHART_PLAIN &&
 			       chart_looks_templated(in.text, in.len) ?
 			       " (a Helm template? --chart reads it as one)" : "");
-		m->errors++;
-		goto out_free;
+		goto out_failed;
 	}
 	if (buf_append(&run.out, in.text + run.pos, in.len - run.pos)) {
 		msg_error("out of memory");
-		m->errors++;
-		goto out_free;
+		goto out_failed;
 	}
 	if (run.errors) {
 		msg_at(in.name, 0, 0, "error",
 		       "left unchanged: %d error%s the rules cannot fix",
 		       run.errors, run.errors == 1 ? "" : "s");
-		m->errors++;
-		goto out_free;
+		goto out_failed;
 	}
 	if (!run.streaming)
 		run.changed = run.out.len != in.len ||
 			      memcmp(run.out.data, in.text, in.len) != 0;
 	/* the text's last bytes were read just now */
 	if (input_changed(&in)) {
-		m->errors++;
-		goto out_free;
+		m->counts.findings[SEVERITY_ERROR]++;
+		goto out_failed;
 	}
 	if (run.changed)
-		m->changed++;
+		m->counts.touched++;
 
 	if (m->json_patch) {
 		fwrite(run.patches.data ? run.patches.data : "", 1,
@@ -331,8 +377,7 @@ static int migrate_path(void *arg, const char *path)
 			free(a);
 			free(b);
 			msg_error("out of memory");
-			m->errors++;
-			goto out_free;
+			goto out_failed_late;
 		}
 		sprintf(a, "a/%s", in.name);
 		sprintf(b, "b/%s", in.name);
@@ -341,7 +386,7 @@ static int migrate_path(void *arg, const char *path)
 			fwrite(d.data ? d.data : "", 1, d.len, stdout);
 		else {
 			msg_error("cannot diff '%s': out of memory", in.name);
-			m->errors++;
+			late_failure = 1;
 		}
 		free(a);
 		free(b);
@@ -350,13 +395,13 @@ static int migrate_path(void *arg, const char *path)
 	if (m->check && run.changed && !m->diff)
 		msg_note("would migrate '%s'", in.name);
 	if (m->check || m->diff)
-		goto out_free;
+		goto out_done;
 	if (run.streaming) {
 		/* the rest, then the temporary file replaces the original */
 		if (run_flush(&run) ||
 		    (m->in_place && in.path && run.changed &&
 		     atomic_commit(&run.af)))
-			m->errors++;
+			late_failure = 1;
 	} else {
 		const char *data = run.out.data ? run.out.data : "";
 		size_t len = run.out.len;
@@ -364,11 +409,11 @@ static int migrate_path(void *arg, const char *path)
 
 		buf_init(&scratch, 0);
 		if (output_text(&in, &data, &len, &scratch)) {
-			m->errors++;
+			late_failure = 1;
 		} else if (m->in_place && in.path) {
 			if (run.changed &&
 			    file_write_atomic(in.path, data, len, in.mode))
-				m->errors++;
+				late_failure = 1;
 		} else {
 			if (m->n_inputs > 1 && in.path)
 				printf("# Source: %s\n", in.name);
@@ -376,6 +421,16 @@ static int migrate_path(void *arg, const char *path)
 		}
 		buf_free(&scratch);
 	}
+out_done:
+	if (!late_failure)
+		goto out_free;
+out_failed_late:
+	/* counted as changed above; it failed after all */
+	if (run.changed)
+		m->counts.touched--;
+out_failed:
+	m->errors++;
+	m->counts.failed++;
 out_free:
 	if (run.af.tmp)
 		atomic_abort(&run.af);
@@ -400,7 +455,8 @@ static int several_inputs(char **paths, int n)
 static void migrate_usage(FILE *out)
 {
 	fputs("usage: gpumend migrate [-i|--in-place] [--check] [--diff] [--json-patch]\n"
-	      "                       [--chart|--no-chart] [-c FILE] [PATH...]\n"
+	      "                       [--chart|--no-chart] [--exclude GLOB]...\n"
+	      "                       [--skip-unparsable] [-q|--quiet] [-c FILE] [PATH...]\n"
 	      "\n"
 	      "Rewrites Kubernetes manifests written for the legacy GPU stack so that\n"
 	      "they run on today's (device plugin, GPU Feature Discovery, sharing).\n"
@@ -409,6 +465,7 @@ static void migrate_usage(FILE *out)
 	      "Options may come before or after the paths; '--' ends them.\n"
 	      "Everything no rule has to change is kept byte for byte. Helm charts are\n"
 	      "migrated in place: their templates (every action kept) and values.\n"
+	      CLI_WALK_HELP
 	      "\n"
 	      "  -i, --in-place    rewrite the files (atomically; the original mode kept)\n"
 	      "      --check       change nothing; exit 1 when something would change\n"
@@ -416,6 +473,12 @@ static void migrate_usage(FILE *out)
 	      "      --json-patch  print each document's RFC 6902 JSON Patch, one per line\n"
 	      "      --chart       read every file as a Helm template or values file\n"
 	      "      --no-chart    read every file as a plain manifest (no Helm charts)\n"
+	      "      --exclude GLOB\n"
+	      "                    leave out the paths GLOB matches (repeatable)\n"
+	      "      --skip-unparsable\n"
+	      "                    skip named files too that are neither manifests\n"
+	      "                    nor parse (pre-commit names every JSON file)\n"
+	      "  -q, --quiet       no summary line, no note on skipped files\n"
 	      "  -c, --config FILE configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help        show this help\n"
 	      "\n"
@@ -432,17 +495,27 @@ int cmd_migrate(int argc, char **argv)
 		{ "json-patch", no_argument, NULL, 'j' },
 		{ "chart", no_argument, NULL, 'H' },
 		{ "no-chart", no_argument, NULL, 'N' },
+		{ "exclude", required_argument, NULL, 'E' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "skip-unparsable", no_argument, NULL, 'U' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct migrate m = { 0 };
+	struct walk_options walk = { 0 };
 	const char *config_path = NULL;
 	struct cli_args args;
 	int opt, walk_errors = 0;
 
+	/* the --exclude patterns, by pointer: no more than the arguments */
+	walk.excludes = calloc((size_t)argc, sizeof(char *));
+	if (!walk.excludes) {
+		msg_error("out of memory");
+		return 2;
+	}
 	cli_args_init(&args, argc, argv);
-	while ((opt = cli_args_next(&args, "ic:h", options)) != -1) {
+	while ((opt = cli_args_next(&args, "ic:hq", options)) != -1) {
 		switch (opt) {
 		case 'i': m.in_place = 1; break;
 		case 'C': m.check = 1; break;
@@ -450,33 +523,44 @@ int cmd_migrate(int argc, char **argv)
 		case 'j': m.json_patch = 1; break;
 		case 'H': m.chart = CHART_ON; break;
 		case 'N': m.chart = CHART_OFF; break;
+		case 'E': walk.excludes[walk.n_excludes++] = optarg; break;
+		case 'q': m.quiet = 1; break;
+		case 'U': m.skip_named = 1; break;
 		case 'c': config_path = optarg; break;
-		case 'h': migrate_usage(stdout); return 0;
-		default: migrate_usage(stderr); return 2;
+		case 'h': migrate_usage(stdout); free(walk.excludes); return 0;
+		default: migrate_usage(stderr); free(walk.excludes); return 2;
 		}
 	}
 	if (m.json_patch && (m.in_place || m.diff)) {
 		msg_error("--json-patch cannot be combined with --in-place or --diff");
+		free(walk.excludes);
 		return 2;
 	}
 	chart_set_mode(m.chart);
 	m.cfg = cli_load_config(config_path);
-	if (!m.cfg)
+	if (!m.cfg) {
+		free(walk.excludes);
 		return 2;
+	}
 	m.filter = cli_filter_new(m.cfg);
 	m.n_inputs = several_inputs(argv + 1, args.n) ? 2 : 1;
-	if (paths_walk(argv + 1, args.n, migrate_path, &m,
+	if (paths_walk(argv + 1, args.n, &walk, migrate_path, &m,
 		       &walk_errors) != 0)
 		m.errors++;
+	free(walk.excludes);
 	m.errors += walk_errors;
-	fflush(stdout);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		msg_error("cannot write the output: %s", strerror(errno));
+		m.errors++;
+	}
 	json_scan_filter_free(m.filter);
 	config_free(m.cfg);
-	if (m.in_place && !m.check && m.files > 1)
-		msg_note("%d file%s migrated, %d unchanged, %d with errors",
-			 m.changed, m.changed == 1 ? "" : "s",
-			 m.files - m.changed - m.errors, m.errors);
+	/* the last line: what was done, or would be */
+	if (!m.quiet)
+		run_summary(&m.counts, m.check || m.diff || m.json_patch ?
+			    "would change" : "changed",
+			    "unchanged");
 	if (m.errors)
 		return 2;
-	return m.check && m.changed ? 1 : 0;
+	return m.check && m.counts.touched ? 1 : 0;
 }

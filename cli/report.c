@@ -1,17 +1,23 @@
 /*
  * report.c - lint report writers: text, JSON, SARIF 2.1.0, GitHub workflow
- * commands.
+ * commands, GitLab Code Quality; and how a finding names its object.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
+#include <openssl/evp.h>
 
 #include "report.h"
 #include "rules.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 #define SARIF_VERSION "2.1.0"
+
+/* The project's home, and the page that explains each rule at the anchor
+ * of its id: the one place these addresses are written. */
+#define REPORT_HOME_URI "https://github.com/gpumend/gpumend"
+#define REPORT_RULES_URI REPORT_HOME_URI "/blob/main/docs/rules.md"
 
 int report_format_parse(const char *name, enum report_format *out)
 {
@@ -23,6 +29,7 @@ int report_format_parse(const char *name, enum report_format *out)
 		{ "json", REPORT_JSON },
 		{ "sarif", REPORT_SARIF },
 		{ "github", REPORT_GITHUB },
+		{ "codequality", REPORT_CODEQUALITY },
 	};
 
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
@@ -50,6 +57,134 @@ static const char *item_message(const struct report_item *item)
 }
 
 /* ------------------------------------------------------------------ */
+/* The object of a finding                                             */
+
+/* A member of `object` that is a string other than "", or NULL. */
+static const char *string_member(json_t *object, const char *key)
+{
+	const char *s = json_string_value(json_object_get(object, key));
+
+	return s && *s ? s : NULL;
+}
+
+void report_item_object(struct report_item *item, json_t *root)
+{
+	json_t *object = rules_object_at(root, item->pointer);
+	json_t *metadata = json_object_get(object, "metadata");
+
+	item->kind = item->namespace = item->name = item->generate_name = NULL;
+	item->nameless = 0;
+	item->object_at = 0;
+	if (!object)
+		return;
+	if (object != root) {
+		/* "/items/N": what leads to the item */
+		const char *end = strchr(item->pointer + 1, '/');
+
+		end = end ? strchr(end + 1, '/') : NULL;
+		item->object_at = end ? (size_t)(end - item->pointer)
+				      : strlen(item->pointer);
+	}
+	item->kind = string_member(object, "kind");
+	item->namespace = string_member(metadata, "namespace");
+	item->name = string_member(metadata, "name");
+	if (!item->name)
+		item->generate_name = string_member(metadata, "generateName");
+	item->nameless = metadata && !item->name && !item->generate_name;
+}
+
+static char *copy_string(void *arg, const char *s)
+{
+	(void)arg;
+	return strdup(s);
+}
+
+int report_object_copy(struct report_object *obj,
+		       const struct report_item *item,
+		       char *(*copy)(void *arg, const char *s), void *arg)
+{
+	const char *from[] = { item->kind, item->namespace, item->name,
+			       item->generate_name };
+	char **to[] = { &obj->kind, &obj->namespace, &obj->name,
+			&obj->generate_name };
+
+	if (!copy)
+		copy = copy_string;
+	memset(obj, 0, sizeof(*obj));
+	obj->nameless = item->nameless;
+	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+		if (from[i] && !(*to[i] = copy(arg, from[i]))) {
+			report_object_clear(obj);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void report_object_lend(struct report_item *item,
+			const struct report_object *obj)
+{
+	item->kind = obj->kind;
+	item->namespace = obj->namespace;
+	item->name = obj->name;
+	item->generate_name = obj->generate_name;
+	item->nameless = obj->nameless;
+}
+
+void report_object_clear(struct report_object *obj)
+{
+	free(obj->kind);
+	free(obj->namespace);
+	free(obj->name);
+	free(obj->generate_name);
+	memset(obj, 0, sizeof(*obj));
+}
+
+static int has_object(const struct report_item *item)
+{
+	return item->kind || item->name || item->generate_name;
+}
+
+/* "KIND NAMESPACE/NAME", without the ": " (see report_object_label()). */
+static int object_name_put(struct buf *out, const struct report_item *item)
+{
+	if (buf_puts(out, item->kind ? item->kind : "<no kind>"))
+		return -1;
+	/* no metadata at all (a configuration file): its kind says it */
+	if (!item->name && !item->generate_name && !item->nameless &&
+	    !item->namespace)
+		return 0;
+	if (buf_putc(out, ' ') ||
+	    (item->namespace && buf_printf(out, "%s/", item->namespace)))
+		return -1;
+	if (item->name)
+		return buf_puts(out, item->name);
+	if (item->generate_name)
+		return buf_printf(out, "%s*", item->generate_name);
+	return buf_puts(out, "<no name>");
+}
+
+int report_object_label(struct buf *out, const struct report_item *item)
+{
+	if (!has_object(item))
+		return 0;
+	return object_name_put(out, item) || buf_puts(out, ": ") ? -1 : 0;
+}
+
+/* A new string of the object's name as text shows it, or NULL. */
+static char *object_name_new(const struct report_item *item)
+{
+	struct buf name;
+
+	buf_init(&name, 0);
+	if (object_name_put(&name, item)) {
+		buf_free(&name);
+		return NULL;
+	}
+	return buf_detach(&name, NULL);
+}
+
+/* ------------------------------------------------------------------ */
 /* text                                                                */
 
 static int text_write(struct buf *out, const struct report_item *items,
@@ -73,8 +208,9 @@ static int text_write(struct buf *out, const struct report_item *items,
 		else
 			rc = buf_printf(&line, "%s: ", item_file(item));
 		if (rc != 0 ||
-		    buf_printf(&line, "%s: %s", item_severity(item),
-			       item_message(item)) != 0 ||
+		    buf_printf(&line, "%s: ", item_severity(item)) != 0 ||
+		    report_object_label(&line, item) != 0 ||
+		    buf_puts(&line, item_message(item)) != 0 ||
 		    (item->rule && buf_printf(&line, " [%s]", item->rule) != 0)) {
 			rc = -1;
 			break;
@@ -171,6 +307,11 @@ static int json_dump_to(struct buf *out, const json_t *root)
 	return rc;
 }
 
+static json_t *string_or_null(const char *s)
+{
+	return s ? report_string_new(s) : json_null();
+}
+
 static json_t *json_item_new(const struct report_item *item)
 {
 	json_t *object = json_object();
@@ -194,15 +335,24 @@ static json_t *json_item_new(const struct report_item *item)
 				report_string_new(item_message(item))) != 0 ||
 	    (item->pointer &&
 	     json_object_set_new(object, "pointer",
-				 report_string_new(item->pointer)) != 0)) {
+				 report_string_new(item->pointer)) != 0) ||
+	    json_object_set_new(object, "kind", string_or_null(item->kind)) ||
+	    json_object_set_new(object, "namespace",
+				string_or_null(item->namespace)) ||
+	    json_object_set_new(object, "name", string_or_null(item->name)) ||
+	    (item->generate_name &&
+	     json_object_set_new(object, "generateName",
+				 report_string_new(item->generate_name)))) {
 		json_decref(object);
 		return NULL;
 	}
 	return object;
 }
 
-static int json_write(struct buf *out, const struct report_item *items,
-		      size_t n)
+/* A pretty-printed array of what `item_new` makes of each item. */
+static int json_array_write(struct buf *out, const struct report_item *items,
+			    size_t n,
+			    json_t *(*item_new)(const struct report_item *item))
 {
 	json_t *array = json_array();
 	int rc = -1;
@@ -210,7 +360,7 @@ static int json_write(struct buf *out, const struct report_item *items,
 	if (!array)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (json_array_append_new(array, json_item_new(&items[i])) != 0)
+		if (json_array_append_new(array, item_new(&items[i])) != 0)
 			goto out_free_array;
 	rc = json_dump_to(out, array);
 out_free_array:
@@ -285,22 +435,109 @@ static const char **sarif_rule_ids(const struct report_item *items, size_t n,
 	return ids;
 }
 
-static json_t *sarif_rule_new(const char *id)
+/*
+ * The CLI's own findings, which belong to no rule of the engine: they are
+ * explained as the rules are (rule_help_get()).
+ */
+static const struct {
+	const char *id;
+	const char *summary;
+	struct rule_help help;
+} cli_checks[] = {
+	{ "syntax", "files that are not valid YAML or JSON, or that pass the configured limits",
+	  { "A file named on the command line, or a Kubernetes manifest found in a directory, that is not valid YAML or JSON, or that passes the limits of the configuration (document size, nesting depth, alias expansion). Nothing in it is checked.",
+	    "Fix the file at the line and column given. A Helm template outside a chart is read as one with --chart.",
+	    "syntax" } },
+	{ "input", "files that cannot be read, or that changed while they were read",
+	  { "A file that cannot be opened or read, or that another program changed while gpumend read it, so that what was read may be a mix of old and new. Nothing in it is checked.",
+	    "Check that the file can be read, and run again once nothing writes to it.",
+	    "input" } },
+};
+
+/* The summary and help of rule or check `id`; 0, or -1 when unknown. */
+static int rule_text(const char *id, const char **summary,
+		     const struct rule_help **help)
 {
 	const struct rule_info *info = rule_info_find(id);
+
+	if (info) {
+		*summary = info->summary;
+		*help = rule_help_get(info->id);
+		return *summary && *help ? 0 : -1;
+	}
+	for (size_t i = 0; i < sizeof(cli_checks) / sizeof(cli_checks[0]); i++) {
+		if (strcmp(cli_checks[i].id, id) == 0) {
+			*summary = cli_checks[i].summary;
+			*help = &cli_checks[i].help;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The tags of a rule, from its comma-separated list. */
+static json_t *tags_new(const char *tags)
+{
+	json_t *array = json_array();
+	const char *comma;
+
+	while (array && *tags) {
+		comma = strchr(tags, ',');
+		if (json_array_append_new(array, json_stringn(tags,
+			comma ? (size_t)(comma - tags) : strlen(tags)))) {
+			json_decref(array);
+			return NULL;
+		}
+		tags = comma ? comma + 1 : tags + strlen(tags);
+	}
+	return array;
+}
+
+static json_t *sarif_rule_new(const char *id)
+{
+	const char *summary;
+	const struct rule_help *help;
 	json_t *rule = json_object();
+	struct buf uri, text, markdown;
+	int rc;
 
 	if (!rule)
 		return NULL;
-	if (json_object_set_new(rule, "id", report_string_new(id)) != 0 ||
-	    (info && info->summary &&
+	if (json_object_set_new(rule, "id", report_string_new(id)) != 0)
+		goto out_free_rule;
+	if (rule_text(id, &summary, &help) != 0)
+		return rule;
+	buf_init(&uri, 0);
+	buf_init(&text, 0);
+	buf_init(&markdown, 0);
+	rc = buf_printf(&uri, "%s#%s", REPORT_RULES_URI, id) ||
+	     buf_printf(&text, "%s\n\n%s\n\nSee %s", help->description,
+			help->fix, uri.data) ||
+	     buf_printf(&markdown, "**%s**\n\n%s\n\n%s\n\nSee [%s](%s).",
+			id, help->description, help->fix, id, uri.data) ||
 	     json_object_set_new(rule, "shortDescription",
 				 json_pack("{s:o}", "text",
-					   report_string_new(info->summary))) != 0)) {
-		json_decref(rule);
-		return NULL;
-	}
-	return rule;
+					   report_string_new(summary))) ||
+	     json_object_set_new(rule, "fullDescription",
+				 json_pack("{s:o}", "text",
+					   report_string_new(help->description))) ||
+	     json_object_set_new(rule, "help",
+				 json_pack("{s:o, s:o}",
+					   "text", report_string_new(text.data),
+					   "markdown",
+					   report_string_new(markdown.data))) ||
+	     json_object_set_new(rule, "helpUri", report_string_new(uri.data)) ||
+	     json_object_set_new(rule, "properties",
+				 json_pack("{s:o}", "tags",
+					   tags_new(help->tags)));
+	buf_free(&uri);
+	buf_free(&text);
+	buf_free(&markdown);
+	if (rc == 0)
+		return rule;
+out_free_rule:
+	json_decref(rule);
+	return NULL;
 }
 
 static json_t *sarif_location_new(const struct report_item *item)
@@ -330,6 +567,23 @@ static json_t *sarif_location_new(const struct report_item *item)
 		}
 	}
 	location = json_pack("{s:o}", "physicalLocation", physical);
+	if (location && has_object(item)) {
+		char *label = object_name_new(item);
+		json_t *logical = label ?
+			json_pack("{s:s, s:o}", "kind", "resource",
+				  "fullyQualifiedName",
+				  report_string_new(label)) : NULL;
+
+		free(label);
+		if (!logical ||
+		    (item->name && json_object_set_new(logical, "name",
+				report_string_new(item->name))) ||
+		    json_object_set_new(location, "logicalLocations",
+					json_pack("[o]", logical))) {
+			json_decref(location);
+			return NULL;
+		}
+	}
 	return location;
 }
 
@@ -381,14 +635,14 @@ static int sarif_write(struct buf *out, const struct report_item *items,
 		return -1;
 	rules = json_array();
 	results = json_array();
-	/* no informationUri: the project publishes no home page to name */
-	log = json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:O}}, "
+	log = json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:s, s:O}}, "
 			"s:s, s:O}]}",
 			"$schema", SARIF_SCHEMA,
 			"version", SARIF_VERSION,
 			"runs",
 			"tool", "driver",
 			"name", "gpumend",
+			"informationUri", REPORT_HOME_URI,
 			"version", tool_version ? tool_version
 						: GPUMEND_VERSION,
 			"rules", rules,
@@ -463,6 +717,26 @@ static const char *github_command(const char *severity)
 	return "warning";
 }
 
+/* ",title=RULE (KIND NAMESPACE/NAME)", or what of it is known. */
+static int github_title(struct buf *out, const struct report_item *item)
+{
+	char *label = NULL;
+	int rc = 0;
+
+	if (!item->rule && !has_object(item))
+		return 0;
+	if (has_object(item) && !(label = object_name_new(item)))
+		return -1;
+	if (buf_puts(out, ",title=") ||
+	    (item->rule && github_escape(out, item->rule, 1)) ||
+	    (label && item->rule && buf_puts(out, " (")) ||
+	    (label && github_escape(out, label, 1)) ||
+	    (label && item->rule && buf_putc(out, ')')))
+		rc = -1;
+	free(label);
+	return rc;
+}
+
 static int github_write(struct buf *out, const struct report_item *items,
 			size_t n)
 {
@@ -479,8 +753,7 @@ static int github_write(struct buf *out, const struct report_item *items,
 		if (item->line > 0 && item->column > 0 &&
 		    buf_printf(out, ",col=%d", item->column) != 0)
 			return -1;
-		if (item->rule && (buf_puts(out, ",title=") != 0 ||
-				   github_escape(out, item->rule, 1) != 0))
+		if (github_title(out, item) != 0)
 			return -1;
 		if (buf_puts(out, "::") != 0 ||
 		    github_escape(out, item_message(item), 0) != 0 ||
@@ -488,6 +761,85 @@ static int github_write(struct buf *out, const struct report_item *items,
 			return -1;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* GitLab Code Quality                                                 */
+
+/* GitLab's severities: info, minor, major, critical, blocker. */
+static const char *codequality_severity(const char *severity)
+{
+	if (strcmp(severity, "error") == 0)
+		return "critical";
+	if (strcmp(severity, "info") == 0)
+		return "info";
+	return "major";
+}
+
+/*
+ * The issue's fingerprint: what it is about, not where its line is, so
+ * that it stays the same when lines move. SHA-256 (in hex) of the rule,
+ * the file, the object, the place in the object and the message.
+ */
+static json_t *codequality_fingerprint_new(const struct report_item *item)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned int size = 0;
+	char text[2 * EVP_MAX_MD_SIZE + 1];
+	struct buf key;
+	const char *place = item->pointer ? item->pointer + item->object_at : "";
+	int rc;
+
+	buf_init(&key, 0);
+	/* each part ends with a NUL: no two keys run together alike */
+	rc = buf_printf(&key, "%s%c%s%c%s%c%s%c%s%c%s%c%s%c%s",
+			item->rule ? item->rule : "", 0, item_file(item), 0,
+			item->kind ? item->kind : "", 0,
+			item->namespace ? item->namespace : "", 0,
+			item->name ? item->name : "", 0,
+			item->generate_name ? item->generate_name : "", 0,
+			place, 0, item_message(item));
+	if (rc == 0)
+		rc = EVP_Digest(key.data, key.len, digest, &size, EVP_sha256(),
+				NULL) == 1 ? 0 : -1;
+	buf_free(&key);
+	if (rc != 0)
+		return NULL;
+	for (unsigned int i = 0; i < size; i++) {
+		text[2 * i] = hex[digest[i] >> 4];
+		text[2 * i + 1] = hex[digest[i] & 0xf];
+	}
+	text[2 * size] = '\0';
+	return json_string(text);
+}
+
+static json_t *codequality_issue_new(const struct report_item *item)
+{
+	const char *path = item_file(item);
+	struct buf description;
+	json_t *issue;
+
+	/* the repository's relative path, as GitLab matches it */
+	while (path[0] == '.' && path[1] == '/' && path[2])
+		path += 2;
+	buf_init(&description, 0);
+	if (report_object_label(&description, item) ||
+	    buf_puts(&description, item_message(item))) {
+		buf_free(&description);
+		return NULL;
+	}
+	issue = json_pack("{s:o, s:o, s:o, s:s, s:{s:o, s:{s:i}}}",
+			  "description", report_string_new(description.data),
+			  "check_name",
+			  report_string_new(item->rule ? item->rule : "gpumend"),
+			  "fingerprint", codequality_fingerprint_new(item),
+			  "severity",
+			  codequality_severity(item_severity(item)),
+			  "location", "path", report_string_new(path),
+			  "lines", "begin", item->line > 0 ? item->line : 1);
+	buf_free(&description);
+	return issue;
 }
 
 int report_write(struct buf *out, enum report_format fmt,
@@ -502,13 +854,16 @@ int report_write(struct buf *out, enum report_format fmt,
 		rc = text_write(out, items, n);
 		break;
 	case REPORT_JSON:
-		rc = json_write(out, items, n);
+		rc = json_array_write(out, items, n, json_item_new);
 		break;
 	case REPORT_SARIF:
 		rc = sarif_write(out, items, n, tool_version);
 		break;
 	case REPORT_GITHUB:
 		rc = github_write(out, items, n);
+		break;
+	case REPORT_CODEQUALITY:
+		rc = json_array_write(out, items, n, codequality_issue_new);
 		break;
 	default:
 		rc = -1;

@@ -2,6 +2,7 @@
  * stream.c - runs the rules over every document of a YAML/JSON stream;
  * shared by migrate and lint; loads configs for the CLI.
  */
+#define _GNU_SOURCE     /* memmem */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +24,23 @@ struct source_limits cli_limits(const struct config *cfg)
 	return limits;
 }
 
+void run_summary(const struct run_counts *c, const char *touched,
+		 const char *clean)
+{
+	size_t rest = c->files - c->touched - c->skipped - c->failed;
+
+	if (c->touched + c->skipped + c->failed > c->files)
+		rest = 0;
+	msg_note("%zu file%s read: %zu %s, %zu %s, %zu skipped, %zu failed; %zu error%s, %zu warning%s, %zu info",
+		 c->files, c->files == 1 ? "" : "s", c->touched, touched, rest,
+		 clean, c->skipped, c->failed,
+		 c->findings[SEVERITY_ERROR],
+		 c->findings[SEVERITY_ERROR] == 1 ? "" : "s",
+		 c->findings[SEVERITY_WARNING],
+		 c->findings[SEVERITY_WARNING] == 1 ? "" : "s",
+		 c->findings[SEVERITY_INFO]);
+}
+
 struct config *cli_load_config(const char *path)
 {
 	char err[1024];
@@ -31,6 +49,37 @@ struct config *cli_load_config(const char *path)
 	if (!cfg)
 		msg_error("%s", err);
 	return cfg;
+}
+
+/* 1 when `key` stands in `text` as a key: quoted or not, then ':'. */
+static int text_has_key(const char *text, size_t len, const char *key)
+{
+	size_t n = strlen(key);
+	const char *end = text + len, *at = text, *p;
+
+	while ((p = memmem(at, (size_t)(end - at), key, n)) != NULL) {
+		at = p + n;
+		if (at < end && (*at == '"' || *at == '\''))
+			at++;
+		while (at < end && (*at == ' ' || *at == '\t'))
+			at++;
+		if (at < end && *at == ':')
+			return 1;
+	}
+	return 0;
+}
+
+int cli_skip_unparsed(const struct input *in, const struct source_error *err,
+		      int may_skip, int quiet, struct run_counts *c)
+{
+	if (!may_skip || text_has_key(in->text, in->len, "apiVersion") ||
+	    text_has_key(in->text, in->len, "kind"))
+		return 0;
+	c->skipped++;
+	if (!quiet)
+		msg_note("'%s' skipped: not a Kubernetes manifest, and cannot parse it (%d:%d: %s)",
+			 in->name, err->line, err->column, err->message);
+	return 1;
 }
 
 /* 1 when `text` holds what YAML may write otherwise than as it is read

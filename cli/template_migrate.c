@@ -42,6 +42,7 @@
 #include "chart.h"
 #include "cli.h"
 #include "json_scan.h"
+#include "report.h"
 #include "template_mask.h"
 #include "text_patch.h"
 
@@ -106,6 +107,8 @@ struct tfinding {
 	enum severity severity;
 	char *message;
 	char *pointer;
+	/* its object (report_item_object()), actions written back */
+	struct report_object object;
 };
 
 struct tjob {
@@ -342,22 +345,53 @@ static char *unmask_new(struct tjob *tj, const char *text)
 	return out ? text_escape_controls(out) : NULL;
 }
 
-static int add_finding(struct tjob *tj, int line, int column,
-		       const char *rule, enum severity severity,
+/* `s` for a message (unmask_new()), or NULL for NULL; sets *failed. */
+static char *unmask_or_null(struct tjob *tj, const char *s, int *failed)
+{
+	char *out = s ? unmask_new(tj, s) : NULL;
+
+	if (s && !out)
+		*failed = 1;
+	return out;
+}
+
+/* unmask_new() as report_object_copy() calls it. */
+static char *unmask_copy(void *arg, const char *s)
+{
+	return unmask_new(arg, s);
+}
+
+static void tfinding_free(struct tfinding *f)
+{
+	free(f->message);
+	free(f->pointer);
+	report_object_clear(&f->object);
+}
+
+/* A finding at `pointer` of document `td`, whose object it names. */
+static int add_finding(struct tjob *tj, const struct tdoc *td, int line,
+		       int column, const char *rule, enum severity severity,
 		       const char *message, const char *pointer)
 {
+	struct tfinding new = { .line = line, .column = column, .rule = rule,
+				.severity = severity };
+	struct report_item item = { .pointer = pointer };
 	struct tfinding *f, *grown;
-	char *msg = unmask_new(tj, message);
-	char *ptr = pointer ? unmask_new(tj, pointer) : NULL;
+	int failed = 0;
 
-	if (!msg || (pointer && !ptr))
+	report_item_object(&item, td->json);
+	new.message = unmask_or_null(tj, message, &failed);
+	new.pointer = unmask_or_null(tj, pointer, &failed);
+	if (report_object_copy(&new.object, &item, unmask_copy, tj))
+		failed = 1;
+	if (failed)
 		goto out_nomem;
 	for (size_t i = 0; i < tj->n_findings; i++) {
 		f = &tj->findings[i];
 		if (f->line == line && f->column == column &&
-		    strcmp(f->rule, rule) == 0 && strcmp(f->message, msg) == 0) {
-			free(msg);
-			free(ptr);
+		    strcmp(f->rule, rule) == 0 &&
+		    strcmp(f->message, new.message) == 0) {
+			tfinding_free(&new);
 			return 0;
 		}
 	}
@@ -366,17 +400,10 @@ static int add_finding(struct tjob *tj, int line, int column,
 	if (!grown)
 		goto out_nomem;
 	tj->findings = grown;
-	f = &tj->findings[tj->n_findings++];
-	f->line = line;
-	f->column = column;
-	f->rule = rule;
-	f->severity = severity;
-	f->message = msg;
-	f->pointer = ptr;
+	tj->findings[tj->n_findings++] = new;
 	return 0;
 out_nomem:
-	free(msg);
-	free(ptr);
+	tfinding_free(&new);
 	tj->oom = 1;
 	return -1;
 }
@@ -1479,7 +1506,7 @@ static int collect_findings(struct tjob *tj, const char *masked,
 				 "%.900s (the template action at %d:%d may settle this: check what it prints)",
 				 f->message, tj->t.actions[a].line,
 				 tj->t.actions[a].column);
-		if (add_finding(tj, line, column,
+		if (add_finding(tj, td, line, column,
 				rule_info_get(f->rule)->name, severity, message,
 				f->pointer))
 			return -1;
@@ -1951,7 +1978,7 @@ static int report_held(struct tjob *tj, struct tdoc *td,
 		 "not changed in the template: %s; %s; change it by hand%s",
 		 desc, reason, together ?
 		 " (the rule's other changes here are left as well)" : "");
-	return add_finding(tj, line, column,
+	return add_finding(tj, td, line, column,
 			   rule_info_get(c->op.rule)->name, SEVERITY_WARNING,
 			   message, c->op.path);
 }
@@ -2266,8 +2293,7 @@ static void tjob_clear(struct tjob *tj)
 	for (size_t v = 0; v < tj->n_variants; v++)
 		tvariant_clear(&tj->variants[v]);
 	for (size_t i = 0; i < tj->n_findings; i++) {
-		free(tj->findings[i].message);
-		free(tj->findings[i].pointer);
+		tfinding_free(&tj->findings[i]);
 	}
 	free(tj->findings);
 	tj->findings = NULL;
@@ -2292,7 +2318,11 @@ static int report_all(struct tjob *tj)
 		struct chart_finding cf = {
 			.line = f->line, .column = f->column, .rule = f->rule,
 			.severity = f->severity, .message = f->message,
-			.pointer = f->pointer,
+			.pointer = f->pointer, .kind = f->object.kind,
+			.namespace = f->object.namespace,
+			.name = f->object.name,
+			.generate_name = f->object.generate_name,
+			.nameless = f->object.nameless,
 		};
 
 		if (f->severity == SEVERITY_ERROR)

@@ -797,12 +797,42 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 	return 0;
 }
 
-static int run_all(struct rule_ctx *ctx, json_t *object)
+/* The items of `object` when it is a `kind: List`, else NULL. */
+static json_t *list_items(const json_t *object)
 {
 	const char *kind = json_string_value(json_member(object, "kind"));
 	json_t *items = json_member(object, "items");
 
-	if (kind && strcmp(kind, "List") == 0 && json_is_array(items)) {
+	return kind && strcmp(kind, "List") == 0 && json_is_array(items) ?
+	       items : NULL;
+}
+
+json_t *rules_object_at(json_t *root, const char *pointer)
+{
+	json_t *items = json_is_object(root) ? list_items(root) : NULL;
+	json_t *item;
+	char *end;
+	unsigned long index;
+
+	if (!json_is_object(root))
+		return NULL;
+	/* "/items/N" and what is under it: the N-th item, as run_all()
+	 * reads it */
+	if (!items || !pointer || strncmp(pointer, "/items/", 7) != 0 ||
+	    pointer[7] < '0' || pointer[7] > '9')
+		return root;
+	index = strtoul(pointer + 7, &end, 10);
+	if ((*end != '\0' && *end != '/') ||
+	    !json_is_object(item = json_array_get(items, index)))
+		return root;
+	return item;
+}
+
+static int run_all(struct rule_ctx *ctx, json_t *object)
+{
+	json_t *items = list_items(object);
+
+	if (items) {
 		size_t n = json_array_size(items);
 
 		for (size_t i = 0; i < n; i++) {

@@ -68,6 +68,19 @@ const struct rule_info *rule_info_get(enum rule_id id);
 /* Look a rule up by its id string; returns NULL when unknown. */
 const struct rule_info *rule_info_find(const char *name);
 
+/*
+ * A rule explained for people: what it finds and why that matters
+ * (`description`), what fixes it (`fix`), in sentences; `tags` is a
+ * comma-separated list of words for grouping rules. Static strings.
+ */
+struct rule_help {
+	const char *description;
+	const char *fix;
+	const char *tags;
+};
+/* The help of rule `id`, or NULL when there is no such rule. */
+const struct rule_help *rule_help_get(enum rule_id id);
+
 const char *rule_mode_name(enum rule_mode mode);
 const char *severity_name(enum severity severity);
 const char *sharing_strategy_name(enum sharing_strategy strategy);
@@ -340,6 +353,14 @@ void rules_result_clear(struct rules_result *result);
 int rules_apply(const struct config *cfg, const struct rules_options *opts,
 		json_t *object, struct rules_result *result,
 		struct rules_error *err);
+
+/*
+ * The object that the finding or operation at `pointer` (a JSON Pointer
+ * into `root`, as rules_apply() reports them) is about: the item of a
+ * `kind: List` for "/items/N/...", else `root` itself. Borrowed; NULL when
+ * `root` is no object.
+ */
+json_t *rules_object_at(json_t *root, const char *pointer);
 
 /*
  * Runs the rules over the values of a Helm chart (`values`, a parsed

@@ -9,7 +9,8 @@
 #      mirror is the one the machine's apt sources use (tests/tools/apt.sh);
 #   2. the root bind-mounted onto itself (private: nothing mounted inside
 #      shows outside), /proc, /sys and /dev/pts mounted in it, the
-#      machine's resolv.conf copied in;
+#      machine's resolv.conf and local certificate authorities
+#      (/usr/local/share/ca-certificates) copied in;
 #   3. `git clone` of the commit under test (HEAD; uncommitted changes are
 #      not part of it) into /root/gpumend;
 #   4. the commands of the README's Quick start block (make demo, make test)
@@ -132,6 +133,15 @@ mount --bind "$root" "$root" &&
 	die "cannot mount the root, /proc, /sys or /dev/pts"
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null ||
 	say "note: no /etc/resolv.conf to copy"
+# the certificate authorities the machine added to Debian's (an HTTPS
+# proxy's): trusted in the root too once its ca-certificates is installed
+# (npm reaches the registry through them)
+for _ca in /usr/local/share/ca-certificates/*.crt; do
+	[ -f "$_ca" ] || continue
+	mkdir -p "$root/usr/local/share/ca-certificates" &&
+		cp -L "$_ca" "$root/usr/local/share/ca-certificates/" ||
+		die "cannot copy '$_ca' into the root"
+done
 
 git clone -q --no-checkout "$REPO_DIR" "$root/root/gpumend" >"$LOGS/clone.log" 2>&1 &&
 	git -C "$root/root/gpumend" checkout -q --detach "$commit" >>"$LOGS/clone.log" 2>&1 || {

@@ -113,6 +113,22 @@ tool() {
 # tls_client_build DIR: builds tests/hostile/tls_client.c, the raw HTTPS
 # client of the webhook tests, into DIR/tls_client (cc and OpenSSL's
 # headers); the compiler's messages in DIR/cc.err. Fails as cc does.
+# flood_prefixes DIR: the files `tls_client hold --prefix NAME` sends
+# before it stalls, for the floods of tests/hostile/webhook-floods.tsv
+# (hostile_webhook.sh and tests/bench/floods.sh): half-head, a request line
+# and half a header; big-head, a whole head announcing a body of 7 MiB
+# (the default --max-body) and nothing of it; half-body, the same with
+# 4 MiB of the body; body-start, a head announcing 2,000 bytes and 100 of
+# them.
+flood_prefixes() {
+	_fh='POST /mutate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
+	printf "${_fh}Content-Length: 2000\r\n\r\n" | head -c 60 >"$1/half-head"
+	printf "${_fh}Content-Length: 7340032\r\n\r\n" >"$1/big-head"
+	{ cat "$1/big-head"; head -c 4194304 /dev/zero | tr '\0' ' '; } >"$1/half-body"
+	{ printf "${_fh}Content-Length: 2000\r\n\r\n"; head -c 100 /dev/zero | tr '\0' ' '; } \
+		>"$1/body-start"
+}
+
 tls_client_build() {
 	# shellcheck disable=SC2046
 	cc -O2 -o "$1/tls_client" "$TESTS_DIR/hostile/tls_client.c" \

@@ -38,9 +38,8 @@ body="$HERE/review-legacy-pod.json"
 printf 'POST /mutate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %s\r\n\r\n' \
 	"$(wc -c <"$body")" >"$work/good.req"
 cat "$body" >>"$work/good.req"
-# a request line and half a header, then nothing (--prefix half-head)
-printf 'POST /mutate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2000\r\n\r\n' |
-	head -c 60 >"$work/half-head"
+# what the floods send before they stall (--prefix NAME)
+flood_prefixes "$work"
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || :
 fds=$(ulimit -n)
 

@@ -915,6 +915,7 @@ static void lint_add(struct lint_run *run, int line, int column,
 		run->cap = cap;
 	}
 	item = &run->items[run->n++];
+	memset(item, 0, sizeof(*item));
 	item->file = "fuzz/input.yaml";
 	item->line = line;
 	item->column = column;
@@ -924,6 +925,22 @@ static void lint_add(struct lint_run *run, int line, int column,
 	item->pointer = pointer ? strdup(pointer) : NULL;
 	if (!item->message || (pointer && !item->pointer))
 		fuzz_fail("out of memory");
+}
+
+/* The object `item` is about, its names copied (the document goes):
+ * the item owns them, lint_run_free() frees them. */
+static void lint_add_object(struct report_item *item, json_t *root)
+{
+	struct report_item found = { .pointer = item->pointer };
+	struct report_object obj;
+
+	report_item_object(&found, root);
+	if (report_object_copy(&obj, &found, NULL, NULL))
+		fuzz_fail("out of memory");
+	if (item->pointer && found.object_at > strlen(item->pointer))
+		fuzz_fail("the object of '%s' is past its end", item->pointer);
+	report_object_lend(item, &obj);
+	item->object_at = found.object_at;
 }
 
 static int lint_doc(void *arg, struct stream_doc *sd)
@@ -943,13 +960,16 @@ static int lint_doc(void *arg, struct stream_doc *sd)
 				  rule_info_get(f->rule)->name, f->pointer);
 		lint_add(run, line, column, rule_info_get(f->rule)->name,
 			 severity_name(f->severity), f->message, f->pointer);
+		lint_add_object(&run->items[run->n - 1], sd->doc->json);
 	}
 	return 0;
 }
 
 static void report_check(const struct lint_run *run, enum report_format fmt)
 {
-	static const char *const names[] = { "text", "json", "sarif", "github" };
+	static const char *const names[] = {
+		"text", "json", "sarif", "github", "codequality",
+	};
 	struct buf out;
 	json_error_t jerr;
 	json_t *root, *results;
@@ -967,13 +987,14 @@ static void report_check(const struct lint_run *run, enum report_format fmt)
 					     '\n'));
 		break;
 	case REPORT_JSON:
+	case REPORT_CODEQUALITY:
 	case REPORT_SARIF:
 		root = json_loadb(out.data, out.len, JSON_REJECT_DUPLICATES,
 				  &jerr);
 		if (!root)
 			fuzz_fail("the %s report does not parse: %s",
 				  names[fmt], jerr.text);
-		results = fmt == REPORT_JSON ? root :
+		results = fmt != REPORT_SARIF ? root :
 			json_object_get(json_array_get(json_object_get(root,
 								       "runs"),
 						       0),
@@ -1019,6 +1040,10 @@ static void lint_run_free(struct lint_run *run)
 	for (size_t i = 0; i < run->n; i++) {
 		free((char *)run->items[i].message);
 		free((char *)run->items[i].pointer);
+		free((char *)run->items[i].kind);
+		free((char *)run->items[i].namespace);
+		free((char *)run->items[i].name);
+		free((char *)run->items[i].generate_name);
 	}
 	free(run->items);
 }
@@ -1054,7 +1079,7 @@ static void check_lint(const struct config *cfg, const char *text,
 		    strcmp(run.items[i].rule, all.items[i].rule) ||
 		    strcmp(run.items[i].message, all.items[i].message))
 			fuzz_fail("the trigger search changes finding %zu", i);
-	for (int fmt = REPORT_TEXT; fmt <= REPORT_GITHUB; fmt++)
+	for (int fmt = REPORT_TEXT; fmt <= REPORT_CODEQUALITY; fmt++)
 		report_check(&run, (enum report_format)fmt);
 	lint_run_free(&all);
 	lint_run_free(&run);

@@ -47,6 +47,12 @@ static int finding_check(void *arg, const struct chart_finding *f)
 	if (!f->message || strchr(f->message, '\n') || !f->rule)
 		fuzz_fail("finding without a one-line message: '%s'",
 			  f->message ? f->message : "(null)");
+	/* the object's names go on the finding's line too */
+	if ((f->kind && strchr(f->kind, '\n')) ||
+	    (f->namespace && strchr(f->namespace, '\n')) ||
+	    (f->name && strchr(f->name, '\n')) ||
+	    (f->generate_name && strchr(f->generate_name, '\n')))
+		fuzz_fail("finding naming its object on more than one line");
 	fs->n++;
 	return 0;
 }

@@ -136,7 +136,7 @@ ln -s .. "$dir/mixed/sub/loop"
 cp "$dir/mixed/b.yaml" "$dir/b.orig"
 "$G" migrate -i "$dir/mixed" 2>"$dir/err"; rc=$?
 [ $rc = 2 ] && pass "a directory with broken files exits 2" || fail "a directory with broken files exits 2 ($rc)"
-grep -q "b.yaml:7:9: error: 'alpha.kubernetes.io/nvidia-gpu' must be a whole" "$dir/err" &&
+grep -q "b.yaml:7:9: error: Pod: 'alpha.kubernetes.io/nvidia-gpu' must be a whole" "$dir/err" &&
 	pass "an unfixable value is reported at file:line:col" || { fail "an unfixable value is reported at file:line:col"; cat "$dir/err"; }
 grep -q "c.yml:3:1: error: cannot parse" "$dir/err" && pass "a syntax error is reported at file:line:col" ||
 	{ fail "a syntax error is reported at file:line:col"; cat "$dir/err"; }
@@ -171,12 +171,12 @@ printf 'a: [' >"$dir/trunc.json"
 	pass "--fail-on error passes warnings" || fail "--fail-on error passes warnings"
 "$G" lint "$dir/file.out" >"$dir/clean.txt" 2>"$dir/clean.err"; [ $? = 0 ] && [ ! -s "$dir/clean.txt" ] &&
 	pass "lint of migrated output is clean" || fail "lint of migrated output is clean"
-[ "$(cat "$dir/clean.err")" = "gpumend: 1 file linted, no findings" ] &&
+[ "$(cat "$dir/clean.err")" = "gpumend: 1 file read: 0 with findings, 1 clean, 0 skipped, 0 failed; 0 errors, 0 warnings, 0 info" ] &&
 	pass "a clean lint says so on stderr, with the number of files" ||
 	fail "a clean lint says: $(cat "$dir/clean.err")"
 mkdir -p "$dir/no-yaml"
 "$G" lint "$dir/no-yaml" >"$dir/clean.txt" 2>"$dir/clean.err"; rc=$?
-[ $rc = 0 ] && [ "$(cat "$dir/clean.err")" = "gpumend: 0 files linted, no findings" ] &&
+[ $rc = 0 ] && [ "$(cat "$dir/clean.err")" = "gpumend: 0 files read: 0 with findings, 0 clean, 0 skipped, 0 failed; 0 errors, 0 warnings, 0 info" ] &&
 	pass "lint of a folder without manifests says it read none" ||
 	fail "lint of a folder without manifests: exit $rc, $(cat "$dir/clean.err")"
 "$G" lint --format json "$ex" >"$dir/lint.json"
@@ -186,7 +186,7 @@ jq -e 'type == "array" and length > 5 and all(.[]; has("file") and has("line") a
 jq -e '.version == "2.1.0" and (.runs[0].results | length > 5) and (.runs[0].results[0].locations[0].physicalLocation.region.startLine > 0) and (.runs[0].tool.driver.rules | length > 0)' "$dir/lint.sarif" >/dev/null &&
 	pass "lint sarif is SARIF 2.1.0 with locations" || fail "lint sarif is SARIF 2.1.0 with locations"
 "$G" lint --format github "$ex" >"$dir/lint.gh"
-grep -qE '^::warning file=.*examples/pod-driver-hostpath.yaml,line=14,col=9,title=legacy-gpu-resource::' "$dir/lint.gh" &&
+grep -qE '^::warning file=.*examples/pod-driver-hostpath.yaml,line=14,col=9,title=legacy-gpu-resource \(Pod gpu-pod\)::' "$dir/lint.gh" &&
 	pass "lint github workflow commands" || fail "lint github workflow commands"
 "$G" lint --format json "$dir/mixed/sub/c.yml" >"$dir/bad.json" 2>/dev/null; rc=$?
 [ $rc = 2 ] && jq -e '.[0].rule == "syntax" and .[0].line == 3' "$dir/bad.json" >/dev/null &&
@@ -371,7 +371,7 @@ keys() {
 # from its own first line
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\302\205---\napiVersion: extensions/v1beta1\nkind: Deployment\nspec:\n  selector: {}\n' >"$dir/nel.yaml"
 "$G" lint "$dir/nel.yaml" >"$dir/nel.out" 2>"$dir/err"; rc=$?
-[ $rc = 1 ] && grep -q "nel.yaml:6:1: warning: 'extensions/v1beta1' Deployment" "$dir/nel.out" &&
+[ $rc = 1 ] && grep -q "nel.yaml:6:1: warning: Deployment: 'extensions/v1beta1' Deployment" "$dir/nel.out" &&
 	pass "lint: a document after a NEL line break is read again from its own start" ||
 	{ fail "lint: a document after a NEL line break ($rc)"; cat "$dir/nel.out" "$dir/err"; }
 printf 'a: 1\342\200\250---\nx: 1\nx: 2\n' >"$dir/ls-dup.yaml"
@@ -379,4 +379,93 @@ printf 'a: 1\342\200\250---\nx: 1\nx: 2\n' >"$dir/ls-dup.yaml"
 [ $rc = 2 ] && grep -q "ls-dup.yaml:4:1: .*duplicate key 'x'" "$dir/ls-dup.out" &&
 	pass "lint: a duplicate key after a U+2028 line break is an error at its place" ||
 	{ fail "lint: a duplicate key after a U+2028 line break ($rc)"; cat "$dir/ls-dup.out"; }
+
+# --- a real repository: excludes, ignore files, skips, summaries ---------
+# A tree as repositories hold it. Each line of the table below runs
+# gpumend in it (ARGS split on blanks) and wants its exit status, a line
+# of stdout matching OUT and the last line of stderr matching LAST (- for
+# any; empty: stderr empty).
+repo=$dir/repo
+mkdir -p "$repo/deploy" "$repo/node_modules/pkg" "$repo/vendor/lib" "$repo/web" \
+	"$repo/legacy" "$repo/broken"
+cp "$ex/pod-driver-hostpath.yaml" "$repo/deploy/pod.yaml"
+cp "$ex/pod-driver-hostpath.yaml" "$repo/node_modules/pkg/pod.yaml"
+cp "$ex/pod-driver-hostpath.yaml" "$repo/vendor/lib/pod.yaml"
+cp "$ex/pod-driver-hostpath.yaml" "$repo/legacy/old.yaml"
+printf '{\n  // comments are not JSON\n  "compilerOptions": {"strict": true,},\n}\n' >"$repo/web/tsconfig.json"
+printf 'a: [unclosed\n' >"$repo/web/broken.yaml"
+printf 'apiVersion: v1\nkind: Pod\nspec: [unclosed\n' >"$repo/broken/pod.yaml"
+printf '{"name": "web", "version": "1.0.0"}\n' >"$repo/web/package.json"
+printf '# legacy/ is migrated by hand\nlegacy/\n' >"$repo/.gpumendignore"
+tab=$(printf '\t')
+while IFS="$tab" read -r name args want_rc out last; do
+	case "$name" in '' | '#'*) continue ;; esac
+	# shellcheck disable=SC2086
+	(cd "$repo" && set -f && "$G" $args) </dev/null >"$dir/repo.out" 2>"$dir/repo.err"; rc=$?
+	why=""
+	if [ "$rc" != "$want_rc" ]; then
+		why="exit $rc, wanted $want_rc"
+	elif [ "$out" != - ] && ! grep -qE -- "$out" "$dir/repo.out"; then
+		why="no line of stdout matches '$out'"
+	elif [ -z "$last" ] && [ -s "$dir/repo.err" ]; then
+		why="stderr is not empty"
+	elif [ -n "$last" ] && [ "$last" != - ] &&
+	     ! tail -n 1 "$dir/repo.err" | grep -qE -- "$last"; then
+		why="the last line of stderr does not match '$last'"
+	fi
+	if [ -z "$why" ]; then
+		pass "repository: $name"
+	else
+		fail "repository: $name: $why"
+		sed 's/^/    /' "$dir/repo.err" | head -n 8
+	fi
+done <<'TABLE'
+# name	ARGS	exit	OUT	LAST
+a broken manifest in a directory is an error, the rest is linted	lint .	2	^\./deploy/pod.yaml:14:9: warning: Pod gpu-pod: 	^gpumend: 5 files read: 1 with findings, 1 clean, 2 skipped, 1 failed; 1 error, 5 warnings, 0 info$
+node_modules/, vendor/ and .gpumendignore are left out, no manifest that does not parse is skipped	lint --exclude broken/ .	1	-	^gpumend: 4 files read: 1 with findings, 1 clean, 2 skipped, 0 failed; 0 errors, 5 warnings, 0 info$
+--exclude takes more paths out	lint --exclude broken --exclude deploy/ .	0	-	^gpumend: 3 files read: 0 with findings, 1 clean, 2 skipped, 0 failed; 0 errors, 0 warnings, 0 info$
+"!" in --exclude takes a default back	lint --exclude broken/ --exclude !vendor/ .	1	^\./vendor/lib/pod.yaml:14:9: 	^gpumend: 5 files read: 2 with findings
+--quiet: no summary, no notes on skips	lint --quiet --exclude broken/ .	1	-	
+named files: the ignore rules apply to them too	lint legacy/old.yaml node_modules/pkg/pod.yaml ./vendor/lib/pod.yaml	0	-	^gpumend: 0 files read: 
+a named file that does not parse is an error	lint web/tsconfig.json	2	^web/tsconfig.json:3:20: error: .* \[syntax\]$	^gpumend: 1 file read: 0 with findings, 0 clean, 0 skipped, 1 failed; 1 error, 0 warnings, 0 info$
+--skip-unparsable: a named file that is no manifest and does not parse is skipped	lint --skip-unparsable web/tsconfig.json web/package.json	0	-	^gpumend: 2 files read: 0 with findings, 1 clean, 1 skipped, 0 failed; 0 errors, 0 warnings, 0 info$
+--skip-unparsable: a named manifest that does not parse is still an error	lint --skip-unparsable broken/pod.yaml	2	-	^gpumend: 1 file read: 0 with findings, 0 clean, 0 skipped, 1 failed; 1 error
+migrate --skip-unparsable too	migrate --check --skip-unparsable web/tsconfig.json	0	-	^gpumend: 1 file read: 0 would change, 0 unchanged, 1 skipped, 0 failed
+a named file no rule excludes is read	lint deploy/pod.yaml legacy/old.yaml	1	^deploy/pod.yaml:14:9: 	^gpumend: 1 file read: 1 with findings
+standard input is never excluded	lint - --exclude *	0	-	^gpumend: 1 file read: 0 with findings, 1 clean
+migrate --check: the summary says what would change	migrate --check --exclude broken/ .	1	-	^gpumend: 4 files read: 1 would change, 1 unchanged, 2 skipped, 0 failed; 0 errors, 0 warnings, 0 info$
+migrate --diff: a summary too	migrate --diff --exclude broken/ .	0	^\+\+\+ b/\./deploy/pod.yaml	^gpumend: 4 files read: 1 would change, 
+migrate to stdout: a summary too	migrate deploy/pod.yaml	0	nvidia.com/gpu	^gpumend: 1 file read: 1 changed, 0 unchanged, 0 skipped, 0 failed; 0 errors, 0 warnings, 0 info$
+migrate --quiet	migrate --quiet deploy/pod.yaml	0	nvidia.com/gpu	
+TABLE
+(cd "$repo" && "$G" lint --exclude broken/ . 2>&1 >/dev/null) >"$dir/repo.err"
+grep -q "^gpumend: '\./web/tsconfig.json' skipped: not a Kubernetes manifest, and cannot parse it (3:20: " "$dir/repo.err" &&
+	grep -q "^gpumend: '\./web/broken.yaml' skipped: " "$dir/repo.err" &&
+	pass "repository: a skipped file is named, with where it does not parse" ||
+	{ fail "repository: a skipped file is named, with where it does not parse"; cat "$dir/repo.err"; }
+cp -R "$repo" "$dir/repo-i"
+(cd "$dir/repo-i" && "$G" migrate -i --exclude broken/ . >/dev/null 2>"$dir/repo.err"); rc=$?
+[ $rc = 0 ] && grep -q 'nvidia.com/gpu' "$dir/repo-i/deploy/pod.yaml" &&
+	cmp -s "$dir/repo-i/node_modules/pkg/pod.yaml" "$ex/pod-driver-hostpath.yaml" &&
+	cmp -s "$dir/repo-i/legacy/old.yaml" "$ex/pod-driver-hostpath.yaml" &&
+	cmp -s "$dir/repo-i/web/tsconfig.json" "$repo/web/tsconfig.json" &&
+	pass "repository: migrate -i leaves what is excluded or skipped as it was" ||
+	{ fail "repository: migrate -i of a repository ($rc)"; cat "$dir/repo.err"; }
+# metadata without a name, and no metadata at all: named alike by lint
+# and migrate
+printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {a: b}\nspec:\n  containers:\n  - name: c\n    resources: {limits: {alpha.kubernetes.io/nvidia-gpu: 1.5}}\n---\nkind: Pod\nspec:\n  containers:\n  - name: c\n    resources: {limits: {alpha.kubernetes.io/nvidia-gpu: 2.5}}\n' >"$dir/nameless.yaml"
+"$G" lint "$dir/nameless.yaml" >"$dir/nameless.lint" 2>/dev/null
+"$G" migrate "$dir/nameless.yaml" >/dev/null 2>"$dir/nameless.err"
+grep -q "nameless.yaml:8:.*: error: Pod <no name>: " "$dir/nameless.lint" &&
+	grep -q "nameless.yaml:8:.*: error: Pod <no name>: " "$dir/nameless.err" &&
+	grep -q "nameless.yaml:14:.*: error: Pod: " "$dir/nameless.lint" &&
+	grep -q "nameless.yaml:14:.*: error: Pod: " "$dir/nameless.err" &&
+	pass "an object with metadata but no name is '<no name>', one without metadata its kind alone" ||
+	{ fail "objects without a name"; cat "$dir/nameless.lint" "$dir/nameless.err"; }
+# an ignore file that cannot be read is an error, not "no rules"
+mkdir "$dir/repo-dir-ignore" && mkdir "$dir/repo-dir-ignore/.gpumendignore"
+"$G" lint "$dir/repo-dir-ignore" >/dev/null 2>"$dir/repo.err"; rc=$?
+[ $rc = 2 ] && grep -q "cannot read '.*/.gpumendignore'" "$dir/repo.err" &&
+	pass "repository: an ignore file that cannot be read is an error" ||
+	{ fail "repository: an ignore file that cannot be read ($rc)"; cat "$dir/repo.err"; }
 finish cli

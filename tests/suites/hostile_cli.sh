@@ -6,7 +6,8 @@
 # (tests/hostile/cli-changes.tsv); directories with unreadable files and
 # symbolic link loops (as a user the permissions apply to: root reads
 # everything); read-only files, a full disk, a file of another user, a
-# file with two hard links and signals under -i.
+# file with two hard links, a file size limit (ulimit -f) and signals
+# under -i; entries of a directory that vanish before they are looked at.
 #
 # Each hostile file goes through `migrate` (stdout), `migrate -i` and
 # `lint`: a clear error naming the file, exit 2, within a time bound, and
@@ -401,6 +402,26 @@ judge "a tree that links to itself and to its parent: walked once" 1 "would migr
 	fail "a tree that links to itself and to its parent: $(grep -c "would migrate" "$dir/err") files for 2"
 
 # ------------------------------------------------------------------
+# Entries that are gone when they are looked at (listed, then removed
+# before their stat: an editor's swap or backup file). Dangling symbolic
+# links give the same ENOENT every time. One that would never be read is
+# no error; one that would be is.
+
+legacy_pod >"$dir/input"
+setup vanished_other
+ln -s gone "$case_dir/in.yaml~"
+ln -s gone "$case_dir/4913"
+ln -s gone "$case_dir/in.yaml.swp"
+run "$G" lint .
+judge "lint DIR: entries gone before their stat, of names never read, are no error" 1 - 2000
+grep -q "cannot stat" "$dir/err" &&
+	fail "lint DIR: an entry never read was reported: $(grep "cannot stat" "$dir/err" | head -n 1)"
+setup vanished_manifest
+ln -s gone "$case_dir/gone.yaml"
+run "$G" lint .
+judge "lint DIR: a manifest gone before its stat is an error" 2 "cannot stat '\./gone\.yaml'" 2000
+
+# ------------------------------------------------------------------
 # Read-only files and a full disk under -i
 
 legacy_pod >"$dir/input"
@@ -417,6 +438,17 @@ if [ -n "$as_user" ] && [ "$(id -u)" = 0 ]; then
 	judge "migrate -i of a file the user cannot write, in a directory it cannot write" 2 \
 		"in\.yaml" 2000 in.yaml
 fi
+
+# past the file size limit (ulimit -f: 100 blocks, at most 100 KiB) in the
+# middle of -i: the write fails (EFBIG) rather than SIGXFSZ killing the
+# process, which would leave its temporary file behind
+awk 'BEGIN { for (i = 1; i <= 2000; i++)
+	printf "---\nkind: Pod\nmetadata:\n  name: p%d\nspec:\n  containers:\n  - name: c\n    resources:\n      limits:\n        alpha.kubernetes.io/nvidia-gpu: 1\n", i }' \
+	>"$dir/input"
+setup file_size_limit
+run sh -c 'ulimit -f 100 && exec "$@"' sh "$G" migrate -i in.yaml
+judge "migrate -i past the file size limit (ulimit -f)" 2 \
+	"cannot write 'in\.yaml': File too large" 5000 in.yaml
 
 # -i keeps the file's identity: its owner and group (as root), its links
 # (refused: a new file would part it from them)

@@ -531,14 +531,8 @@ fi
 
 head_of "Content-Length: $len" >"$dir/good.req"
 good >>"$dir/good.req"
-# a request line and half a header, then nothing (--prefix half-head)
-head_of "Content-Length: 2000" | head -c 60 >"$dir/half-head"
-# a whole head announcing a body of 7 MiB (the default --max-body), then
-# nothing (--prefix big-head), or 4 MiB of it (--prefix half-body); a head
-# announcing 2,000 bytes and 100 of them (--prefix body-start)
-head_of "Content-Length: 7340032" >"$dir/big-head"
-{ cat "$dir/big-head"; spaces 4194304; } >"$dir/half-body"
-{ head_of "Content-Length: 2000"; spaces 100; } >"$dir/body-start"
+# what the floods send before they stall (--prefix NAME)
+flood_prefixes "$dir"
 # the floods hold thousands of descriptors, in the client and the server
 ulimit -n "$(ulimit -Hn)" 2>/dev/null
 fds=$(ulimit -n)

@@ -1,5 +1,6 @@
 /*
- * test_report.c - the lint report writers: text, JSON, SARIF, GitHub.
+ * test_report.c - the lint report writers: text, JSON, SARIF, GitHub, Code
+ * Quality; and how findings name their object.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +12,17 @@
 #include "report.h"
 #include "rules.h"
 
+/* the members of a report_item after the pointer: no object */
+#define NO_OBJECT NULL, NULL, NULL, NULL, 0, 0
+
 static const struct report_item report_items[] = {
 	{ "deploy.yaml", 12, 7, "legacy-gpu-resource", "error",
 	  "'alpha.kubernetes.io/nvidia-gpu' has a non-integer value",
 	  "/spec/template/spec/containers/0/resources/limits/"
-	  "alpha.kubernetes.io~1nvidia-gpu" },
+	  "alpha.kubernetes.io~1nvidia-gpu", NO_OBJECT },
 	{ "k8s/job.yml", 3, 0, "gpu-visibility", "warning",
-	  "container 'train' can see every GPU", NULL },
-	{ "-", 0, 0, NULL, "info", "nothing to say", NULL },
+	  "container 'train' can see every GPU", NULL, NO_OBJECT },
+	{ "-", 0, 0, NULL, "info", "nothing to say", NULL, NO_OBJECT },
 };
 
 #define N_ITEMS (sizeof(report_items) / sizeof(report_items[0]))
@@ -45,6 +49,8 @@ TEST(report_format_parse_names)
 	CHECK(report_format_parse("sarif", &fmt) == 0 && fmt == REPORT_SARIF);
 	CHECK(report_format_parse("github", &fmt) == 0 &&
 	      fmt == REPORT_GITHUB);
+	CHECK(report_format_parse("codequality", &fmt) == 0 &&
+	      fmt == REPORT_CODEQUALITY);
 	CHECK(report_format_parse("text", &fmt) == 0 && fmt == REPORT_TEXT);
 	CHECK(report_format_parse("JSON", &fmt) == -1 && fmt == REPORT_TEXT);
 	CHECK(report_format_parse("xml", &fmt) == -1);
@@ -69,7 +75,7 @@ TEST(report_write_text)
 	{
 		static const struct report_item odd[] = {
 			{ "a\nb\x1b.yaml", 2, 3, "gpu-visibility", "warning",
-			  "m", NULL },
+			  "m", NULL, NO_OBJECT },
 		};
 
 		text = report_text(REPORT_TEXT, odd, 1);
@@ -82,7 +88,7 @@ TEST(report_write_json)
 {
 	static const struct report_item odd[] = {
 		{ "dir/bad\xff\"name\".yaml", 1, 2, "r", "warning",
-		  "line\nbreak \\ and \"quotes\"", "/a~1b" },
+		  "line\nbreak \\ and \"quotes\"", "/a~1b", NO_OBJECT },
 	};
 	char *text = report_text(REPORT_JSON, report_items, 2);
 
@@ -97,7 +103,10 @@ TEST(report_write_json)
 		  "    \"message\": \"'alpha.kubernetes.io/nvidia-gpu' has a "
 		  "non-integer value\",\n"
 		  "    \"pointer\": \"/spec/template/spec/containers/0/resources/"
-		  "limits/alpha.kubernetes.io~1nvidia-gpu\"\n"
+		  "limits/alpha.kubernetes.io~1nvidia-gpu\",\n"
+		  "    \"kind\": null,\n"
+		  "    \"namespace\": null,\n"
+		  "    \"name\": null\n"
 		  "  },\n"
 		  "  {\n"
 		  "    \"file\": \"k8s/job.yml\",\n"
@@ -105,7 +114,10 @@ TEST(report_write_json)
 		  "    \"column\": 0,\n"
 		  "    \"rule\": \"gpu-visibility\",\n"
 		  "    \"severity\": \"warning\",\n"
-		  "    \"message\": \"container 'train' can see every GPU\"\n"
+		  "    \"message\": \"container 'train' can see every GPU\",\n"
+		  "    \"kind\": null,\n"
+		  "    \"namespace\": null,\n"
+		  "    \"name\": null\n"
 		  "  }\n"
 		  "]\n");
 	free(text);
@@ -120,7 +132,10 @@ TEST(report_write_json)
 		  "    \"rule\": \"r\",\n"
 		  "    \"severity\": \"warning\",\n"
 		  "    \"message\": \"line\\nbreak \\\\ and \\\"quotes\\\"\",\n"
-		  "    \"pointer\": \"/a~1b\"\n"
+		  "    \"pointer\": \"/a~1b\",\n"
+		  "    \"kind\": null,\n"
+		  "    \"namespace\": null,\n"
+		  "    \"name\": null\n"
 		  "  }\n"
 		  "]\n");
 	free(text);
@@ -139,9 +154,9 @@ TEST(report_write_sarif)
 {
 	static const struct report_item paths[] = {
 		{ "./dir\\my file#1.yaml", 0, 0, "legacy-gpu-resource",
-		  "warning", "m", NULL },
+		  "warning", "m", NULL, NO_OBJECT },
 		{ "/abs/a:b.yaml", 5, 0, "legacy-gpu-resource", "info", "n",
-		  NULL },
+		  NULL, NO_OBJECT },
 	};
 	const struct rule_info *info = rule_info_find("legacy-gpu-resource");
 	char *text = report_text(REPORT_SARIF, report_items, N_ITEMS);
@@ -165,7 +180,8 @@ TEST(report_write_sarif)
 		  "gpumend");
 	CHECK_STR(json_string_value(json_object_get(driver, "version")),
 		  "9.9.9");
-	CHECK(json_object_get(driver, "informationUri") == NULL);
+	CHECK_STR(json_string_value(json_object_get(driver, "informationUri")),
+		  "https://github.com/gpumend/gpumend");
 
 	/* Rules in order of first use, described when the engine knows them. */
 	rules = json_object_get(driver, "rules");
@@ -268,7 +284,7 @@ TEST(report_write_github)
 {
 	static const struct report_item odd[] = {
 		{ "dir/a,b:c%.yaml", 4, 9, "rule:x,y", "warning",
-		  "50% of it: a, b\r\nnext", NULL },
+		  "50% of it: a, b\r\nnext", NULL, NO_OBJECT },
 	};
 	char *text = report_text(REPORT_GITHUB, report_items, N_ITEMS);
 
@@ -295,7 +311,8 @@ TEST(report_write_github)
 TEST(report_write_cap_leaves_buffer_alone)
 {
 	enum report_format formats[] = { REPORT_TEXT, REPORT_JSON,
-					 REPORT_SARIF, REPORT_GITHUB };
+					 REPORT_SARIF, REPORT_GITHUB,
+					 REPORT_CODEQUALITY };
 
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		struct buf out;
@@ -308,4 +325,242 @@ TEST(report_write_cap_leaves_buffer_alone)
 		CHECK(out.len == 4);
 		buf_free(&out);
 	}
+}
+
+/* The object of a finding in a document, as report_item_object() finds it,
+ * in `label` (report_object_label()); 0 or -1. */
+static int object_label_of(const char *doc, const char *pointer,
+			   char *label, size_t size)
+{
+	json_t *root = json_loads(doc, 0, NULL);
+	struct report_item item = { .pointer = pointer };
+	struct buf out;
+	int rc;
+
+	report_item_object(&item, root);
+	buf_init(&out, 0);
+	rc = report_object_label(&out, &item);
+	snprintf(label, size, "%s", out.data ? out.data : "");
+	buf_free(&out);
+	json_decref(root);
+	return rc;
+}
+
+TEST(report_object_names)
+{
+	static const char list[] =
+		"{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": ["
+		"{\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\", "
+		"\"namespace\": \"ns\"}},"
+		"{\"kind\": \"Job\", \"metadata\": {\"generateName\": \"train-\"}},"
+		"{\"kind\": \"Deployment\", \"metadata\": {\"name\": \"\"}},"
+		"{\"metadata\": {\"name\": \"x\"}}, 7]}";
+	char label[128];
+
+	CHECK(object_label_of(list, "/items/0/spec/containers/0", label,
+			      sizeof(label)) == 0);
+	CHECK_STR(label, "Pod ns/a: ");
+	object_label_of(list, "/items/0", label, sizeof(label));
+	CHECK_STR(label, "Pod ns/a: ");
+	object_label_of(list, "/items/1/spec", label, sizeof(label));
+	CHECK_STR(label, "Job train-*: ");
+	object_label_of(list, "/items/2/spec", label, sizeof(label));
+	CHECK_STR(label, "Deployment <no name>: ");
+	object_label_of(list, "/items/3/spec", label, sizeof(label));
+	CHECK_STR(label, "<no kind> x: ");
+	/* not an item that is an object: the List itself, which has no
+	 * metadata */
+	object_label_of(list, "/items/4", label, sizeof(label));
+	CHECK_STR(label, "List: ");
+	object_label_of(list, "/items/9/spec", label, sizeof(label));
+	CHECK_STR(label, "List: ");
+	object_label_of(list, "/kind", label, sizeof(label));
+	CHECK_STR(label, "List: ");
+	object_label_of("{\"kind\": \"KubeletConfiguration\"}", "/featureGates",
+			label, sizeof(label));
+	CHECK_STR(label, "KubeletConfiguration: ");
+	object_label_of("{\"kind\": \"Pod\", \"metadata\": {\"namespace\": \"n\"}}",
+			"/spec", label, sizeof(label));
+	CHECK_STR(label, "Pod n/<no name>: ");
+	/* a plain object, cluster-scoped; and no object at all */
+	object_label_of("{\"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}}",
+			"/spec", label, sizeof(label));
+	CHECK_STR(label, "Node n1: ");
+	object_label_of("{\"a\": 1}", "/a", label, sizeof(label));
+	CHECK_STR(label, "");
+	object_label_of("[1]", "/0", label, sizeof(label));
+	CHECK_STR(label, "");
+}
+
+static const struct report_item object_items[] = {
+	{ "./k8s/list.yaml", 9, 5, "legacy-gpu-resource", "warning", "m",
+	  "/items/2/spec/containers/0", "Pod", "ns", "a", NULL, 0, 8 },
+	{ "k8s/list.yaml", 20, 3, "gpu-visibility", "error", "n",
+	  "/spec", "Job", NULL, NULL, "train-", 0, 0 },
+	{ "k8s/list.yaml", 1, 1, "syntax", "info", "o", NULL, NO_OBJECT },
+};
+
+TEST(report_objects_in_every_format)
+{
+	char *text = report_text(REPORT_TEXT, object_items, 3);
+	json_t *log;
+
+	CHECK_STR(text,
+		  "./k8s/list.yaml:9:5: warning: Pod ns/a: m [legacy-gpu-resource]\n"
+		  "k8s/list.yaml:20:3: error: Job train-*: n [gpu-visibility]\n"
+		  "k8s/list.yaml:1:1: info: o [syntax]\n");
+	free(text);
+
+	text = report_text(REPORT_JSON, object_items, 3);
+	log = text ? json_loads(text, 0, NULL) : NULL;
+	CHECK_STR(json_string_value(json_object_get(json_array_get(log, 0),
+						    "kind")), "Pod");
+	CHECK_STR(json_string_value(json_object_get(json_array_get(log, 0),
+						    "namespace")), "ns");
+	CHECK_STR(json_string_value(json_object_get(json_array_get(log, 0),
+						    "name")), "a");
+	CHECK(json_is_null(json_object_get(json_array_get(log, 1), "name")));
+	CHECK_STR(json_string_value(json_object_get(json_array_get(log, 1),
+						    "generateName")), "train-");
+	CHECK(json_is_null(json_object_get(json_array_get(log, 2), "kind")));
+	json_decref(log);
+	free(text);
+
+	text = report_text(REPORT_GITHUB, object_items, 3);
+	CHECK_STR(text,
+		  "::warning file=./k8s/list.yaml,line=9,col=5,"
+		  "title=legacy-gpu-resource (Pod ns/a)::m\n"
+		  "::error file=k8s/list.yaml,line=20,col=3,"
+		  "title=gpu-visibility (Job train-*)::n\n"
+		  "::notice file=k8s/list.yaml,line=1,col=1,title=syntax::o\n");
+	free(text);
+
+	text = report_text(REPORT_SARIF, object_items, 3);
+	log = text ? json_loads(text, 0, NULL) : NULL;
+	{
+		json_t *results = json_object_get(json_array_get(
+			json_object_get(log, "runs"), 0), "results");
+		json_t *logical = json_array_get(json_object_get(json_array_get(
+			json_object_get(json_array_get(results, 0), "locations"),
+			0), "logicalLocations"), 0);
+
+		CHECK_STR(json_string_value(json_object_get(logical,
+				"fullyQualifiedName")), "Pod ns/a");
+		CHECK_STR(json_string_value(json_object_get(logical, "name")),
+			  "a");
+		CHECK_STR(json_string_value(json_object_get(logical, "kind")),
+			  "resource");
+		logical = json_object_get(json_array_get(json_object_get(
+			json_array_get(results, 2), "locations"), 0),
+			"logicalLocations");
+		CHECK(logical == NULL);
+	}
+	json_decref(log);
+	free(text);
+}
+
+TEST(report_sarif_rule_metadata)
+{
+	char *text = report_text(REPORT_SARIF, object_items, 3);
+	json_t *log = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *rules = json_object_get(json_object_get(json_object_get(
+		json_array_get(json_object_get(log, "runs"), 0), "tool"),
+		"driver"), "rules");
+
+	CHECK(json_array_size(rules) == 3);
+	for (size_t i = 0; i < json_array_size(rules); i++) {
+		json_t *rule = json_array_get(rules, i);
+		const char *id = json_string_value(json_object_get(rule, "id"));
+		const char *uri = json_string_value(json_object_get(rule,
+								    "helpUri"));
+		json_t *help = json_object_get(rule, "help");
+		json_t *tags = json_object_get(json_object_get(rule,
+						"properties"), "tags");
+		char want[256];
+
+		snprintf(want, sizeof(want),
+			 "https://github.com/gpumend/gpumend/blob/main/docs/rules.md#%s",
+			 id ? id : "");
+		CHECK_STR(uri, want);
+		CHECK(json_string_length(json_object_get(json_object_get(rule,
+				"shortDescription"), "text")) > 10);
+		CHECK(json_string_length(json_object_get(json_object_get(rule,
+				"fullDescription"), "text")) > 20);
+		CHECK(json_string_length(json_object_get(help, "text")) > 20);
+		CHECK(json_string_value(json_object_get(help, "markdown")) &&
+		      strstr(json_string_value(json_object_get(help,
+				"markdown")), want) != NULL);
+		CHECK(json_array_size(tags) > 0);
+	}
+	json_decref(log);
+	free(text);
+	/* every rule of the engine has its help */
+	for (int r = 0; r < RULE_COUNT; r++) {
+		const struct rule_help *help = rule_help_get((enum rule_id)r);
+
+		CHECK(help && help->description && help->fix && help->tags);
+	}
+	CHECK(rule_help_get(RULE_COUNT) == NULL);
+}
+
+/* The fingerprint of the Code Quality issue of `item`. */
+static char *fingerprint_of(const struct report_item *item)
+{
+	char *text = report_text(REPORT_CODEQUALITY, item, 1);
+	json_t *issues = text ? json_loads(text, 0, NULL) : NULL;
+	const char *fp = json_string_value(json_object_get(
+		json_array_get(issues, 0), "fingerprint"));
+	char *copy = fp ? strdup(fp) : NULL;
+
+	json_decref(issues);
+	free(text);
+	return copy;
+}
+
+TEST(report_write_codequality)
+{
+	char *text = report_text(REPORT_CODEQUALITY, object_items, 3);
+	json_t *issues = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *first = json_array_get(issues, 0);
+	struct report_item moved = object_items[0], other = object_items[0];
+	char *a, *b, *c, *d;
+
+	CHECK(json_array_size(issues) == 3);
+	CHECK_STR(json_string_value(json_object_get(first, "description")),
+		  "Pod ns/a: m");
+	CHECK_STR(json_string_value(json_object_get(first, "check_name")),
+		  "legacy-gpu-resource");
+	CHECK_STR(json_string_value(json_object_get(first, "severity")),
+		  "major");
+	CHECK_STR(json_string_value(json_object_get(json_array_get(issues, 1),
+						    "severity")), "critical");
+	CHECK_STR(json_string_value(json_object_get(json_array_get(issues, 2),
+						    "severity")), "info");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(first,
+				"location"), "path")), "k8s/list.yaml");
+	CHECK(json_integer_value(json_object_get(json_object_get(
+		json_object_get(first, "location"), "lines"), "begin")) == 9);
+	CHECK(json_string_length(json_object_get(first, "fingerprint")) == 64);
+	json_decref(issues);
+	free(text);
+
+	/* lines move, and the item moves in its List: the same issue */
+	moved.line = 40;
+	moved.column = 1;
+	moved.pointer = "/items/17/spec/containers/0";
+	moved.object_at = 9;
+	/* another object: another issue */
+	other.name = "b";
+	a = fingerprint_of(&object_items[0]);
+	b = fingerprint_of(&moved);
+	c = fingerprint_of(&other);
+	d = fingerprint_of(&object_items[1]);
+	CHECK(a && b && c && d);
+	CHECK_STR(a, b);
+	CHECK(a && c && strcmp(a, c) != 0);
+	CHECK(a && d && strcmp(a, d) != 0);
+	free(a);
+	free(b);
+	free(c);
+	free(d);
 }
