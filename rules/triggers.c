@@ -489,6 +489,21 @@ static int run_cmp(const void *a, const void *b)
 }
 
 /*
+ * Cheapest first: s.contains(t) costs len(s) / 10 for each started ten
+ * bytes of t, and a path that holds no run fails at the first. Then the
+ * longest (the rarest) first.
+ */
+static int run_cost_cmp(const void *a, const void *b)
+{
+	size_t x = strlen(*(const char *const *)a);
+	size_t y = strlen(*(const char *const *)b);
+
+	if ((x + 9) / 10 != (y + 9) / 10)
+		return (x + 9) / 10 < (y + 9) / 10 ? -1 : 1;
+	return run_cmp(a, b);
+}
+
+/*
  * Appends a test that the string `value` may match one of the fnmatch(3)
  * patterns of the n_lists lists at `lists` once normalised as the kubelet
  * does ("//", "/./", "..", a trailing '/'): for some pattern, each of its
@@ -536,6 +551,9 @@ static void cel_path_patterns(struct cel_text *t, const char *value,
 					runs->items[kept++] = runs->items[r];
 			}
 			runs->n = kept;
+			if (runs->n > 1)
+				qsort(runs->items, runs->n, sizeof(char *),
+				      run_cost_cmp);
 		}
 	cel_add(t, any ? "true" : "");
 	if (!any)
