@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "config_file.h"
 #include "msg.h"
+#include "nul.h"
 #include "review.h"
 
 #include <jansson.h>
@@ -48,33 +49,45 @@ static int read_all(FILE *stream, struct buf *out)
 }
 
 /*
- * 1 when the review is a Pod UPDATE (request.resource, else
- * request.kind, names a Pod), which only the advisory entry is sent.
+ * What rules_entry_config_new() needs to know of the review's request
+ * (RULES_REQUEST_*): whether it is a Pod UPDATE (request.resource, else
+ * request.kind, names a Pod), which only the advisory entry is sent, and
+ * whether the registration covers its resource (one without
+ * request.resource is taken to be covered).
  */
-static int review_is_pod_update(const struct buf *body)
+static int review_request(const struct config *cfg, const struct buf *body)
 {
-	json_t *review = json_loadb(body->data ? body->data : "", body->len, 0,
-				    NULL);
+	const char *text = body->data ? body->data : "";
+	size_t len = body->len;
+	/* a key may hold \u0000 too, which jansson refuses: encoded, as the
+	 * review itself reads it */
+	char *encoded = nul_text_has(text, len) ?
+			nul_text_encode(text, len, &len) : NULL;
+	json_t *review = json_loadb(encoded ? encoded : text, len, 0, NULL);
 	json_t *request = json_object_get(review, "request");
 	json_t *resource = json_object_get(request, "resource");
 	const char *operation = json_string_value(
 		json_object_get(request, "operation"));
 	const char *group, *name;
-	int pod;
+	int pod, flags = 0;
 
 	if (resource) {
 		group = json_string_value(json_object_get(resource, "group"));
 		name = json_string_value(json_object_get(resource, "resource"));
 		pod = group && name && !*group && !strcmp(name, "pods");
+		if (!rules_pod_shape_registered(cfg, group, name))
+			flags |= RULES_REQUEST_UNREGISTERED;
 	} else {
 		resource = json_object_get(request, "kind");
 		group = json_string_value(json_object_get(resource, "group"));
 		name = json_string_value(json_object_get(resource, "kind"));
 		pod = name && !strcmp(name, "Pod") && (!group || !*group);
 	}
-	pod = pod && operation && !strcmp(operation, "UPDATE");
+	if (pod && operation && !strcmp(operation, "UPDATE"))
+		flags |= RULES_REQUEST_POD_UPDATE;
 	json_decref(review);
-	return pod;
+	free(encoded);
+	return flags;
 }
 
 int cmd_review(int argc, char **argv)
@@ -168,7 +181,7 @@ int cmd_review(int argc, char **argv)
 		struct rules_error err = { "", "" };
 		struct config *only = rules_entry_config_new(cfg,
 				(enum rules_entry)rules_entry_find(entry),
-				review_is_pod_update(&body), &err);
+				review_request(cfg, &body), &err);
 
 		if (!only) {
 			msg_error("cannot make the config of entry '%s': %s%s%s",

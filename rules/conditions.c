@@ -138,7 +138,9 @@ int rules_entry_find(const char *name)
  * when the object cannot run right unmigrated (a legacy resource, label
  * or annotation the scheduler no longer knows, driver mounts that break
  * the container, vendor sharing no plugin serves); advisory when it runs
- * anyway. The offline rules have none: the webhook never runs them.
+ * anyway (obsolete-cuda-hostpath's ambiguous host paths, which it only
+ * warns about, are its extra part). The offline rules have none: the
+ * webhook never runs them.
  */
 static const signed char mutate_entry[RULE_COUNT][CEL_PART_COUNT] = {
 	[RULE_DEPRECATED_WORKLOAD_API] = { -1, -1 },
@@ -148,7 +150,7 @@ static const signed char mutate_entry[RULE_COUNT][CEL_PART_COUNT] = {
 	[RULE_CRITICAL_POD_ANNOTATION] = { A, -1 },
 	[RULE_GPU_MODEL_AFFINITY] = { A, -1 },
 	[RULE_GPU_SHARING] = { L, A },
-	[RULE_OBSOLETE_CUDA_HOSTPATH] = { L, -1 },
+	[RULE_OBSOLETE_CUDA_HOSTPATH] = { L, A },
 	[RULE_GPU_VISIBILITY] = { A, -1 },
 	[RULE_REMOVED_GPU_FEATURE_GATE] = { A, -1 },
 	[RULE_OBSOLETE_GPU_COMPONENT] = { A, -1 },
@@ -196,27 +198,74 @@ static unsigned entry_rules(const struct config *cfg, int entry)
 	"(request.operation == 'UPDATE' && request.resource.group == '' && " \
 	"request.resource.resource == 'pods')"
 
-/* The fragments of the parts in `entry`, pod and container disjuncts. */
+/* The longest gpumend.io/skip-rules value the conditions read (4 KiB): a
+ * longer one is taken to skip nothing, without reading it. */
+#define CEL_SKIP_RULES_MAX "4096"
+
+/* The object's annotations hold `annotation`, short enough to be read. */
+static void cel_skips_readable(struct cel_text *t, const char *annotation)
+{
+	cel_quote(t, annotation);
+	cel_add(t, " in object.metadata.annotations && "
+		"size(object.metadata.annotations[");
+	cel_quote(t, annotation);
+	cel_add(t, "]) <= " CEL_SKIP_RULES_MAX);
+}
+
+/* The object's `annotation` names the rule, as csv_has() reads it (items
+ * between commas, blanks and tabs around them dropped). */
+static void cel_skips(struct cel_text *t, const char *annotation,
+		      enum rule_id rule)
+{
+	cel_add(t, "object.metadata.annotations[");
+	cel_quote(t, annotation);
+	cel_addf(t, "].matches('(^|,)[ \\\\t]*%s[ \\\\t]*(,|$)')",
+		 rule_info_get(rule)->name);
+}
+
+/*
+ * The fragments of the parts in `entry`: for each rule, its pod and
+ * container disjuncts, unless the object's skip-rules annotation names
+ * the rule (the engine runs no rule it names; one rule left out must not
+ * send the object for another rule's sake, to an entry that fails closed).
+ */
 static void entry_fragments(const struct config *cfg, int entry,
 			    struct cel_text *pod)
 {
-	struct cel_frag frag = { { 0 }, { 0 } };
+	struct cel_text all = { 0 };
 
-	for (int r = 0; r < RULE_COUNT; r++)
+	for (int r = 0; r < RULE_COUNT; r++) {
+		struct cel_frag frag = { { 0 }, { 0 } };
+
 		for (int part = 0; part < CEL_PART_COUNT; part++)
 			if (part_entry(cfg, r, part) == entry)
 				rules_rule_cel(cfg, (enum rule_id)r,
 					       (enum cel_part)part, &frag);
-	if (frag.container.len) {
-		cel_or(&frag.pod);
-		cel_addf(&frag.pod, CEL_CONTAINERS ".exists(c, %s)",
-			 frag.container.s);
+		if (frag.container.len) {
+			cel_or(&frag.pod);
+			cel_addf(&frag.pod, CEL_CONTAINERS
+				 ".exists(c, type(c) == map && (%s))",
+				 frag.container.s);
+		}
+		if (frag.pod.failed || frag.container.failed)
+			all.failed = 1;
+		if (frag.pod.len) {
+			cel_or(&all);
+			cel_add(&all, "(!(has(object.metadata) && "
+				"has(object.metadata.annotations) && ");
+			cel_skips_readable(&all, cfg->skip_rules_annotation);
+			cel_add(&all, " && ");
+			cel_skips(&all, cfg->skip_rules_annotation,
+				  (enum rule_id)r);
+			cel_addf(&all, ") && (%s))", frag.pod.s);
+		}
+		cel_text_free(&frag.pod);
+		cel_text_free(&frag.container);
 	}
-	if (frag.pod.failed || frag.container.failed)
+	if (all.failed)
 		pod->failed = 1;
-	cel_add(pod, frag.pod.len ? frag.pod.s : "false");
-	cel_text_free(&frag.pod);
-	cel_text_free(&frag.container);
+	cel_add(pod, all.len ? all.s : "false");
+	cel_text_free(&all);
 }
 
 /* `annotation` holds every rule of `rules` by name, as csv_has() reads it
@@ -231,10 +280,7 @@ static void cel_skips_all(struct cel_text *t, const char *annotation,
 			continue;
 		if (any)
 			cel_add(t, " && ");
-		cel_add(t, "object.metadata.annotations[");
-		cel_quote(t, annotation);
-		cel_addf(t, "].matches('(^|,)[ \\\\t]*%s[ \\\\t]*(,|$)')",
-			 rule_info_get((enum rule_id)r)->name);
+		cel_skips(t, annotation, (enum rule_id)r);
 		any = 1;
 	}
 	if (!any)
@@ -306,8 +352,8 @@ json_t *rules_conditions_new(const struct config *cfg, enum rules_entry entry)
 			"object.metadata.annotations[");
 		cel_quote(&t, cfg->skip_annotation);
 		cel_add(&t, "] == 'true') || (");
-		cel_quote(&t, cfg->skip_rules_annotation);
-		cel_add(&t, " in object.metadata.annotations && ");
+		cel_skips_readable(&t, cfg->skip_rules_annotation);
+		cel_add(&t, " && ");
 		cel_skips_all(&t, cfg->skip_rules_annotation, mine);
 		if (entry == RULES_ENTRY_ADVISORY && (legacy & ~mine)) {
 			cel_add(&t, " && (!" POD_UPDATE " || ");
@@ -364,9 +410,11 @@ static int doc_set(json_t *doc, const char *section, const char *key,
 }
 
 struct config *rules_entry_config_new(const struct config *cfg,
-				      enum rules_entry entry, int pod_update,
+				      enum rules_entry entry, int request,
 				      struct rules_error *err)
 {
+	int pod_update = request & RULES_REQUEST_POD_UPDATE;
+	int unregistered = request & RULES_REQUEST_UNREGISTERED;
 	json_t *doc = config_to_json(cfg), *rules;
 	struct config *out = NULL;
 	int part_in[CEL_PART_COUNT], rc = 0;
@@ -382,12 +430,26 @@ struct config *rules_entry_config_new(const struct config *cfg,
 			/* a pod update is the advisory entry's, all of it */
 			if (pod_update && e >= 0)
 				e = RULES_ENTRY_ADVISORY;
+			/* the API server sends it to no entry */
+			if (unregistered)
+				e = -1;
 			part_in[part] = e < 0 ? -1 : e == (int)entry;
 			keep |= part_in[part] == 1;
 		}
 		if (!keep && cfg->mode[r] != RULE_MODE_OFF)
 			rc |= doc_set(rules, rule_info_get((enum rule_id)r)->name,
 				      "mode", json_string("off"));
+		if (r == RULE_OBSOLETE_CUDA_HOSTPATH && keep) {
+			if (part_in[CEL_PART_EXTRA] == 0)
+				rc |= doc_set(doc, "hostPaths", "ambiguous",
+					      json_array());
+			if (part_in[CEL_PART_CORE] == 0) {
+				rc |= doc_set(doc, "hostPaths", "obsolete",
+					      json_array());
+				rc |= doc_set(doc, "hostPaths",
+					      "vendorDriverDirs", json_array());
+			}
+		}
 		if (r != RULE_GPU_SHARING || !keep)
 			continue;
 		if (part_in[CEL_PART_EXTRA] == 0)
@@ -397,6 +459,8 @@ struct config *rules_entry_config_new(const struct config *cfg,
 			rc |= doc_set(doc, "sharing", "memoryResources",
 				      json_object());
 			rc |= doc_set(doc, "sharing", "countResources",
+				      json_array());
+			rc |= doc_set(doc, "sharing", "computeResources",
 				      json_array());
 			rc |= doc_set(doc, "sharing", "nodeSelectors",
 				      json_object());

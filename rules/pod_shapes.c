@@ -60,6 +60,27 @@ const struct pod_shape *rules_pod_shapes(size_t *n)
 	return shapes;
 }
 
+int rules_pod_shape_registered(const struct config *cfg, const char *group,
+			       const char *resource)
+{
+	size_t n = sizeof(shapes) / sizeof(shapes[0]);
+
+	if (!group || !resource)
+		return 0;
+	for (size_t i = 0; i < cfg->n_custom_resources; i++)
+		if (!strcmp(cfg->custom_resources[i].group, group) &&
+		    string_list_has(&cfg->custom_resources[i].resources,
+				    resource))
+			return 1;
+	if (!strcmp(group, "extensions"))
+		group = "apps";
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(shapes[i].group, group) &&
+		    !strcmp(shapes[i].resource, resource))
+			return 1;
+	return 0;
+}
+
 /* CEL's reserved words, which cannot follow a '.'. */
 static const char *const cel_reserved[] = {
 	"as", "break", "const", "continue", "else", "false", "for",
@@ -225,6 +246,23 @@ static void cel_paths(struct cel_text *t, const char *const *paths, size_t n)
 	}
 }
 
+/*
+ * Appends the test of the request's group for a row of `group`. Under
+ * matchPolicy Equivalent the API server sends a Deployment made through
+ * extensions/v1beta1 to a rule for apps, and the conditions may see the
+ * request's resource as it was made (kube-apiserver builds their `request`
+ * from the request's attributes): so a row of apps takes extensions too.
+ */
+static void cel_group(struct cel_text *t, const char *group)
+{
+	if (!strcmp(group, "apps")) {
+		cel_add(t, "request.resource.group in ['apps', 'extensions']");
+		return;
+	}
+	cel_add(t, "request.resource.group == ");
+	cel_quote(t, group);
+}
+
 void pod_shapes_cel(const struct config *cfg, struct cel_text *t)
 {
 	size_t n = sizeof(shapes) / sizeof(shapes[0]);
@@ -233,8 +271,8 @@ void pod_shapes_cel(const struct config *cfg, struct cel_text *t)
 	for (size_t i = 0; i < cfg->n_custom_resources; i++) {
 		const struct custom_resource *cr = &cfg->custom_resources[i];
 
-		cel_add(t, "(request.resource.group == ");
-		cel_quote(t, cr->group);
+		cel_add(t, "(");
+		cel_group(t, cr->group);
 		cel_add(t, " && request.resource.resource in ");
 		cel_quote_list(t, &cr->resources);
 		cel_add(t, ") ? ");
@@ -251,8 +289,8 @@ void pod_shapes_cel(const struct config *cfg, struct cel_text *t)
 		    !strcmp(shapes[i - 1].paths[0], s->paths[0]) &&
 		    !shapes[i - 1].paths[1] && !s->paths[1])
 			continue;
-		cel_add(t, "(request.resource.group == ");
-		cel_quote(t, s->group);
+		cel_add(t, "(");
+		cel_group(t, s->group);
 		cel_add(t, " && request.resource.resource in [");
 		for (j = i; j < n && !strcmp(shapes[j].group, s->group) &&
 			    !strcmp(shapes[j].paths[0], s->paths[0]) &&

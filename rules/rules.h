@@ -508,6 +508,15 @@ struct pod_shape {
 const struct pod_shape *rules_pod_shapes(size_t *n);
 
 /*
+ * 1 when the registration covers the resource `resource` of `group`: a
+ * built-in row (apps' through extensions too, as the API server sends
+ * them under matchPolicy Equivalent) or one of webhook.customResources;
+ * else 0. The version is not looked at (Equivalent).
+ */
+int rules_pod_shape_registered(const struct config *cfg, const char *group,
+			       const char *resource);
+
+/*
  * 0 when `path` is a pod spec path as struct custom_resource says (member
  * names that are CEL identifiers and no CEL reserved word, at most one
  * "*", not first); else -1 with a message in `why` (`size` bytes).
@@ -537,14 +546,21 @@ int rules_entry_find(const char *name);
  */
 json_t *rules_conditions_new(const struct config *cfg, enum rules_entry entry);
 
+/* What rules_entry_config_new() is told of the request, or-ed. */
+enum {
+	RULES_REQUEST_POD_UPDATE = 1,   /* a Pod UPDATE */
+	RULES_REQUEST_UNREGISTERED = 2, /* of a resource not registered */
+};
+
 /*
  * Returns a new configuration: `cfg` with only what `entry` is
  * responsible for (the other rules off, or the other part of a rule
- * cleared), for a request that is a Pod UPDATE when `pod_update` is 1.
- * NULL when out of memory, with `err` set.
+ * cleared), for a request as `request` says (RULES_REQUEST_*): no entry
+ * is responsible for a resource the registration does not cover. NULL
+ * when out of memory, with `err` set.
  */
 struct config *rules_entry_config_new(const struct config *cfg,
-				      enum rules_entry entry, int pod_update,
+				      enum rules_entry entry, int request,
 				      struct rules_error *err);
 
 /* A member of an object that rules read (rules_reads()). */

@@ -395,19 +395,24 @@ void cel_text_free(struct cel_text *t);
 /*
  * What a rule's CEL fragment may read: `p.m` (the pod's metadata, {} when
  * the pod spec has none beside it), `p.s` (the pod spec), `request`, and
- * in container fragments `c` (one container). CEL_CONTAINERS is the list
- * of every container of `p.s`.
+ * in container fragments `c` (one container, a map: entry_fragments()
+ * tests it). CEL_CONTAINERS is the list of every container of `p.s` (a
+ * member that is no list holds none).
  */
 #define CEL_CONTAINERS \
-	"((has(p.s.containers) ? p.s.containers : []) + " \
-	"(has(p.s.initContainers) ? p.s.initContainers : []) + " \
-	"(has(p.s.ephemeralContainers) ? p.s.ephemeralContainers : []))"
+	"((has(p.s.containers) && type(p.s.containers) == list ? " \
+	"p.s.containers : []) + " \
+	"(has(p.s.initContainers) && type(p.s.initContainers) == list ? " \
+	"p.s.initContainers : []) + " \
+	"(has(p.s.ephemeralContainers) && " \
+	"type(p.s.ephemeralContainers) == list ? p.s.ephemeralContainers : []))"
 
 /*
  * A rule's fragment: disjuncts over one pod (`pod`) and over one of its
  * containers (`container`). A rule has up to two parts that the entries
  * may split: CEL_PART_CORE, and CEL_PART_EXTRA (gpu-sharing's stale
- * annotations, which run anyway).
+ * annotations and variables, obsolete-cuda-hostpath's ambiguous host
+ * paths: they run anyway).
  */
 enum cel_part { CEL_PART_CORE, CEL_PART_EXTRA, CEL_PART_COUNT };
 

@@ -127,6 +127,85 @@ static long bracket_end(const char *pattern, size_t open)
 }
 
 /*
+ * Calls `each` with every run of bytes that every string the fnmatch(3)
+ * pattern matches (flags 0) contains as they are, with its length: '*',
+ * '?' and bracket expressions end a run; a backslash makes the next byte
+ * literal; an unclosed '[' or a trailing backslash ends the search, as if
+ * the rest were wildcards. `stop`, when not NUL, ends a run too and is in
+ * none (for '/': runs within one path segment). Returns 0, or -1 when out
+ * of memory or when `each` fails.
+ */
+static int pattern_runs(const char *pattern, char stop,
+			int (*each)(const char *run, size_t len, void *arg),
+			void *arg)
+{
+	size_t run = 0, i = 0;
+	char *current = malloc(strlen(pattern) + 1);
+	int rc = 0;
+
+	if (!current)
+		return -1;
+	for (;;) {
+		char c = pattern[i];
+		long end = -1;
+
+		if (c == '\\' && pattern[i + 1] && (!stop ||
+						     pattern[i + 1] != stop)) {
+			current[run++] = pattern[i + 1];
+			i += 2;
+			continue;
+		}
+		if (c && c != '*' && c != '?' && c != '[' && c != '\\' &&
+		    (!stop || c != stop)) {
+			current[run++] = c;
+			i++;
+			continue;
+		}
+		/* the run ends here: at a wildcard, a set or the end */
+		if (run && (rc = each(current, run, arg)) != 0)
+			break;
+		run = 0;
+		if (c == '[')
+			end = bracket_end(pattern, i);
+		if (!c || (c == '\\' && !(stop && pattern[i + 1] == stop)) ||
+		    (c == '[' && end < 0))
+			break;
+		i = c == '[' ? (size_t)end + 1 : c == '\\' ? i + 2 : i + 1;
+	}
+	free(current);
+	return rc ? -1 : 0;
+}
+
+/* pattern_runs(): keeps the first longest run in `arg`, a string of the
+ * pattern's length. */
+static int longest_run(const char *run, size_t len, void *arg)
+{
+	char *longest = arg;
+
+	if (len > strlen(longest)) {
+		memcpy(longest, run, len);
+		longest[len] = '\0';
+	}
+	return 0;
+}
+
+/*
+ * Returns a new string: the longest run of pattern_runs(), "" when the
+ * pattern has none (it is all wildcards and sets), or NULL when out of
+ * memory.
+ */
+static char *pattern_literal_new(const char *pattern, char stop)
+{
+	char *literal = calloc(strlen(pattern) + 1, 1);
+
+	if (literal && pattern_runs(pattern, stop, longest_run, literal)) {
+		free(literal);
+		return NULL;
+	}
+	return literal;
+}
+
+/*
  * Returns a new string: the longest run of bytes that every string the
  * fnmatch(3) pattern matches (flags 0) contains as they are, "" when the
  * pattern has none (it is all wildcards and sets), or NULL when out of
@@ -142,7 +221,7 @@ static long bracket_end(const char *pattern, size_t open)
  * an element that is not "." or "..", with the '/' before and after it
  * where the pattern has them: '/' ends a run too.
  */
-static char *pattern_literal_new(const char *pattern, int path_pieces)
+static char *pattern_piece_new(const char *pattern, int path_pieces)
 {
 	size_t len = strlen(pattern), run = 0, best = 0, i = 0;
 	char *current = malloc(len + 3), *literal = calloc(len + 3, 1);
@@ -213,7 +292,7 @@ out_nomem:
 
 /*
  * Adds the literal of every pattern of `patterns` to `set` (with
- * `path_pieces`, as pattern_literal_new() says). Returns 1, adding
+ * `path_pieces`, as pattern_piece_new() says). Returns 1, adding
  * nothing, when some pattern has no literal (the patterns may match a
  * string holding no fixed text); 0; -1 when out of memory.
  */
@@ -224,7 +303,7 @@ static int trigger_add_patterns(struct trigger_set *set,
 	size_t first = set->out->n;
 
 	for (size_t i = 0; i < patterns->n; i++) {
-		char *literal = pattern_literal_new(patterns->items[i],
+		char *literal = pattern_piece_new(patterns->items[i],
 						    path_pieces);
 		int rc;
 
@@ -246,14 +325,14 @@ out_unbounded:
 	return 1;
 }
 
-/* The length of the shortest path piece (pattern_literal_new()) of
+/* The length of the shortest path piece (pattern_piece_new()) of
  * `patterns`; 0 when one has none, -1 when out of memory. */
 static long patterns_shortest_piece(const struct string_list *patterns)
 {
 	long shortest = -1;
 
 	for (size_t i = 0; i < patterns->n; i++) {
-		char *literal = pattern_literal_new(patterns->items[i], 1);
+		char *literal = pattern_piece_new(patterns->items[i], 1);
 		long len;
 
 		if (!literal)
@@ -280,6 +359,10 @@ static void names_add(struct string_list *names, const char *name,
 
 	if (!name || !*name)
 		return;
+	/* the GPU resource and the shared one may be the same name */
+	for (size_t i = 0; i < names->n; i++)
+		if (!strcmp(names->items[i], name))
+			return;
 	if (!(grown = realloc(names->items, (names->n + 1) * sizeof(*grown)))) {
 		t->failed = 1;
 		return;
@@ -318,6 +401,8 @@ static void gpu_request_names(const struct config *cfg,
 	names_add(names, cfg->gpu_memory_resource, t);
 	for (size_t i = 0; i < cfg->count_resources.n; i++)
 		names_add(names, cfg->count_resources.items[i], t);
+	for (size_t i = 0; i < cfg->compute_resources.n; i++)
+		names_add(names, cfg->compute_resources.items[i], t);
 	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
 		names_add(names, cfg->vendor_gpu_resources.items[i], t);
 	for (size_t i = 0; i < cfg->n_memory_resources; i++)
@@ -360,12 +445,11 @@ static void cel_string_tests(struct cel_text *t, const char *value,
  * For each of the n fnmatch(3) patterns at `patterns`, one every `stride`
  * bytes (a string_list's items, or a text_map's keys): its fixed prefix
  * into `prefixes`, when it has one and `prefixes` is not NULL; else its
- * longest fixed run (pattern_literal_new(), with `path_pieces` for
- * paths as the kubelet cleans them) into `runs`.
+ * longest fixed run (pattern_literal_new() with `stop`) into `runs`.
  * Returns 1 when some pattern has neither: it may match anything.
  */
 static int pattern_fixed_text(char *const *patterns, size_t stride, size_t n,
-			      int path_pieces, struct string_list *prefixes,
+			      char stop, struct string_list *prefixes,
 			      struct string_list *runs, struct cel_text *t)
 {
 	for (size_t i = 0; i < n && !t->failed; i++) {
@@ -379,7 +463,7 @@ static int pattern_fixed_text(char *const *patterns, size_t stride, size_t n,
 			literal_add(prefixes, pattern, fixed, t);
 			continue;
 		}
-		if (!(literal = pattern_literal_new(pattern, path_pieces))) {
+		if (!(literal = pattern_literal_new(pattern, stop))) {
 			t->failed = 1;
 			break;
 		}
@@ -445,28 +529,175 @@ static void cel_patterns(struct cel_text *t, const char *value,
 			 char *const *patterns, size_t stride, size_t n)
 {
 	struct string_list prefixes = { 0 }, runs = { 0 };
-	int any = pattern_fixed_text(patterns, stride, n, 0, &prefixes,
+	int any = pattern_fixed_text(patterns, stride, n, '\0', &prefixes,
 				     &runs, t);
 
 	cel_fixed_text(t, value, any, &prefixes, &runs);
 }
 
-/*
- * Appends a test that the string `value` holds one of the path pieces of
- * the patterns of `patterns` (pattern_literal_new(): the longest element
- * of each, with the '/' around it that the pattern has): a path that
- * matches a pattern once cleaned as the kubelet cleans it ("//", "/./",
- * "..", a trailing '/') holds it as it was written, since cleaning only
- * drops whole elements and separators. "true" when a pattern has none.
- */
-static void cel_path_segments(struct cel_text *t, const char *value,
-			      const struct string_list *patterns)
-{
-	struct string_list prefixes = { 0 }, runs = { 0 };
-	int any = pattern_fixed_text(patterns->items, sizeof(char *),
-				     patterns->n, 1, NULL, &runs, t);
+/* The longest host path or mount path a path condition reads: PATH_MAX.
+ * A longer one is taken to match, without reading it. */
+#define CEL_PATH_MAX 4096
 
-	cel_fixed_text(t, value, any, &prefixes, &runs);
+/* pattern_runs(): appends a copy of each run to the string_list `arg`. */
+static int run_add(const char *run, size_t len, void *arg)
+{
+	struct string_list *runs = arg;
+	char **grown = realloc(runs->items, (runs->n + 1) * sizeof(*grown));
+	char *copy = grown ? strndup(run, len) : NULL;
+
+	if (grown)
+		runs->items = grown;
+	if (!copy)
+		return -1;
+	runs->items[runs->n++] = copy;
+	return 0;
+}
+
+/* Whether every run of `weak` is within a run of `strong`: wherever all of
+ * strong's are, all of weak's are too. */
+static int runs_imply(const struct string_list *strong,
+		      const struct string_list *weak)
+{
+	for (size_t i = 0; i < weak->n; i++) {
+		int within = 0;
+
+		for (size_t k = 0; k < strong->n && !within; k++)
+			within = strstr(strong->items[k], weak->items[i]) != NULL;
+		if (!within)
+			return 0;
+	}
+	return 1;
+}
+
+/* Longest first, then bytewise. */
+static int run_cmp(const void *a, const void *b)
+{
+	return -trigger_cmp(a, b);
+}
+
+/*
+ * Cheapest first: s.contains(t) costs len(s) / 10 for each started ten
+ * bytes of t, and a path that holds no run fails at the first. Then the
+ * longest (the rarest) first.
+ */
+static int run_cost_cmp(const void *a, const void *b)
+{
+	size_t x = strlen(*(const char *const *)a);
+	size_t y = strlen(*(const char *const *)b);
+
+	if ((x + 9) / 10 != (y + 9) / 10)
+		return (x + 9) / 10 < (y + 9) / 10 ? -1 : 1;
+	return run_cmp(a, b);
+}
+
+/*
+ * Appends a test that the string `value` may match one of the fnmatch(3)
+ * patterns of the n_lists lists at `lists` once normalised as the kubelet
+ * does ("//", "/./", "..", a trailing '/'): for some pattern, each of its
+ * '/'-free runs (pattern_runs()) is in the value. Normalising only drops
+ * separators and whole segments, so every segment of the normalised path
+ * is one of the value's, with the runs in it as written. "true" when a
+ * pattern has no run; a value longer than CEL_PATH_MAX matches unread.
+ */
+static void cel_path_patterns(struct cel_text *t, const char *value,
+			      const struct string_list *const *lists,
+			      size_t n_lists)
+{
+	struct string_list *pats = NULL;
+	size_t n = 0, total = 0;
+	int any = 0;
+
+	for (size_t l = 0; l < n_lists; l++)
+		total += lists[l]->n;
+	if (total && !(pats = calloc(total, sizeof(*pats)))) {
+		t->failed = 1;
+		return;
+	}
+	for (size_t l = 0; l < n_lists; l++)
+		for (size_t i = 0; i < lists[l]->n; i++, n++) {
+			struct string_list *runs = &pats[n];
+			size_t kept = 0;
+
+			if (pattern_runs(lists[l]->items[i], '/', run_add, runs))
+				t->failed = 1;
+			any |= runs->n == 0;
+			/* a run within a longer one of the same pattern is
+			 * implied by it */
+			if (runs->n > 1)
+				qsort(runs->items, runs->n, sizeof(char *),
+				      run_cmp);
+			for (size_t r = 0; r < runs->n; r++) {
+				int within = 0;
+
+				for (size_t k = 0; k < kept && !within; k++)
+					within = strstr(runs->items[k],
+							runs->items[r]) != NULL;
+				if (within)
+					free(runs->items[r]);
+				else
+					runs->items[kept++] = runs->items[r];
+			}
+			runs->n = kept;
+			if (runs->n > 1)
+				qsort(runs->items, runs->n, sizeof(char *),
+				      run_cost_cmp);
+		}
+	cel_add(t, any ? "true" : "");
+	if (!any)
+		cel_addf(t, "size(%s) > %d", value, CEL_PATH_MAX);
+	for (size_t i = 0; i < n && !any; i++) {
+		int implied = 0;
+
+		/* a pattern whose runs hold another's adds nothing to it */
+		for (size_t j = 0; j < n && !implied; j++)
+			implied = j != i && runs_imply(&pats[i], &pats[j]) &&
+				  (j < i || !runs_imply(&pats[j], &pats[i]));
+		if (implied)
+			continue;
+		cel_add(t, " || ");
+		for (size_t r = 0; r < pats[i].n; r++) {
+			cel_addf(t, "%s%s.contains(", r ? " && " : "", value);
+			cel_quote(t, pats[i].items[r]);
+			cel_add(t, ")");
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		string_list_clear(&pats[i]);
+	free(pats);
+}
+
+/*
+ * The longest image reference an image condition reads (256 bytes: a
+ * repository name has at most 255). A longer one is taken to match,
+ * without reading it: the tests of every pattern on a few hundred such
+ * images would overrun the API server's budget.
+ */
+#define CEL_IMAGE_MAX "256"
+
+/* The longest string of a command, args or env value a condition reads
+ * (4 KiB); a longer one is taken to match, without reading it. */
+#define CEL_ARG_MAX "4096"
+
+/*
+ * Appends a test that `value`, an item of a container's command or args
+ * (or, when `env` is 1, the value of an env entry, which may be missing)
+ * holds one of the strings of `list`. Any other type holds none (the
+ * rules read strings only); a string longer than CEL_ARG_MAX matches.
+ */
+static void cel_string_holds(struct cel_text *t, const char *value, int env,
+			     const struct string_list *list)
+{
+	struct cel_text tests = { 0 };
+
+	cel_string_tests(&tests, value, "contains", list);
+	if (tests.failed)
+		t->failed = 1;
+	if (env)
+		cel_add(t, "type(a) == map && has(a.value) && ");
+	cel_addf(t, "type(%s) == string && (size(%s) > " CEL_ARG_MAX " || %s)",
+		 value, value, tests.s ? tests.s : "false");
+	cel_text_free(&tests);
 }
 
 /* A pod fragment: the pod's metadata has the annotation `key`. */
@@ -651,9 +882,10 @@ static int cel_gpu_model_affinity(const struct config *cfg,
 	for (size_t i = 0; i < cfg->n_namespace_models; i++)
 		names_add(&namespaces, cfg->namespace_models[i].namespace_name,
 			  t);
+	/* the annotation and the namespace first: they cost a lookup, the
+	 * requests a lookup per container and name */
 	cel_or(t);
-	cel_addf(t, CEL_CONTAINERS ".exists(c, %s) && ((has(p.m.annotations) && ",
-		 requests.s ? requests.s : "false");
+	cel_add(t, "((has(p.m.annotations) && ");
 	cel_quote(t, cfg->models_annotation);
 	cel_add(t, " in p.m.annotations)");
 	if (namespaces.n) {
@@ -664,7 +896,8 @@ static int cel_gpu_model_affinity(const struct config *cfg,
 		cel_quote_list(t, &namespaces);
 		cel_add(t, ")");
 	}
-	cel_add(t, ")");
+	cel_addf(t, ") && " CEL_CONTAINERS ".exists(c, type(c) == map && (%s))",
+		 requests.s ? requests.s : "false");
 	if (requests.failed)
 		t->failed = 1;
 	cel_text_free(&requests);
@@ -713,6 +946,7 @@ static int triggers_gpu_sharing(const struct config *cfg,
 static int cel_gpu_sharing(const struct config *cfg, enum cel_part part,
 			   struct cel_frag *out)
 {
+	static const char *const stale_lists[] = { "command", "args", "env" };
 	struct string_list names = { 0 };
 	struct cel_text *t = &out->pod;
 
@@ -723,6 +957,15 @@ static int cel_gpu_sharing(const struct config *cfg, enum cel_part part,
 		cel_add(t, "has(p.m.annotations) && p.m.annotations.exists(a, ");
 		cel_quote_list(t, &cfg->stale_annotation_prefixes);
 		cel_add(t, ".exists(x, a.startsWith(x)))");
+		/* a container that reads a variable of a stale prefix */
+		for (size_t i = 0; i < 3; i++) {
+			cel_or(&out->container);
+			cel_addf(&out->container, "has(c.%s) && c.%s.exists(a, ",
+				 stale_lists[i], stale_lists[i]);
+			cel_string_holds(&out->container, i == 2 ? "a.value" : "a",
+					 i == 2, &cfg->stale_annotation_prefixes);
+			cel_add(&out->container, ")");
+		}
 		return 0;
 	}
 	for (size_t i = 0; i < cfg->n_memory_resources; i++)
@@ -731,19 +974,37 @@ static int cel_gpu_sharing(const struct config *cfg, enum cel_part part,
 	for (size_t i = 0; i < cfg->count_resources.n; i++)
 		names_add(&names, cfg->count_resources.items[i],
 			  &out->container);
+	for (size_t i = 0; i < cfg->compute_resources.n; i++)
+		names_add(&names, cfg->compute_resources.items[i],
+			  &out->container);
 	if (!cfg->shared_gpu_resource || !cfg->gpu_resource ||
 	    strcmp(cfg->shared_gpu_resource, cfg->gpu_resource) != 0)
 		names_add(&names, cfg->shared_gpu_resource, &out->container);
 	cel_resources(&out->container, &names);
-	for (size_t i = 0; i < cfg->share_selectors.n; i++)
-		names_add(&names, cfg->share_selectors.items[i].key, t);
-	if (names.n) {
+	/* a selector counts with its value (selector_value_is(): a YAML
+	 * boolean is its word) */
+	if (cfg->share_selectors.n) {
 		cel_or(t);
-		cel_add(t, "has(p.s.nodeSelector) && ");
-		cel_quote_list(t, &names);
-		cel_add(t, ".exists(k, k in p.s.nodeSelector)");
+		cel_add(t, "has(p.s.nodeSelector) && type(p.s.nodeSelector) == map && (");
+		for (size_t i = 0; i < cfg->share_selectors.n; i++) {
+			const struct text_pair *sel = &cfg->share_selectors.items[i];
+
+			cel_add(t, i ? " || (" : "(");
+			cel_quote(t, sel->key);
+			cel_add(t, " in p.s.nodeSelector && (p.s.nodeSelector[");
+			cel_quote(t, sel->key);
+			cel_add(t, "] == ");
+			cel_quote(t, sel->value);
+			if (!strcmp(sel->value, "true") ||
+			    !strcmp(sel->value, "false")) {
+				cel_add(t, " || p.s.nodeSelector[");
+				cel_quote(t, sel->key);
+				cel_addf(t, "] == %s", sel->value);
+			}
+			cel_add(t, "))");
+		}
+		cel_add(t, ")");
 	}
-	free(names.items);
 	if (cfg->share_schedulers.n) {
 		cel_or(t);
 		cel_add(t, "has(p.s.schedulerName) && p.s.schedulerName in ");
@@ -756,7 +1017,7 @@ static int cel_gpu_sharing(const struct config *cfg, enum cel_part part,
  * obsolete-cuda-hostpath looks only at volumes with a string
  * hostPath.path. It acts on one whose path, cleaned as the kubelet cleans
  * it, matches an obsolete pattern, so each path piece of the pattern's
- * literals (pattern_literal_new()) is in the path as written; or,
+ * literals (pattern_piece_new()) is in the path as written; or,
  * warning only, on one whose path
  * matches an ambiguous host pattern and that is mounted at a path matching
  * an ambiguous mount pattern: both are needed, so the literals of either
@@ -815,36 +1076,61 @@ static int triggers_obsolete_cuda_hostpath(const struct config *cfg,
 }
 
 /*
- * A hostPath volume whose path holds a '/'-free fixed run of an obsolete
- * pattern; or, for the ambiguous ones (warned about only when both hold),
- * a hostPath volume holding one of the host side and a volume mount
- * holding one of the mount side. Both survive the kubelet's path
- * normalisation (cel_path_segments()).
+ * CEL_PART_CORE: a hostPath volume whose path may match an obsolete
+ * pattern; or one whose path may match a platform's driver directory,
+ * when a container that requests a GPU mounts a volume at a path that may
+ * match an ambiguous mount pattern (check_vendor_dir() acts only then).
+ * CEL_PART_EXTRA, only ever warned about: a hostPath volume whose path may
+ * match an ambiguous host pattern, when a container mounts a volume at
+ * such a path. "May match" survives the kubelet's path normalisation
+ * (cel_path_patterns()).
  */
 static int cel_obsolete_cuda_hostpath(const struct config *cfg,
 				      enum cel_part part, struct cel_frag *out)
 {
+	const struct string_list *obsolete[] = { &cfg->obsolete_host_paths };
+	const struct string_list *vendor[] = { &cfg->vendor_driver_dirs };
+	const struct string_list *ambiguous[] = { &cfg->ambiguous_host_paths };
+	const struct string_list *mounts[] = { &cfg->ambiguous_mount_paths };
 	struct cel_text *t = &out->pod;
+	int core = part == CEL_PART_CORE;
 
-	if (part != CEL_PART_CORE)
-		return 1;
-	if (cfg->obsolete_host_paths.n) {
+	if (core && cfg->obsolete_host_paths.n) {
 		cel_or(t);
 		cel_add(t, "has(p.s.volumes) && p.s.volumes.exists(v, "
-			"has(v.hostPath) && has(v.hostPath.path) && (");
-		cel_path_segments(t, "v.hostPath.path", &cfg->obsolete_host_paths);
+			"type(v) == map && has(v.hostPath) && "
+			"type(v.hostPath) == map && has(v.hostPath.path) && "
+			"type(v.hostPath.path) == string && (");
+		cel_path_patterns(t, "v.hostPath.path", obsolete, 1);
 		cel_add(t, "))");
 	}
-	if (cfg->ambiguous_host_paths.n && cfg->ambiguous_mount_paths.n) {
+	if ((core ? cfg->vendor_driver_dirs.n : cfg->ambiguous_host_paths.n) &&
+	    cfg->ambiguous_mount_paths.n) {
+		struct string_list names = { 0 };
+		struct cel_text requests = { 0 };
+
+		if (core) {
+			gpu_request_names(cfg, &names, &requests);
+			cel_resources(&requests, &names);
+		}
 		cel_or(t);
 		cel_add(t, "has(p.s.volumes) && p.s.volumes.exists(v, "
-			"has(v.hostPath) && has(v.hostPath.path) && (");
-		cel_path_segments(t, "v.hostPath.path",
-				  &cfg->ambiguous_host_paths);
-		cel_add(t, ")) && " CEL_CONTAINERS ".exists(c, has(c.volumeMounts) && "
-			"c.volumeMounts.exists(m, has(m.mountPath) && (");
-		cel_path_segments(t, "m.mountPath", &cfg->ambiguous_mount_paths);
+			"type(v) == map && has(v.hostPath) && "
+			"type(v.hostPath) == map && has(v.hostPath.path) && "
+			"type(v.hostPath.path) == string && (");
+		cel_path_patterns(t, "v.hostPath.path", core ? vendor : ambiguous,
+				  1);
+		cel_add(t, ")) && " CEL_CONTAINERS ".exists(c, type(c) == map && ");
+		if (core)
+			cel_addf(t, "(%s) && ", requests.s ? requests.s : "false");
+		cel_add(t, "has(c.volumeMounts) && c.volumeMounts.exists(m, "
+			"type(m) == map && has(m.mountPath) && "
+			"type(m.mountPath) == string && (");
+		cel_path_patterns(t, "m.mountPath", mounts, 1);
 		cel_add(t, ")))");
+		if (requests.failed)
+			t->failed = 1;
+		cel_text_free(&requests);
 	}
 	return 0;
 }
@@ -877,11 +1163,11 @@ static int cel_gpu_visibility(const struct config *cfg, enum cel_part part,
 	if (part != CEL_PART_CORE)
 		return 1;
 	cel_or(t);
-	cel_add(t, "has(c.env) && c.env.exists(e, has(e.name) && "
-		"e.name == 'NVIDIA_VISIBLE_DEVICES')");
+	cel_add(t, "has(c.env) && c.env.exists(e, type(e) == map && "
+		"has(e.name) && e.name == 'NVIDIA_VISIBLE_DEVICES')");
 	if (cfg->gpu_images.n) {
 		cel_or(t);
-		cel_add(t, "has(c.image) && (");
+		cel_add(t, "has(c.image) && (size(c.image) > " CEL_IMAGE_MAX " || ");
 		cel_patterns(t, "c.image", cfg->gpu_images.items,
 			     sizeof(char *), cfg->gpu_images.n);
 		cel_add(t, ")");
@@ -909,6 +1195,8 @@ static int cel_removed_gpu_feature_gate(const struct config *cfg,
 					struct cel_frag *out)
 {
 	static const char *const lists[] = { "command", "args" };
+	static char *gate_names[] = { "Accelerators", "DevicePlugins" };
+	const struct string_list gates = { gate_names, 2, NULL };
 	struct cel_text *t = &out->container;
 
 	(void)cfg;
@@ -916,9 +1204,9 @@ static int cel_removed_gpu_feature_gate(const struct config *cfg,
 		return 1;
 	for (size_t i = 0; i < 2; i++) {
 		cel_or(t);
-		cel_addf(t, "has(c.%s) && c.%s.exists(a, "
-			 "a.contains('Accelerators') || a.contains('DevicePlugins'))",
-			 lists[i], lists[i]);
+		cel_addf(t, "has(c.%s) && c.%s.exists(a, ", lists[i], lists[i]);
+		cel_string_holds(t, "a", 0, &gates);
+		cel_add(t, ")");
 	}
 	return 0;
 }
@@ -982,7 +1270,7 @@ static int cel_obsolete_gpu_component(const struct config *cfg,
 		return 1;
 	if (cfg->obsolete_components.n) {
 		cel_or(t);
-		cel_add(t, "has(c.image) && (");
+		cel_add(t, "has(c.image) && (size(c.image) > " CEL_IMAGE_MAX " || ");
 		cel_patterns(t, "c.image", &cfg->obsolete_components.items[0].key,
 			     sizeof(struct text_pair),
 			     cfg->obsolete_components.n);

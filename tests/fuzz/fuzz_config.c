@@ -84,9 +84,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (registration_hash(cfg, hash) != 0)
 			fuzz_fail("no registration hash for a config that loads");
 		for (int e = 0; e < RULES_ENTRY_COUNT; e++)
-			for (int update = 0; update < 2; update++) {
+			/* every combination of RULES_REQUEST_* */
+			for (int request = 0; request < 4; request++) {
 				struct config *only = rules_entry_config_new(
-					cfg, (enum rules_entry)e, update, &rerr);
+					cfg, (enum rules_entry)e, request, &rerr);
 
 				if (!only)
 					fuzz_fail("the config of entry %s does not load: %s: %s",

@@ -127,7 +127,19 @@ n_unreadable=$(grep -c '^celcheck: cannot parse' "$dir/wrap.err")
 check "inputs: $n_objects objects read ($n_unreadable files or documents that do not parse: no API server sends them)" \
 	[ "$n_objects" -ge 100 ]
 
-if "$celcheck" match -config "$reg" "$dir"/reviews/*.json >"$dir/match" 2>"$dir/match.err"; then
+# The namespaceSelector leaves out kube-system and the webhook's own
+# namespace by design (docs/deploy.md, "Opting out"): checked here once.
+# The conditions are then judged on every object as if in any other
+# namespace, kube-system's legacy device plugins included, so that the
+# selector hides no condition that misses.
+check "registration: each entry's namespaceSelector leaves out exactly kube-system and gpumend-system, and the opt-out label" \
+	[ "$(jq -c '[.webhooks[].namespaceSelector] | unique' "$reg")" = \
+	'[{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system","gpumend-system"]},{"key":"gpumend.io/webhook","operator":"NotIn","values":["disabled"]}]}]' ]
+jq 'del(.webhooks[].namespaceSelector)' "$reg" >"$dir/any-namespace.json"
+n_excluded=$(cat "$dir"/reviews/*.json | jq -r '.request.namespace' | grep -cx 'kube-system\|gpumend-system')
+echo "# $n_excluded reviews in kube-system or gpumend-system: judged as if in another namespace"
+
+if "$celcheck" match -config "$dir/any-namespace.json" "$dir"/reviews/*.json >"$dir/match" 2>"$dir/match.err"; then
 	pass "registration: every condition compiles in the API server's CEL environment"
 else
 	fail "registration: celcheck cannot evaluate it"
@@ -136,12 +148,17 @@ else
 	exit 1
 fi
 
-# what gpumend does with each review: FILE <TAB> WHAT <TAB> MESSAGE, one
-# line per finding (a warning "RULE: MESSAGE", "deny" for a refusal,
-# "*patch" for a patch that no warning explains)
+# what gpumend does with each review, and with only each entry's rules
+# (`review --entry`)
 for f in "$dir"/reviews/*.json; do
 	"$GPUMEND" review "$f" >"${f%.json}.answer" 2>/dev/null
+	for e in legacy advisory; do
+		"$GPUMEND" review --entry "$e" "$f" >"${f%.json}.$e" 2>/dev/null
+	done
 done
+# FILE <TAB> WHAT <TAB> MESSAGE, one line per finding (a warning "RULE:
+# MESSAGE", "deny" for a refusal, "*patch" for a patch that no warning
+# explains)
 jq -r '
 	(input_filename | sub("[.]answer$"; ".json")) as $f |
 	.response as $r |
@@ -155,6 +172,18 @@ n_answers=$(ls "$dir"/reviews/*.answer | wc -l)
 n_reviewed=$(jq -r '.response.uid' "$dir"/reviews/*.answer 2>/dev/null | wc -l)
 check "gpumend review answers every review ($n_reviewed of $n_answers)" \
 	[ "$n_reviewed" = "$n_answers" -a ! -s "$dir/findings.err" ]
+# FILE <TAB> WEBHOOK, for each entry responsible for the review (a patch,
+# a warning or a refusal): its conditions must match it
+for e in legacy advisory; do
+	jq -r --arg e "$e" 'select((.response.patch // "") != "" or
+		((.response.warnings // []) | length) > 0 or
+		.response.allowed == false) |
+		[(input_filename | sub("[.][a-z]+$"; ".json")), "\($e).gpumend.io"] | @tsv' \
+		"$dir"/reviews/*."$e"
+done >"$dir/responsible" 2>"$dir/responsible.err"
+n_entry=$(cat "$dir"/reviews/*.legacy "$dir"/reviews/*.advisory | jq -r '.response.uid' 2>/dev/null | wc -l)
+check "gpumend review --entry answers every review for each entry ($n_entry of $((2 * n_answers)))" \
+	[ "$n_entry" = "$((2 * n_answers))" -a ! -s "$dir/responsible.err" ]
 
 # ------------------------------------------------------------------
 # Judging: one line per review and entry in $dir/match; the verdicts
@@ -162,8 +191,13 @@ check "gpumend review answers every review ($n_reviewed of $n_answers)" \
 
 awk -F '\t' -v budget="$budget" -v index_file="$dir/index" \
 	-v policy_file="$cel/policy.tsv" -v findings_file="$dir/findings" \
-	-v reviews="$dir/reviews/" '
+	-v reviews="$dir/reviews/" -v responsible_file="$dir/responsible" '
 	BEGIN {
+		while ((getline line <responsible_file) > 0) {
+			split(line, p, "\t")
+			sub(".*/", "", p[1])
+			responsible[p[1], p[2]] = 1
+		}
 		while ((getline line <policy_file) > 0) {
 			if (line ~ /^#/ || line ~ /^[ \t]*$/) continue
 			split(line, p, "\t")
@@ -203,6 +237,8 @@ awk -F '\t' -v budget="$budget" -v index_file="$dir/index" \
 		reviews_seen[f] = 1
 		if ($5 == "unreadable") { unreadable[f] = $7; next }
 		if ($5 == "match") matched[f, $4] = 1
+		if ($5 == "match") hook_matched[f, $3] = 1
+		hooks[$3] = 1
 		if ($5 == "match") any[f] = 1
 		if ($5 == "reject" || $5 == "skip") errs[f] = errs[f] $3 ": " $7 "; "
 		if ($5 == "unregistered") unreg[f] = 1
@@ -213,6 +249,13 @@ awk -F '\t' -v budget="$budget" -v index_file="$dir/index" \
 			base = f; sub(/[.][A-Z]+[.]json$/, "", base)
 			who = origin[base] " (" kind[base] ", " (f ~ /UPDATE/ ? "UPDATE" : "CREATE") ")"
 			if (f in unreadable) { print "unreadable\t" who "\t" unreadable[f]; continue }
+			for (h in hooks)
+				if (responsible[f, h] && !hook_matched[f, h]) {
+					print "entry\t" who "\t" "review --entry " h " acts, its conditions do not match"
+					n_entry_missed++
+				}
+			for (h in hooks)
+				if (responsible[f, h]) n_responsible++
 			c = class(f)
 			n_total++
 			if (f in errs) print "error\t" who "\t" errs[f]
@@ -239,6 +282,7 @@ awk -F '\t' -v budget="$budget" -v index_file="$dir/index" \
 			}
 		}
 		printf "count\treviews\t%d\n", n_total
+		printf "count\tresponsible\t%d\n", n_responsible
 		printf "count\tacted\t%d\n", n_acted
 		printf "count\tfail\t%d\n", n_fail
 		printf "count\tignore\t%d\n", n_ignore
@@ -263,6 +307,7 @@ verdict() {
 echo "# $(count reviews) reviews: $(count acted) that gpumend acts on ($(count fail) need Fail, $(count ignore) Ignore), $(count offline) offline-only, $(count plain) plain, $(count gpu-quiet) with a GPU word and no finding ($(count gpu-quiet-sent) of them sent)"
 verdict superset-Fail "superset: every object that cannot run unmigrated reaches the Fail entry ($(count fail) reviews)"
 verdict superset-Ignore "superset: every other object gpumend acts on reaches an Ignore entry ($(count ignore) reviews)"
+verdict entry "superset: each entry matches every object that \`gpumend review --entry\` says it is responsible for ($(count responsible) (review, entry) pairs)"
 verdict overblock "no object reaches the Fail entry that does not need it (pod UPDATEs never do)"
 verdict selectivity "selectivity: no plain object reaches any entry ($(count plain) plain reviews)"
 verdict error "no condition fails to evaluate on any of the $(count reviews) reviews"
