@@ -29,8 +29,8 @@
 #     of 150,000, one and four at once, within the memory budget: the
 #     server's peak memory judged (tests/hostile/webhook-memory.tsv);
 #   - pods with 10,000 containers, volumes, mounts, env entries...
-#     (tests/hostile/webhook-scale.tsv), and how the time grows with their
-#     number (tests/hostile/webhook-scaling.tsv).
+#     (tests/hostile/webhook-scale.tsv); how the work grows with their
+#     number is proven by instruction counts in tests/suites/complexity.sh.
 # The cases are data, read by one loop per file: adding a case is adding a
 # line.
 # An answer with a patch is checked further: the patch applies to the
@@ -679,27 +679,6 @@ while IFS="$tab" read -r name bound check flags filter <&3; do
 done 3<"$dir/scale.cases"
 run_queue
 
-# scaling NAME N FILTER: the time the server itself spends (review_ms in
-# its log) on N and on 8N items ($n in FILTER): at most 32 times as long
-# (tests/hostile/webhook-scaling.tsv says why).
-scaling() {
-	_small=$2 _large=$(($2 * 8))
-	for _n in $_small $_large; do
-		pod "$_n" "$3" "scaling-$_n-$1" >"$dir/r"
-		post "$dir/r" /dev/null >/dev/null
-	done
-	_t1=$(grep "\"uid\":\"scaling-$_small-$1\"" "$dir/server.log" |
-		sed -n 's/.*"review_ms":\([0-9.]*\).*/\1/p' | tail -n 1)
-	_t4=$(grep "\"uid\":\"scaling-$_large-$1\"" "$dir/server.log" |
-		sed -n 's/.*"review_ms":\([0-9.]*\).*/\1/p' | tail -n 1)
-	check "scaling, $1: ${_t1:-?} ms for $_small, ${_t4:-?} ms for $_large (at most 32 times as long: 64 would be quadratic)" \
-		awk -v a="${_t1:-0}" -v b="${_t4:-1e9}" -v floor="$(ms 200)" \
-		'BEGIN { exit !(b <= 32 * a || b <= floor) }'
-}
-cases "$hostile/webhook-scaling.tsv" >"$dir/scaling.cases"
-while IFS="$tab" read -r name count filter <&3; do
-	scaling "$name" "$count" "$filter"
-done 3<"$dir/scaling.cases"
 
 # ------------------------------------------------------------------
 section "memory: values per review, budget of the reviews in flight (tests/hostile/webhook-memory.tsv)"
