@@ -50,8 +50,9 @@ static int read_all(FILE *stream, struct buf *out)
 
 /*
  * What rules_entry_config_new() needs to know of the review's request
- * (RULES_REQUEST_*): whether it is a Pod UPDATE (request.resource, else
- * request.kind, names a Pod), which only the advisory entry is sent, and
+ * (RULES_REQUEST_*): whether it is the UPDATE of a Pod or a Job
+ * (request.resource, else request.kind, names one), which only the
+ * advisory entry is sent, and
  * whether the registration covers its resource (one without
  * request.resource is taken to be covered).
  */
@@ -69,22 +70,26 @@ static int review_request(const struct config *cfg, const struct buf *body)
 	const char *operation = json_string_value(
 		json_object_get(request, "operation"));
 	const char *group, *name;
-	int pod, flags = 0;
+	int fixed, flags = 0;
 
 	if (resource) {
 		group = json_string_value(json_object_get(resource, "group"));
 		name = json_string_value(json_object_get(resource, "resource"));
-		pod = group && name && !*group && !strcmp(name, "pods");
+		fixed = group && name &&
+			((!*group && !strcmp(name, "pods")) ||
+			 (!strcmp(group, "batch") && !strcmp(name, "jobs")));
 		if (!rules_pod_shape_registered(cfg, group, name))
 			flags |= RULES_REQUEST_UNREGISTERED;
 	} else {
 		resource = json_object_get(request, "kind");
 		group = json_string_value(json_object_get(resource, "group"));
 		name = json_string_value(json_object_get(resource, "kind"));
-		pod = name && !strcmp(name, "Pod") && (!group || !*group);
+		fixed = name && ((!strcmp(name, "Pod") && (!group || !*group)) ||
+				 (!strcmp(name, "Job") && group &&
+				  !strcmp(group, "batch")));
 	}
-	if (pod && operation && !strcmp(operation, "UPDATE"))
-		flags |= RULES_REQUEST_POD_UPDATE;
+	if (fixed && operation && !strcmp(operation, "UPDATE"))
+		flags |= RULES_REQUEST_FIXED_UPDATE;
 	json_decref(review);
 	free(encoded);
 	return flags;

@@ -194,9 +194,13 @@ static unsigned entry_rules(const struct config *cfg, int entry)
 /* ------------------------------------------------------------------ */
 /* Conditions                                                          */
 
-#define POD_UPDATE \
-	"(request.operation == 'UPDATE' && request.resource.group == '' && " \
-	"request.resource.resource == 'pods')"
+/* An UPDATE of an object whose pod spec cannot change (a Pod, a Job): the
+ * API server refuses the legacy keys of a re-applied manifest there
+ * whether gpumend answers or not, so gpumend never refuses one. */
+#define FIXED_UPDATE \
+	"(request.operation == 'UPDATE' && " \
+	"((request.resource.group == '' && request.resource.resource == 'pods') || " \
+	"(request.resource.group == 'batch' && request.resource.resource == 'jobs')))"
 
 /* The longest gpumend.io/skip-rules value the conditions read (4 KiB): a
  * longer one is taken to skip nothing, without reading it. */
@@ -332,9 +336,10 @@ json_t *rules_conditions_new(const struct config *cfg, enum rules_entry entry)
 	cel_text_free(&t);
 
 	if (entry == RULES_ENTRY_LEGACY) {
-		/* gpumend never refuses a pod update: the advisory entry's */
-		cel_add(&t, "!" POD_UPDATE);
-		rc |= condition_add(conditions, "not-pod-update", &t);
+		/* gpumend never refuses a pod or job update: the advisory
+		 * entry's */
+		cel_add(&t, "!" FIXED_UPDATE);
+		rc |= condition_add(conditions, "not-pod-or-job-update", &t);
 		cel_text_free(&t);
 	}
 
@@ -356,7 +361,7 @@ json_t *rules_conditions_new(const struct config *cfg, enum rules_entry entry)
 		cel_add(&t, " && ");
 		cel_skips_all(&t, cfg->skip_rules_annotation, mine);
 		if (entry == RULES_ENTRY_ADVISORY && (legacy & ~mine)) {
-			cel_add(&t, " && (!" POD_UPDATE " || ");
+			cel_add(&t, " && (!" FIXED_UPDATE " || ");
 			cel_skips_all(&t, cfg->skip_rules_annotation,
 				      legacy & ~mine);
 			cel_add(&t, ")");
@@ -377,7 +382,7 @@ json_t *rules_conditions_new(const struct config *cfg, enum rules_entry entry)
 	cel_add(&t, ").exists(p, ");
 	entry_fragments(cfg, entry, &t);
 	if (entry == RULES_ENTRY_ADVISORY && legacy) {
-		cel_add(&t, " || (" POD_UPDATE " && (");
+		cel_add(&t, " || (" FIXED_UPDATE " && (");
 		entry_fragments(cfg, RULES_ENTRY_LEGACY, &t);
 		cel_add(&t, "))");
 	}
@@ -413,7 +418,7 @@ struct config *rules_entry_config_new(const struct config *cfg,
 				      enum rules_entry entry, int request,
 				      struct rules_error *err)
 {
-	int pod_update = request & RULES_REQUEST_POD_UPDATE;
+	int fixed_update = request & RULES_REQUEST_FIXED_UPDATE;
 	int unregistered = request & RULES_REQUEST_UNREGISTERED;
 	json_t *doc = config_to_json(cfg), *rules;
 	struct config *out = NULL;
@@ -427,8 +432,9 @@ struct config *rules_entry_config_new(const struct config *cfg,
 		for (int part = 0; part < CEL_PART_COUNT; part++) {
 			int e = part_entry(cfg, r, part);
 
-			/* a pod update is the advisory entry's, all of it */
-			if (pod_update && e >= 0)
+			/* a pod or job update is the advisory entry's, all
+			 * of it */
+			if (fixed_update && e >= 0)
 				e = RULES_ENTRY_ADVISORY;
 			/* the API server sends it to no entry */
 			if (unregistered)

@@ -528,8 +528,9 @@ int rules_pod_path_check(const char *path, char *why, size_t size);
  * objects that cannot run right unmigrated (failurePolicy Fail), and
  * advisory ones that run anyway (Ignore). Which rule, or part of a rule,
  * belongs to which follows its mode: deny is legacy, warn is advisory,
- * mutate as the rule's kind (rules/conditions.c). A Pod UPDATE belongs
- * to the advisory entry alone: gpumend never refuses a pod update.
+ * mutate as the rule's kind (rules/conditions.c). The UPDATE of a Pod or
+ * a Job, whose pod spec cannot change, belongs to the advisory entry
+ * alone: gpumend never refuses one.
  */
 enum rules_entry { RULES_ENTRY_LEGACY, RULES_ENTRY_ADVISORY, RULES_ENTRY_COUNT };
 
@@ -548,7 +549,7 @@ json_t *rules_conditions_new(const struct config *cfg, enum rules_entry entry);
 
 /* What rules_entry_config_new() is told of the request, or-ed. */
 enum {
-	RULES_REQUEST_POD_UPDATE = 1,   /* a Pod UPDATE */
+	RULES_REQUEST_FIXED_UPDATE = 1, /* a Pod or Job UPDATE */
 	RULES_REQUEST_UNREGISTERED = 2, /* of a resource not registered */
 };
 

@@ -15,7 +15,8 @@
 //	    a List; the object of an AdmissionReview) as an AdmissionReview of
 //	    each operation (default CREATE; an UPDATE's oldObject is the object
 //	    itself), DIR/NNNNN.OPERATION.json; one line per object:
-//	    DIR/NNNNN <TAB> FILE#DOCUMENT[.ITEM] <TAB> KIND.
+//	    DIR/NNNNN <TAB> FILE#DOCUMENT[.ITEM] <TAB> KIND <TAB> GROUP (the
+//	    apiVersion's group, "" for the core group).
 //	celcheck selector -expr EXPR [-limit N] DEVICE.json...
 //	    a DRA device selector over devices ({"driver", "attributes",
 //	    "capacity"}): DEVICE <TAB> true|false|error <TAB> COST <TAB> DETAIL.
@@ -354,7 +355,13 @@ func cmdWrap(args []string) {
 				die("cannot write '%s': %v", base+"."+op+".json", err)
 			}
 		}
-		fmt.Fprintf(out, "%s\t%s\t%s\n", base, origin, str(obj, "kind"))
+		group := str(obj, "apiVersion")
+		if slash := strings.IndexByte(group, '/'); slash >= 0 {
+			group = group[:slash]
+		} else {
+			group = ""
+		}
+		fmt.Fprintf(out, "%s\t%s\t%s\t%s\n", base, origin, str(obj, "kind"), group)
 	}
 	for _, path := range fs.Args() {
 		docs, err := documents(path)

@@ -206,7 +206,7 @@ awk -F '\t' -v budget="$budget" -v index_file="$dir/index" \
 		while ((getline line <index_file) > 0) {
 			split(line, p, "\t")
 			sub(".*/", "", p[1])
-			origin[p[1]] = p[2]; kind[p[1]] = p[3]
+			origin[p[1]] = p[2]; kind[p[1]] = p[3]; group[p[1]] = p[4]
 		}
 		while ((getline line <findings_file) > 0) {
 			split(line, p, "\t")
@@ -229,7 +229,9 @@ awk -F '\t' -v budget="$budget" -v index_file="$dir/index" \
 			if (c == "") c = "Ignore"
 			if (c == "Fail" || best == "") best = c
 		}
-		if (best == "Fail" && f ~ /[.]UPDATE[.]json$/ && kind[base] == "Pod") best = "Ignore"
+		if (best == "Fail" && f ~ /[.]UPDATE[.]json$/ &&
+		    ((kind[base] == "Pod" && group[base] == "") ||
+		     (kind[base] == "Job" && group[base] == "batch"))) best = "Ignore"
 		return best
 	}
 	{
