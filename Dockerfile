@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # The gpumend image: gpumend-webhook (the entry point) and the gpumend CLI,
 # built on Debian 12 and run as an unprivileged user.
 #

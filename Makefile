@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # gpumend - build, test, check, bench, install.
 #
 # `make` builds build/gpumend and build/gpumend-webhook. Missing Debian

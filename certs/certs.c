@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * certs.c - `gpumend certs`: a CA and a serving certificate for the
  * webhook's Service, `gpumend certs check`, and the pair checks the webhook

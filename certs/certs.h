@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * certs.h - the webhook's certificates, on OpenSSL 3: `gpumend certs`
  * (a CA and a serving certificate the API server accepts), `gpumend certs

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # ci/install.sh - installs the static gpumend CLI for a CI job (the GitHub
 # Action's install step runs it): downloads it, checks its SHA-256, puts
 # it in $GPUMEND_DIR/bin and runs `gpumend --version`.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * args.c - options anywhere on the command line, as git and kubectl take
  * them: `gpumend lint deploy/ --format json` reads `--format json` as an

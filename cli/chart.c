@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * chart.c - Helm charts: telling templates and values apart, and
  * migrating or linting values files (templates: template_migrate.c).

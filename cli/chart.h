@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * chart.h - Helm charts: which files of a chart are templates and which
  * are values, and how gpumend migrates and lints them in place.

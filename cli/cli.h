@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli.h - what the CLI's subcommands share: reading inputs, walking
  * directories, writing files atomically, running the rules over a stream.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * completion.c - `gpumend completion bash|zsh|fish`: the shell completion
  * scripts. Each reads the commands, options and option values from

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ignore.c - which paths `lint` and `migrate` leave alone: the default
  * excludes, the .gpumendignore file of the root walked and --exclude, all

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * migrate.c - `gpumend migrate`: rewrites manifests with the rules, keeping
  * every byte that no rule has to change.

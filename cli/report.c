@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.c - lint report writers: text, JSON, SARIF 2.1.0, GitHub workflow
  * commands, GitLab Code Quality; and how a finding names its object.

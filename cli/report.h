@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.h - writers for the findings of `gpumend lint`: plain text, JSON,
  * SARIF 2.1.0 (GitHub code scanning), GitHub Actions workflow commands and

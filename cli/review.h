@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * review.h - `gpumend review`: answers an AdmissionReview offline, exactly
  * as gpumend-webhook would (both go through lib/admission.c).

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stream.c - runs the rules over every document of a YAML/JSON stream;
  * shared by migrate and lint; loads configs for the CLI.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * template_mask.c - finds the actions of a Helm template and writes the
  * template with each replaced by a placeholder of the same length (see

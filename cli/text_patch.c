@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * text_patch.c - turns the engine's operations into edits of the source
  * text, so that everything no rule changes stays byte for byte: comments,

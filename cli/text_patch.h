@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * text_patch.h - the text patcher: turns the engine's operations into
  * byte edits of a YAML/JSON source, so that everything no rule changes

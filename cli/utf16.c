@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * utf16.c - UTF-16 manifests to UTF-8 and back (see utf16.h).
  */

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * webhook_config.c - `gpumend webhook-config`: the webhook's
  * MutatingWebhookConfiguration for a config.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * admission.c - reviews one AdmissionReview with the rule engine and
  * writes the response (see admission.h for the contract).

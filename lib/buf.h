@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * buf.h - one growable byte buffer with a hard cap, for request bodies,
  * documents and output text (in the manner of git's strbuf).

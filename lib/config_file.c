@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config_file.c - loads a YAML config file on top of the defaults, naming
  * the line and column of anything wrong in it.

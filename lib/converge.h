@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * converge.h - the object an UPDATE is answered with when only what the
  * stored object already holds migrated may be migrated.

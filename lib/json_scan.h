@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * json_scan.h - the webhook's prefilter: reading an AdmissionReview
  * without building it.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * json_scan_values.h - the scan of values, included twice by json_scan.c:
  * with SCAN_TAPED 1 it records what it builds on the scan's tape (a full

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * json_write.h - JSON text written straight into a buffer, as jansson's
  * JSON_COMPACT output (without JSON_ENSURE_ASCII or JSON_ESCAPE_SLASH):

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * msg.h - every user-facing message goes through here, in git's manner:
  * "gpumend: error: cannot parse 'deploy.yaml' at line 12: ...", lowercase,

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * registration.c - the MutatingWebhookConfiguration of the webhook, its
  * hash and the service paths it names.

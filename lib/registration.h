@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * registration.h - the webhook's MutatingWebhookConfiguration, as
  * `gpumend webhook-config` prints it, and the service paths it names.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * source.h - YAML/JSON source files: the parsed document (a json_t for the
  * engine) and its source map (a tree of nodes with the byte spans of keys

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * yaml_emit.c - renders json values as YAML (block or flow) or JSON text,
  * for the parts of a document that the text patcher writes anew.

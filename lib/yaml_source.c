@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * yaml_source.c - reads YAML (and JSON, a subset of it) with libyaml into
  * the engine's json_t and a source map: a tree of nodes with the byte spans

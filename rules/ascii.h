@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ascii.h - how much of a text is ASCII, 16 or 8 bytes at a time; the
  * line breaks YAML reads.

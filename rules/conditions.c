@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conditions.c - the two entries of the webhook's registration, which rule
  * belongs to which, and their CEL match conditions.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config.c - the configuration: built-in defaults, loading a config file's
  * parsed form on top of them, and printing it back.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * critical_pod_annotation.c - the pod annotation
  * scheduler.alpha.kubernetes.io/critical-pod becomes a priorityClassName.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * deprecated_workload_api.c - workloads on API versions that are no longer
  * served: extensions/v1beta1, apps/v1beta1 and apps/v1beta2 workloads

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpu_model_affinity.c - GPU pods that ask for GPU models get required node
  * affinity on GPU Feature Discovery's nvidia.com/gpu.product label.

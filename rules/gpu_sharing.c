@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpu_sharing.c - legacy GPU sharing (Alibaba gpushare, Rancher, Volcano)
  * becomes the sharing of today's device plugin: time-slicing or MPS, or

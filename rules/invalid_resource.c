@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * invalid_resource.c - container resources that no API server accepts or
  * that nothing can serve, left behind by the legacy stacks.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * legacy_affinity_annotation.c - the alpha annotation
  * scheduler.alpha.kubernetes.io/affinity becomes spec.affinity.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * legacy_gpu_node_label.c - the node label alpha.kubernetes.io/nvidia-gpu-name
  * of Kubernetes <= 1.9 becomes GPU Feature Discovery's nvidia.com/gpu.product.

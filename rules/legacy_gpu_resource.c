@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * legacy_gpu_resource.c - alpha.kubernetes.io/nvidia-gpu becomes the device
  * plugin's nvidia.com/gpu, and so do the vendor forks' resources that count

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * legacy_scheduler_config.c - the scheduler configuration of the GPU
  * sharing forks.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * obsolete_cuda_hostpath.c - hostPath volumes that mount the NVIDIA driver
  * or CUDA libraries by hand, as pods of the nvidia-docker 1 era did.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * patch.c - JSON Pointer (RFC 6901) and JSON Patch (RFC 6902) on jansson.
  */

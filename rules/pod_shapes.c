@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pod_shapes.c - where the pod specs of each registered kind are, for the
  * webhook's registration and its CEL match conditions.

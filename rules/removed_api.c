@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * removed_api.c - objects and settings that a Kubernetes 1.30 API server or
  * control plane no longer takes, found next to legacy GPU workloads.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * removed_gpu_feature_gate.c - the Accelerators and DevicePlugins feature
  * gates, which no longer exist.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rule_help.c - what each rule finds, why it matters and how it is fixed,
  * in sentences, for reports that explain a rule (SARIF's rule metadata).

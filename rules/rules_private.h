@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rules_private.h - what the rule files share with the engine core.
  * Not for the front ends: they use rules.h only.

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/demo.sh - `make demo`: what gpumend does to the legacy manifests in
 # examples/, with the built-in default configuration.
 BUILD=${1:-build}

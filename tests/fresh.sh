@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/fresh.sh - `make fresh`: the README's Quick start on a fresh
 # Debian 12, every time.
 #

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/lib.sh - shared by the shell test suites (sourced, POSIX sh).
 #
 # A suite sources this file, calls pass/fail (or check) once per test, or

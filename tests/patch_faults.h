@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * patch_faults.h - what the unit tests (tests/unit/test_patch_check.c) and
  * the admission fuzz target (tests/fuzz/fuzz_common.c) share to test the

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/run.sh - runs every suite: the unit tests, then tests/suites/*.sh.
 # Each suite ends with "NAME: N passed, N failed, N skipped" (", N
 # skipped" may be missing: none); this script adds them up, lists every

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/soak.sh [BUILD] - `make soak`: gpumend-webhook under a steady TLS
 # load for $SOAK_SECONDS (default 600), at half of its peak throughput:
 #   1. peak: wrk, closed loop, $SOAK_CONNECTIONS (32) kept-alive TLS

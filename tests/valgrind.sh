@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/valgrind.sh - valgrind memcheck of both binaries (not part of
 # `make test`; a minute or two):
 #   - gpumend over every golden case: migrate (stdout, --diff,

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * linger.c - drains connections answered before their body was read, so
  * that the client can read the answer (see linger.h).

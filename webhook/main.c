@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * main.c - gpumend-webhook: options, start-up, the watch on the
  * certificate and config files, signals, and the drain on shutdown.

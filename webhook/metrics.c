@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metrics.c - counters and their Prometheus text exposition, with the
  * standard process_* metrics read from /proc/self at each scrape.

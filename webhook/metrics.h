@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metrics.h - the webhook's counters, exported at GET /metrics in the
  * Prometheus text format 0.0.4.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mhd_guard.c - guards against two defects of libmicrohttpd 0.9.75 (the
  * version of Debian 12) that no option turns off.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server.c - libmicrohttpd with GnuTLS: routing, request bodies, answers,
  * the per-request log line and metrics, draining.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server.h - the HTTPS server: libmicrohttpd on an epoll thread pool, the
  * routes (/mutate, /healthz, /readyz, /metrics), the request-body cap, the

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tls.h - the serving certificate: loading and validating the pair,
  * swapping it while serving, and the GnuTLS certificate callback through

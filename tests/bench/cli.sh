@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/bench/cli.sh BUILD OUT - the CLI half of `make bench`.
 # gpumend migrate and lint over a generated corpus of realistic manifests,
 # against the floor: a libyaml pass over the same bytes that only pulls

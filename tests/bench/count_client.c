@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * count_client.c - sends one body a given number of times over a single
  * kept-alive TLS connection, one request after the other, for the

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/bench/floods.sh BUILD OUT - the connection-flood half of `make
 # bench`: how long good reviews take while thousands of idle connections
 # are held, a figure where tests/suites/hostile_webhook.sh only asserts

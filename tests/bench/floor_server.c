@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * floor_server.c - the benchmark's floor for the webhook: libmicrohttpd and
  * GnuTLS set up as webhook/server.c sets them up (the same daemon flags,

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gen_corpus.c - writes a realistic multi-document manifest stream of about
  * SIZE megabytes for the CLI benchmark: mostly ordinary workloads, services

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/bench/instructions.sh BUILD OUT - instructions per request, by
 # callgrind, of gpumend-webhook, its floor (tests/bench/floor_server.c) and
 # the Go peer (tests/bench/peer-go: net/http, crypto/tls, encoding/json).

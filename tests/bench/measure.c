@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * measure.c - runs a command and prints its wall time and peak resident
  * memory: "SECONDS MAXRSS_KIB EXIT". Standard output of the command goes

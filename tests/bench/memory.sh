@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/bench/memory.sh BUILD OUT - the memory half of `make bench`: the
 # peak memory (VmHWM) of gpumend-webhook for 3 MB reviews of a legacy GPU
 # pod, one and four at once, each on a server of its own with --threads 4:

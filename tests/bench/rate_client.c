@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rate_client.c - a fixed-rate HTTPS load generator for the webhook
  * benchmark (wrk only measures closed-loop, and wrk2 is not in Debian).

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/bench/run.sh BUILD - `make bench`: the CLI benchmark, the webhook's
 # instructions per request (callgrind), its wall-clock benchmark, its
 # latency during connection floods and its peak memory over large reviews.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/bench/tools.sh - sourced by webhook.sh and instructions.sh: builds
 # what the webhook benchmarks run besides gpumend. Needs HERE (this
 # directory), ROOT, BUILD and work (a scratch directory) set, and die().

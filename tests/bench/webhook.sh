@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/bench/webhook.sh BUILD OUT - the webhook half of `make bench`.
 #
 # gpumend-webhook against its floor (tests/bench/floor_server.c: the same

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * yaml_floor.c - the benchmark's floor for the CLI: a libyaml pass over the
  * same bytes that only pulls events (no document is built, nothing is

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The gpumend authors
+// SPDX-License-Identifier: Apache-2.0
 // celcheck.go - evaluates CEL as kube-apiserver does, with cel-go (Debian's
 // golang-github-google-cel-go-dev), for the test suites:
 //

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The gpumend authors
+// SPDX-License-Identifier: Apache-2.0
 // env.go - the CEL environments of celcheck: the API server's for webhook
 // matchConditions, and one for DRA device selectors.
 //

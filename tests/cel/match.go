@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The gpumend authors
+// SPDX-License-Identifier: Apache-2.0
 // match.go - evaluates the webhooks of a MutatingWebhookConfiguration for
 // AdmissionReviews as the API server does: rules, selectors, then every
 // matchCondition within the cost budget.

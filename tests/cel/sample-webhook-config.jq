@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/cel/sample-webhook-config.jq - a hand-written stand-in for
 # `gpumend webhook-config -o json` (default config), for tests/suites/cel.sh
 # until the generator lands: `jq -n -f tests/cel/sample-webhook-config.jq`.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The gpumend authors
+// SPDX-License-Identifier: Apache-2.0
 // selector.go - Kubernetes label selectors (matchLabels, matchExpressions),
 // for the webhooks' objectSelector and namespaceSelector.
 package main

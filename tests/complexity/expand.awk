@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/complexity/expand.awk - writes a complexity body: every part
 # between "@@{" and "@@}" of the template (one line) repeated n times
 # (-v n=N), with @i@ the repetition's number (0 up) and @r@ the same

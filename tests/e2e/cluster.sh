@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/cluster.sh - a throwaway Kubernetes control plane on 127.0.0.1
 # for the end-to-end suite (sourced by tests/e2e/run.sh, POSIX sh).
 #

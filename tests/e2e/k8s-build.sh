@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/k8s-build.sh - kube-apiserver, kube-scheduler and
 # kube-controller-manager for the end-to-end suite, built once from Debian's
 # kubernetes source package and cached outside the repository.

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/run.sh - gpumend-webhook behind a real kube-apiserver,
 # kube-scheduler and kube-controller-manager (`make e2e`).
 #

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz.h - what the libFuzzer targets share: the configurations they run
  * with, and the checks that turn a wrong answer into a crash.

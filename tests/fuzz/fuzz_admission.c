@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_admission.c - libFuzzer target: bytes in as the body of POST
  * /mutate, admission_review() out; the answer must be a well-formed

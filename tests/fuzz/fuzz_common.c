@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_common.c - configurations and property checks shared by the fuzz
  * targets (see fuzz.h).

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_config.c - libFuzzer target: bytes in as a config file,
  * config_text_load() out. A refused file must say where and why; a loaded

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_lint.c - libFuzzer target: bytes in as a YAML or JSON file, the
  * pipeline of `gpumend lint` out: every finding located in the source and

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_migrate.c - libFuzzer target: bytes in as a YAML or JSON file, the
  * pipeline of `gpumend migrate` out; unless an error is reported, the

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_pem.c - libFuzzer target: bytes in as a certificate and a key
  * file, through everything that reads them: certs_check_pair() and

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_template.c - libFuzzer target: bytes in as a Helm template, the
  * template masker (cli/template_mask.c) and the template pipeline of

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * replay.c - a main() for the fuzz targets outside libFuzzer: runs
  * LLVMFuzzerTestOneInput() once on each file named on the command line.

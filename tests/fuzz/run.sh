@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/fuzz/run.sh - builds the libFuzzer targets and runs them; what
 # `make fuzz` and `make fuzz-smoke` call.
 #

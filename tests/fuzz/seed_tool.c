@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * seed_tool.c - helps tests/fuzz/seeds.sh build the seed corpora with the
  * project's own YAML reader, so that no YAML tool has to be installed:

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/fuzz/seeds.sh - builds the seed corpora of the fuzz targets.
 #
 #   sh tests/fuzz/seeds.sh OUTDIR SEED_TOOL

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The gpumend authors
+// SPDX-License-Identifier: Apache-2.0
 // helm-template - a stand-in for `helm template`, for the tests only: no
 // helm binary can be had on the machines the tests run on, so the Helm
 // charts the tests hold are rendered by this program, on Go's own

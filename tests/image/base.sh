@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/image/base.sh - makes debian:12-slim in buildah's local storage
 # when it is not there, since no registry can be reached: a
 # `debootstrap --variant=minbase bookworm` root from the Debian mirror that

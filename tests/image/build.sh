@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/image/build.sh - `make image`: builds the Dockerfile into $IMAGE
 # (default gpumend:VERSION) with buildah, offline: the base image is made
 # first when it is missing (tests/image/base.sh), nothing is pulled, and

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/image/lib.sh - shared by the image scripts (sourced, POSIX sh):
 # the names, messages, and the tools installed when missing.
 

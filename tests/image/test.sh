@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/image/test.sh - `make image-test`: the image `make image` built
 # ($IMAGE, default gpumend:VERSION), as users run it. Each command runs
 # inside it with buildah (tests/image/lib.sh's image_run: user and group

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/image/webhook.sh - gpumend-webhook run from the image as the
 # Deployment runs it, for the tests (`make image-test`, and `make e2e` when
 # the image exists):

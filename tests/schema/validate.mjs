@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The gpumend authors
+// SPDX-License-Identifier: Apache-2.0
 // tests/schema/validate.mjs - validates Kubernetes objects against the
 // Kubernetes 1.36 OpenAPI schema, with the validators of npm's
 // kubernetes-models 5.1.0 (and @kubernetes-models/cert-manager and

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/cel.sh - the webhook registration's matchConditions,
 # evaluated by cel-go (the API server's CEL library, through
 # tests/cel/celcheck.go), over every object the tests hold, as a CREATE and

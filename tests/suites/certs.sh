@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/certs.sh - `gpumend certs` and `gpumend certs check`, with
 # everything they write verified independently by the openssl CLI.
 . "$(dirname "$0")/../lib.sh"

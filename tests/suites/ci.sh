@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/ci.sh - gpumend where CI runs it: `lint .` in a sample
 # monorepo; the pre-commit hooks (.pre-commit-hooks.yaml) with the real
 # pre-commit; the commands of the GitHub Action (action.yml, its install

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/cli.sh - the gpumend command as a user drives it: subcommands
 # and flags, files, directories and stdin, in-place writes, exit statuses,
 # the lint formats, config files and their errors.

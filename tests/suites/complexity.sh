@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/complexity.sh - the reviews whose cost once grew with the
 # square of the input grow linearly (tests/complexity/cases.tsv).
 #

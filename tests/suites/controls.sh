@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/controls.sh - current vendor manifests, the control set:
 # every file under tests/controls/ (today's NVIDIA device plugin, GPU
 # Operator components, GKE's and EKS's current GPU manifests, written from

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/docs.sh - the documentation holds together: every relative
 # link of README.md, CHANGELOG.md and docs/*.md names a file that exists
 # and, with a #fragment, a heading of that file (GitHub's anchors); the

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/faults.sh - gpumend-webhook when things go wrong around it,
 # while requests keep coming:
 #   - TLS policy: TLS 1.0/1.1, CBC, RC4, 3DES, NULL, export and non-forward-

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/fuzz_regressions.sh - the inputs the fuzzers found, replayed.
 #
 # Every file under tests/fuzz/regressions/TARGET/ goes through the checks of

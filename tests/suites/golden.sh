@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/golden.sh - the golden cases: one folder per case under
 # tests/golden/, holding
 #   input.yaml | input.yml | input.json   the manifest

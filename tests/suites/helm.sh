@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/helm.sh - Helm charts, migrated and linted in place. One
 # folder per case under tests/helm/, holding
 #   input/             the chart (Chart.yaml, values*.yaml, templates/)

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/hostile_cli.sh - the gpumend CLI fed hostile files: billion
 # laughs and other alias bombs, deep nesting, a 100 MB scalar, invalid
 # UTF-8, byte order marks, tabs, NUL and other control bytes, an endless

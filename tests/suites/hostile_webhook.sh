@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/hostile_webhook.sh - gpumend-webhook against a catalogue of
 # hostile requests, each a test with the answer it must get (an HTTP
 # status, a closed connection, or a well-formed AdmissionReview) and a

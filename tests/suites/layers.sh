@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/layers.sh - the folders are the layers, and no include runs
 # back up: rules/ <- lib/ <- certs/ <- cli/, and lib/ <- webhook/. The
 # Makefile's per-layer include paths already make such an include fail to

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/manifests.sh - the kustomize base and both overlays build
 # offline with `kubectl kustomize`, and carry the settings that matter.
 . "$(dirname "$0")/../lib.sh"

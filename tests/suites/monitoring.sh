@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/monitoring.sh - manifests/monitoring: it builds offline
 # with `kubectl kustomize`; its ServiceMonitor scrapes the base's Service
 # the way the webhook serves (port, scheme, certificate name, CA); its

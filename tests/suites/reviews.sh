@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/reviews.sh - the review cases: one folder per case under
 # tests/webhook/reviews/, holding
 #   review.json     an AdmissionReview request (CREATE, UPDATE...)

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/runner.sh - tests/run.sh itself, on suites made here: it
 # adds the counts up, lists every skipped check with its reason, ends with
 # "N passed, N failed, N skipped"; under CI=true a skip fails the run

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/schema.sh - every Kubernetes object the project ships is
 # valid against the Kubernetes 1.36 OpenAPI schema (issue #29): each
 # kustomization under manifests/ as kustomize builds it, examples/ as

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/shutdown.sh - gpumend-webhook's shutdown delay, at the
 # process level, on 127.0.0.1:
 #   - a rollout loses no review: a client that keeps its connection alive

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/webhook.sh - gpumend-webhook end to end: the real binary on
 # 127.0.0.1 with certificates from `gpumend certs`, driven over TLS by curl
 # (verifying the server against the CA) and openssl:

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/suites/webhook_config.sh - `gpumend webhook-config`: one folder per
 # case under tests/webhook-config/, holding
 #   args               (optional) the options, one line (word-split)

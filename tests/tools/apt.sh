@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/tools/apt.sh - reading this machine's own apt configuration
 # (sourced, POSIX sh). No mirror host is named in the tree: the Debian
 # archive is whatever the machine's sources already use.

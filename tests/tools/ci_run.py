@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 """tests/tools/ci_run.py - runs the commands of a CI drop-in here, as the CI
 would (tests/suites/ci.sh):
 

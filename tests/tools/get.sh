@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # tests/tools/get.sh TOOL... - the Kubernetes tools the tests and
 # `make e2e` use, from the project's own set-up. Prints, one line per
 # TOOL, the path of the binary to run; exits 1 (the reason on stderr,

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * harness.h - a minimal unit test runner. Each TEST() registers itself; the
  * runner (tests/unit/main.c) runs them all and ends with the line

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * main.c - runs every registered unit test. With an argument, runs only the
  * tests whose name contains it.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_certs.c - certs_check_pair() and certs_not_after() on pairs made by
  * `gpumend certs` itself in a temporary directory.

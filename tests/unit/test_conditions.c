@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_conditions.c - the registration's entries: which rules each one is
  * responsible for (rules_entry_config_new()), the CEL quoting of config

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_config.c - the configuration: applying a parsed config file, its
  * errors and their pointers, printing it back, the default file.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_core.c - the small pieces: JSON Pointer, quantities, GPU names,
  * YAML scalars, source positions, rendering, the default config file, the

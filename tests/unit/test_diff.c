@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_diff.c - unified diffs: hunks compared with what `diff -u` (GNU
  * diffutils 3.8) prints for the same two files, and random texts checked to

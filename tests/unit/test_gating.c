@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_gating.c - the webhook's gating of rules after a change: a rule
  * skipped for want of a trigger runs once an operation added one

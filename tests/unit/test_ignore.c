@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_ignore.c - the ignore rules of lint and migrate: gitignore's
  * syntax (as git 2.39 reads .gitignore) over paths relative to the root.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_json_scan.c - the webhook's prefilter and one-pass reader: what
  * they read must be what jansson reads, and they must see every trigger.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_mhd_guard.c - the webhook's epoll_ctl() (webhook/mhd_guard.c): a
  * removal of a descriptor that is not in the set is done, not an error,

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_patch_check.c - the webhook's patch check: it undoes the operations
  * in the engine's object (patch_revert_op(), last first) and compares what

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_report.c - the lint report writers: text, JSON, SARIF, GitHub, Code
  * Quality; and how findings name their object.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_rules_api.c - deprecated-workload-api, and removed-gpu-feature-gate
  * in KubeletConfiguration files.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_rules_legacy_stack.c - the legacy stacks' own components and
  * configuration: critical-pod-annotation, obsolete-gpu-component,

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_rules_placement.c - legacy-gpu-node-label, legacy-affinity-annotation
  * and gpu-model-affinity: the rules that decide where GPU pods may run.

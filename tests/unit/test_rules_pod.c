@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_rules_pod.c - obsolete-cuda-hostpath, gpu-visibility and the pod
  * side of removed-gpu-feature-gate.

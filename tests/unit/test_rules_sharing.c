@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_rules_sharing.c - gpu-sharing: legacy shared-GPU requests, selectors,
  * schedulers and annotations under each sharing strategy.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_template.c - Helm templates and values: the template masker
  * (cli/template_mask.c), the values view of the engine (rules/values.c)

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_triggers.c - rules_triggers(): the strings without which no rule
  * fires, for the webhook's prefilter. (Every object the other unit tests

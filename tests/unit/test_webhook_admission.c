@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_webhook_admission.c - the AdmissionReview handler shared by the
  * webhook and `gpumend review`: answers, patches, warnings, failures.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_webhook_update.c - the webhook in a cluster with controllers: the
  * ownership policy (a controller's copy of its template is left alone,

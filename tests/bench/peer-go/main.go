@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The gpumend authors
+// SPDX-License-Identifier: Apache-2.0
 // Command peer-go is the benchmark's Go peer of gpumend-webhook: the
 // mutating admission webhook a team would write by hand with Go's standard
 // library only (net/http, crypto/tls, encoding/json into maps). It does two
