@@ -14,6 +14,11 @@
 def norm:
 	.metadata.uid as $uid
 	| walk(if . == $uid then "<uid>" else . end)
+	# a name the apiserver generated differs from run to run: the prefix
+	# it was asked for stands for it, here and in the order below
+	| if .metadata.generateName then
+		.metadata.name = .metadata.generateName + "<generated>"
+	  else . end
 	| del(.metadata.uid, .metadata.creationTimestamp, .metadata.resourceVersion,
 	    .metadata.managedFields, .metadata.generation, .metadata.selfLink,
 	    .metadata.namespace, .status)
