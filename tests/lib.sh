@@ -112,6 +112,21 @@ tool() {
 	sh "$TESTS_DIR/tools/get.sh" "$1"
 }
 
+# helm_template_build DIR: builds tests/helm-template (Go's text/template
+# with sprig and Helm's functions: the tests' stand-in for `helm
+# template`) into $GPUMEND_BUILD/helm-template when its source is newer,
+# with Debian's golang-go, golang-github-masterminds-sprig-dev and
+# golang-gopkg-yaml.v2-dev (the Makefile's test-deps); Go's messages in
+# DIR/render.log. Sets RENDER to it; fails as go build does.
+helm_template_build() {
+	RENDER="$GPUMEND_BUILD/helm-template"
+	_src="$REPO_DIR/tests/helm-template/main.go"
+	[ -x "$RENDER" ] && [ ! "$_src" -nt "$RENDER" ] && return 0
+	(cd "$REPO_DIR/tests/helm-template" &&
+		GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$1/gocache" \
+		GOFLAGS= CGO_ENABLED=0 go build -o "$RENDER" .) >"$1/render.log" 2>&1
+}
+
 # tls_client_build DIR: builds tests/hostile/tls_client.c, the raw HTTPS
 # client of the webhook tests, into DIR/tls_client (cc and OpenSSL's
 # headers); the compiler's messages in DIR/cc.err. Fails as cc does.

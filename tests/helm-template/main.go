@@ -8,9 +8,13 @@
 // written from Helm's documentation.
 //
 //	helm-template render CHART [-f VALUES]... [--set K=V]...
-//	                     [--set-string K=V]... [VALUES...]
+//	                     [--set-string K=V]... [--set-file K=FILE]...
+//	                     [-n NAMESPACE] [VALUES...]
 //	    the chart's templates rendered as `helm template` prints them:
-//	    "---", "# Source: CHART/templates/FILE", the document
+//	    "---", "# Source: CHART/templates/FILE", the document;
+//	    .Release.Namespace is NAMESPACE (default "default")
+//	helm-template values CHART [the options of render]
+//	    the values the templates would see, as one line of JSON
 //	helm-template json FILE
 //	    each YAML document of FILE as one line of JSON, keys sorted, null
 //	    members left out (empty documents too)
@@ -51,12 +55,14 @@ func die(format string, args ...interface{}) {
 
 func main() {
 	if len(os.Args) < 2 {
-		die("usage: helm-template render|json|actions|valuesets ...")
+		die("usage: helm-template render|values|json|actions|valuesets ...")
 	}
 	var err error
 	switch os.Args[1] {
 	case "render":
 		err = cmdRender(os.Args[2:], os.Stdout)
+	case "values":
+		err = cmdValues(os.Args[2:], os.Stdout)
 	case "json":
 		err = cmdJSON(os.Args[2:], os.Stdout)
 	case "actions":
@@ -64,7 +70,7 @@ func main() {
 	case "valuesets":
 		err = cmdValueSets(os.Args[2:], os.Stdout)
 	default:
-		die("usage: helm-template render|json|actions|valuesets ...")
+		die("usage: helm-template render|values|json|actions|valuesets ...")
 	}
 	if err != nil {
 		die("%v", err)
@@ -460,9 +466,18 @@ func documents(out string) []string {
 	return docs
 }
 
-func cmdRender(args []string, w io.Writer) error {
+// invocation is what render and values read from their arguments: the
+// chart, its values merged as Helm merges them, the release namespace.
+type invocation struct {
+	c         *chart
+	vals      map[string]interface{}
+	namespace string
+}
+
+func readInvocation(args []string) (*invocation, error) {
 	var dir string
-	var valueFiles, sets, setStrings []string
+	var valueFiles, sets, setStrings, setFiles []string
+	namespace := "default"
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() (string, error) {
@@ -484,6 +499,11 @@ func cmdRender(args []string, w io.Writer) error {
 		case "--set-string":
 			v, err = next()
 			setStrings = append(setStrings, v)
+		case "--set-file":
+			v, err = next()
+			setFiles = append(setFiles, v)
+		case "-n", "--namespace":
+			namespace, err = next()
 		default:
 			if dir == "" {
 				dir = a
@@ -492,40 +512,78 @@ func cmdRender(args []string, w io.Writer) error {
 			}
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if dir == "" {
-		return errors.New("usage: helm-template render CHART [-f VALUES]... [--set K=V]...")
+		return nil, errors.New("usage: helm-template render|values CHART [-f VALUES]... [--set K=V]...")
 	}
 	c, err := loadChart(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	vals := map[string]interface{}{}
 	if _, err := os.Stat(filepath.Join(dir, "values.yaml")); err == nil {
 		if vals, err = readValues(filepath.Join(dir, "values.yaml")); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, f := range valueFiles {
 		over, err := readValues(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		vals = merge(vals, over)
 	}
 	for _, s := range sets {
 		if err := setValue(vals, s, false); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, s := range setStrings {
 		if err := setValue(vals, s, true); err != nil {
-			return err
+			return nil, err
+		}
+	}
+	// --set-file KEY=FILE: the file's text, as a string
+	for _, s := range setFiles {
+		eq := strings.IndexByte(s, '=')
+		if eq <= 0 {
+			return nil, fmt.Errorf("--set-file %q: want KEY=FILE", s)
+		}
+		data, err := os.ReadFile(s[eq+1:])
+		if err != nil {
+			return nil, err
+		}
+		if err := setValue(vals, s[:eq+1]+string(data), true); err != nil {
+			return nil, err
 		}
 	}
 
+	return &invocation{c: c, vals: vals, namespace: namespace}, nil
+}
+
+// cmdValues prints the values a render would see, as JSON (what Helm
+// validates against a chart's values.schema.json).
+func cmdValues(args []string, w io.Writer) error {
+	inv, err := readInvocation(args)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(inv.vals)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s\n", data)
+	return nil
+}
+
+func cmdRender(args []string, w io.Writer) error {
+	inv, err := readInvocation(args)
+	if err != nil {
+		return err
+	}
+	c, vals, namespace := inv.c, inv.vals, inv.namespace
 	e := &engine{}
 	e.set = template.New("gotpl").Option("missingkey=zero")
 	e.set.Funcs(e.funcs())
@@ -542,7 +600,7 @@ func cmdRender(args []string, w io.Writer) error {
 	top := map[string]interface{}{
 		"Values": vals,
 		"Release": map[string]interface{}{
-			"Name": "release-name", "Namespace": "default",
+			"Name": "release-name", "Namespace": namespace,
 			"Service": "Helm", "Revision": 1,
 			"IsInstall": true, "IsUpgrade": false,
 		},

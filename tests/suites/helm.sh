@@ -36,22 +36,15 @@ cases="$TESTS_DIR/helm"
 # tests/helm-template: Go's text/template with sprig and Helm's functions
 # (Debian's golang-go, golang-github-masterminds-sprig-dev and
 # golang-gopkg-yaml.v2-dev, which `make test` installs), built once per
-# change of its source; without Go or those packages the suite fails.
-RENDER="$GPUMEND_BUILD/helm-template"
-src="$REPO_DIR/tests/helm-template/main.go"
-if [ ! -x "$RENDER" ] || [ "$src" -nt "$RENDER" ]; then
-	if (cd "$REPO_DIR/tests/helm-template" &&
-		GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$tmp/gocache" \
-		GOFLAGS= CGO_ENABLED=0 go build -o "$RENDER" .) >"$tmp/render.log" 2>&1; then
-		pass "the Go renderer (helm-template) builds"
-	else
-		fail "the Go renderer (helm-template) builds"
-		sed 's/^/    /' "$tmp/render.log" | head -n 30
-		finish helm
-		exit 1
-	fi
+# change of its source (helm_template_build, tests/lib.sh); without Go or
+# those packages the suite fails.
+if helm_template_build "$tmp"; then
+	pass "the Go renderer (helm-template) builds"
 else
-	pass "the Go renderer (helm-template) is built"
+	fail "the Go renderer (helm-template) builds"
+	sed 's/^/    /' "$tmp/render.log" | head -n 30
+	finish helm
+	exit 1
 fi
 
 # the renderer against what Helm documents: each chart of
