@@ -205,13 +205,14 @@ $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 # lines; mandoc the man pages; zsh and fish run the completions),
 # TEST_DEBS packages checked by name (Go and the sources
 # tests/helm-template builds with; python3-yaml, which
-# tests/tools/ci_run.py reads the CI drop-ins with). kubectl, kustomize,
+# tests/tools/ci_run.py reads the CI drop-ins with; python3-jsonschema,
+# which checks the chart's values against values.schema.json). kubectl, kustomize,
 # celcheck and the schema validators come from tests/tools/get.sh, which
 # the suites call.
 TEST_TOOLS := wrk:wrk valgrind:valgrind promtool:prometheus node:nodejs npm:npm pre-commit:pre-commit \
               reuse:reuse mandoc:mandoc zsh:zsh fish:fish
 TEST_DEBS := golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v2-dev \
-             python3-yaml
+             python3-yaml python3-jsonschema
 test-deps:
 	@missing=""; \
 	for t in $(TEST_TOOLS); do \
@@ -272,8 +273,8 @@ fresh:
 	@sh tests/fresh.sh
 
 # The release artefacts in dist/ (tests/dist/build.sh): the source tarball
-# (with a REVISION file), the gpumend CLI statically linked for linux-amd64
-# and linux-arm64 (cross-compiled through Debian's multiarch packages,
+# (with a REVISION file), the Helm chart (gpumend-VERSION.tgz), the gpumend
+# CLI statically linked for linux-amd64 and linux-arm64 (cross-compiled through Debian's multiarch packages,
 # installed when missing, as root), NOTICES and SHA256SUMS. dist-test runs
 # each static CLI alone in an empty root (arm64 under qemu-aarch64-static)
 # against this build, and builds the tarball. Not part of `make check`.
