@@ -7,6 +7,9 @@
 #   gpumend-VERSION.tar.gz        the source: `git archive` of HEAD, plus a
 #                                 REVISION file (a tarball has no .git; the
 #                                 Makefile reads it)
+#   gpumend-VERSION.tgz           the Helm chart charts/gpumend as `helm
+#                                 package` lays it out (gpumend/...), from
+#                                 HEAD; its Chart.yaml names VERSION
 #   gpumend-VERSION-linux-amd64   the gpumend CLI, statically linked
 #   gpumend-VERSION-linux-arm64   the same for arm64, cross-compiled
 #   NOTICES                       THIRD_PARTY_NOTICES, the Debian package
@@ -96,6 +99,14 @@ git archive --format=tar --prefix="gpumend-$VERSION/" \
 rm -f "$DIST/REVISION"
 say "gpumend-$VERSION.tar.gz: $(since "$t0")"
 
+# ------------------------------------------------------------- chart
+chart_version=$(git show HEAD:charts/gpumend/Chart.yaml | sed -n 's/^version: *//p')
+[ "$chart_version" = "$VERSION" ] ||
+	die "charts/gpumend/Chart.yaml (HEAD) has version '$chart_version', VERSION $VERSION"
+git archive --format=tar --prefix=gpumend/ HEAD:charts/gpumend |
+	gzip -n -9 >"$DIST/gpumend-$VERSION.tgz" || die "git archive of the chart failed"
+say "gpumend-$VERSION.tgz (the Helm chart)"
+
 # ------------------------------------------------------ static CLIs
 # static ARCH CC STRIP PKG_CONFIG_LIBDIR
 static() {
@@ -147,8 +158,8 @@ static arm64 aarch64-linux-gnu-gcc aarch64-linux-gnu-strip \
 } >"$DIST/NOTICES" || die "cannot write $DIST/NOTICES"
 
 # ---------------------------------------------------------- checksums
-(cd "$DIST" && sha256sum "gpumend-$VERSION.tar.gz" "gpumend-$VERSION-linux-amd64" \
-	"gpumend-$VERSION-linux-arm64" NOTICES >SHA256SUMS) ||
+(cd "$DIST" && sha256sum "gpumend-$VERSION.tar.gz" "gpumend-$VERSION.tgz" \
+	"gpumend-$VERSION-linux-amd64" "gpumend-$VERSION-linux-arm64" NOTICES >SHA256SUMS) ||
 	die "sha256sum failed"
 
 say "in $DIST/ (revision $revision):"

@@ -15,6 +15,8 @@
 #     Helm case and the examples; `--version` is the same;
 #   - `certs` there writes a pair (ECDSA and RSA) that `certs check`
 #     accepts, there and in the dynamic build, and prints its caBundle;
+#   - the Helm chart gpumend-VERSION.tgz is charts/gpumend under gpumend/,
+#     and renders (tests/helm-template) as charts/gpumend does;
 #   - SHA256SUMS holds, NOTICES names every library with its licence, and
 #     the source tarball has VERSION and the REVISION of this checkout,
 #     no .git, and builds a gpumend whose --version names that revision.
@@ -31,15 +33,32 @@ if [ "$(id -u)" != 0 ] || [ -z "$CHROOT" ]; then
 	finish dist
 	exit 1
 fi
-for f in "gpumend-$VERSION.tar.gz" "gpumend-$VERSION-linux-amd64" \
+for f in "gpumend-$VERSION.tar.gz" "gpumend-$VERSION.tgz" "gpumend-$VERSION-linux-amd64" \
 	"gpumend-$VERSION-linux-arm64" NOTICES SHA256SUMS; do
 	check "dist/$f exists (make dist)" [ -s "$DIST/$f" ]
 done
 check "dist/SHA256SUMS holds for every artefact" \
-	sh -c "cd '$DIST' && sha256sum --quiet -c SHA256SUMS && [ \$(wc -l <SHA256SUMS) = 4 ]"
+	sh -c "cd '$DIST' && sha256sum --quiet -c SHA256SUMS && [ \$(wc -l <SHA256SUMS) = 5 ]"
 for word in jansson libyaml libssl-dev glibc Expat Apache-2.0 LGPL-2.1 "relink"; do
 	check "dist/NOTICES names $word" grep -q -- "$word" "$DIST/NOTICES"
 done
+
+# ------------------------------------------------------- the chart
+chart=$(scratch)
+tar -xzf "$DIST/gpumend-$VERSION.tgz" -C "$chart" 2>/dev/null
+check "the chart tarball holds gpumend/Chart.yaml of version $VERSION" \
+	grep -qx "version: $VERSION" "$chart/gpumend/Chart.yaml"
+check "the chart tarball holds nothing but gpumend/" \
+	[ "$(ls "$chart")" = gpumend ]
+if helm_template_build "$chart"; then
+	"$RENDER" render "$chart/gpumend" -n gpumend-system >"$chart/packaged.yaml" 2>&1
+	"$RENDER" render charts/gpumend -n gpumend-system >"$chart/tree.yaml" 2>&1
+	check "the packaged chart renders as charts/gpumend does" sh -c \
+		"grep -q '^kind: Deployment' '$chart/packaged.yaml' &&
+		 cmp -s '$chart/packaged.yaml' '$chart/tree.yaml'"
+else
+	fail "the Go renderer (helm-template) builds"
+fi
 
 # ------------------------------------------------------- the empty roots
 # inputs: the golden cases, the Helm cases' inputs, the examples

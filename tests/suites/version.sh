@@ -5,8 +5,9 @@
 # tests/suites/version.sh - the version is kept in one place, VERSION, and
 # everything that names it reads it or agrees with it: both binaries'
 # --version ("NAME VERSION (REVISION)", the revision the Makefile
-# computes), the image tag of manifests/base, the Debian package's
-# changelog, and a section of CHANGELOG.md.
+# computes), the image tag of manifests/base, the Helm chart's version
+# and appVersion, the Debian package's changelog, and a section of
+# CHANGELOG.md.
 . "$(dirname "$0")/../lib.sh"
 cd "$REPO_DIR" || exit 2
 
@@ -31,6 +32,16 @@ check "manifests/base names the image tag $version (got '$tag')" [ "$tag" = "$ve
 name=$(sed -n 's/^[[:space:]]*newName:[[:space:]]*//p' manifests/base/kustomization.yaml)
 check "manifests/base names the image at a .invalid registry until set (got '$name')" \
 	sh -c "echo '$name' | grep -qE '^[a-z0-9.-]+\.invalid/gpumend$'"
+
+# the chart: `make dist` packages it as gpumend-VERSION.tgz, and its image
+# tag defaults to appVersion
+for key in version appVersion; do
+	got=$(sed -n "s/^$key: *//p" charts/gpumend/Chart.yaml | tr -d '"')
+	check "charts/gpumend/Chart.yaml has $key $version (got '$got')" [ "$got" = "$version" ]
+done
+got=$(sed -n 's/^  registry: *//p' charts/gpumend/values.yaml)
+check "charts/gpumend names the image at a .invalid registry until set (got '$got')" \
+	sh -c "echo '$got' | grep -qE '^[a-z0-9.-]+\.invalid\$'"
 
 if [ -f debian/changelog ]; then
 	deb=$(sed -n '1s/^gpumend (\([^)]*\)).*/\1/p' debian/changelog)
