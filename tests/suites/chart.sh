@@ -169,6 +169,9 @@ for case in "$data"/cases/*/; do
 		jq -e -s 'length > 0 and all(.metadata.labels[\"app.kubernetes.io/managed-by\"] == \"Helm\"
 			and .metadata.labels[\"helm.sh/chart\"] != null
 			and .metadata.labels[\"app.kubernetes.io/instance\"] != null)' >/dev/null"
+	docs=$(grep -c '^# Source: ' "$work/chart.yaml")
+	check "$name: each of the $docs documents rendered is an object (none only comments)" \
+		[ "$docs" = "$("$RENDER" json "$work/chart.yaml" | wc -l)" ]
 	objects "$work/chart.yaml" >"$work/chart.json"
 	objects "$work/overlay.yaml" >"$work/overlay.json"
 	count=$(jq length "$work/chart.json")
