@@ -9,10 +9,11 @@
 //
 //	helm-template render CHART [-f VALUES]... [--set K=V]...
 //	                     [--set-string K=V]... [--set-file K=FILE]...
-//	                     [-n NAMESPACE] [VALUES...]
+//	                     [-n NAMESPACE] [--kube-version X.Y[.Z]] [VALUES...]
 //	    the chart's templates rendered as `helm template` prints them:
 //	    "---", "# Source: CHART/templates/FILE", the document;
-//	    .Release.Namespace is NAMESPACE (default "default")
+//	    .Release.Namespace is NAMESPACE (default "default"),
+//	    .Capabilities.KubeVersion X.Y.Z (default 1.30.0)
 //	helm-template values CHART [the options of render]
 //	    the values the templates would see, as one line of JSON
 //	helm-template json FILE
@@ -257,6 +258,24 @@ type kubeVersion struct {
 
 func (k kubeVersion) String() string { return k.Version }
 
+// parseKubeVersion reads --kube-version as Helm does: "1.27", "v1.27.3".
+func parseKubeVersion(v string) (kubeVersion, error) {
+	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return kubeVersion{}, fmt.Errorf("--kube-version %q: want MAJOR.MINOR[.PATCH]", v)
+	}
+	for len(parts) < 3 {
+		parts = append(parts, "0")
+	}
+	for _, p := range parts {
+		if _, err := strconv.Atoi(p); err != nil {
+			return kubeVersion{}, fmt.Errorf("--kube-version %q: want MAJOR.MINOR[.PATCH]", v)
+		}
+	}
+	full := "v" + strings.Join(parts, ".")
+	return kubeVersion{Version: full, Major: parts[0], Minor: parts[1], GitVersion: full}, nil
+}
+
 var defaultAPIVersions = apiVersions{
 	"v1", "apps/v1", "batch/v1", "policy/v1", "autoscaling/v1",
 	"autoscaling/v2", "networking.k8s.io/v1", "rbac.authorization.k8s.io/v1",
@@ -472,12 +491,14 @@ type invocation struct {
 	c         *chart
 	vals      map[string]interface{}
 	namespace string
+	kube      kubeVersion
 }
 
 func readInvocation(args []string) (*invocation, error) {
 	var dir string
 	var valueFiles, sets, setStrings, setFiles []string
 	namespace := "default"
+	kube := kubeVersion{Version: "v1.30.0", Major: "1", Minor: "30", GitVersion: "v1.30.0"}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() (string, error) {
@@ -504,6 +525,10 @@ func readInvocation(args []string) (*invocation, error) {
 			setFiles = append(setFiles, v)
 		case "-n", "--namespace":
 			namespace, err = next()
+		case "--kube-version":
+			if v, err = next(); err == nil {
+				kube, err = parseKubeVersion(v)
+			}
 		default:
 			if dir == "" {
 				dir = a
@@ -560,7 +585,7 @@ func readInvocation(args []string) (*invocation, error) {
 		}
 	}
 
-	return &invocation{c: c, vals: vals, namespace: namespace}, nil
+	return &invocation{c: c, vals: vals, namespace: namespace, kube: kube}, nil
 }
 
 // cmdValues prints the values a render would see, as JSON (what Helm
@@ -606,8 +631,7 @@ func cmdRender(args []string, w io.Writer) error {
 		},
 		"Chart": c.meta,
 		"Capabilities": map[string]interface{}{
-			"KubeVersion": kubeVersion{Version: "v1.30.0", Major: "1",
-				Minor: "30", GitVersion: "v1.30.0"},
+			"KubeVersion": inv.kube,
 			"APIVersions": defaultAPIVersions,
 			"HelmVersion": map[string]interface{}{"Version": "v3.15.0"},
 		},
