@@ -35,8 +35,10 @@
 #     Kubernetes 1.36 schema (tests/schema/validate.mjs);
 #   - each value set of tests/chart/refused.tsv is refused, by the schema
 #     at its JSON Pointer or by the templates with their message;
-#   - another namespace: the registration is what `gpumend webhook-config
-#     --namespace` prints, and nothing names gpumend-system;
+#   - the registration is what `gpumend webhook-config` prints for the
+#     same choices, for each line of tests/chart/registrations.tsv;
+#   - another namespace: every object is in it, nothing names
+#     gpumend-system;
 #   - `gpumend lint charts/gpumend` finds nothing.
 . "$(dirname "$0")/../lib.sh"
 
@@ -227,6 +229,31 @@ done <<EOF_REFUSED
 $(cases "$data/refused.tsv")
 EOF_REFUSED
 
+# ------------------------------------------------------ registrations
+while IFS=$tab read -r name args gen want; do
+	if [ "$gen" != - ]; then
+		# shellcheck disable=SC2086 # the options are words
+		"$GPUMEND" webhook-config $gen >"$dir/generated.yaml" 2>/dev/null
+	fi
+	args=$(echo "$args" | sed "s|@GENERATED@|$dir/generated.yaml|g")
+	# shellcheck disable=SC2086
+	"$RENDER" render "$chart" $args >"$dir/reg.yaml" 2>"$dir/err" ||
+		fail "registration $name: the chart renders ($(cat "$dir/err"))"
+	"$RENDER" json "$dir/reg.yaml" | jq -S 'select(.kind == "MutatingWebhookConfiguration") |
+		del(.metadata.labels, .metadata.annotations)' >"$dir/reg.got"
+	# shellcheck disable=SC2086
+	"$GPUMEND" webhook-config $want -o json 2>/dev/null |
+		jq -S 'del(.metadata.labels, .metadata.annotations)' >"$dir/reg.want"
+	if [ -s "$dir/reg.got" ] && diff -u "$dir/reg.want" "$dir/reg.got" >"$dir/d"; then
+		pass "registration $name: what 'gpumend webhook-config${want:+ $want}' prints"
+	else
+		fail "registration $name: what 'gpumend webhook-config${want:+ $want}' prints"
+		sed 's/^/    /' "$dir/d" | head -n 40
+	fi
+done <<EOF_REGISTRATIONS
+$(cases "$data/registrations.tsv")
+EOF_REGISTRATIONS
+
 # ------------------------------------------------------ another namespace
 ns=ml-infra
 "$RENDER" render "$chart" -n $ns --set namespace.create=true \
@@ -234,16 +261,6 @@ ns=ml-infra
 	--set monitoring.prometheusRule.enabled=true >"$dir/ns.yaml" 2>"$dir/err" ||
 	fail "namespace $ns: the chart renders ($(cat "$dir/err"))"
 "$RENDER" json "$dir/ns.yaml" >"$dir/ns.json"
-jq -S 'select(.kind == "MutatingWebhookConfiguration") |
-	del(.metadata.labels, .metadata.annotations)' "$dir/ns.json" >"$dir/ns.got"
-"$GPUMEND" webhook-config --namespace $ns -o json |
-	jq -S 'del(.metadata.labels, .metadata.annotations)' >"$dir/ns.want"
-if [ -s "$dir/ns.got" ] && diff -u "$dir/ns.want" "$dir/ns.got" >"$dir/d"; then
-	pass "namespace $ns: the registration is what 'gpumend webhook-config --namespace $ns' prints"
-else
-	fail "namespace $ns: the registration is what 'gpumend webhook-config --namespace $ns' prints"
-	sed 's/^/    /' "$dir/d" | head -n 40
-fi
 check "namespace $ns: every namespaced object is in $ns" sh -c "jq -e -s '
 	map(select(.kind != \"Namespace\" and .kind != \"MutatingWebhookConfiguration\"))
 	| length > 0 and all(.metadata.namespace == \"$ns\")' '$dir/ns.json' >/dev/null"
