@@ -1095,7 +1095,7 @@ static int prune_alternative(struct tdoc *td, const struct patch_op *ops,
 			     const unsigned char *nulls, size_t n,
 			     const struct candidate *c, struct patch_op *alt)
 {
-	json_t *before, *target;
+	json_t *before, *target = NULL;
 	const char *key;
 	json_t *value;
 	char *path = NULL;
@@ -1112,6 +1112,11 @@ static int prune_alternative(struct tdoc *td, const struct patch_op *ops,
 			path = json_pointer_join(c->op.path, key);
 		if (!path)
 			rc = -1;
+	} else if (json_is_array(target) && json_array_size(target) == 1) {
+		/* a list whose one item goes (a driver volume, with the
+		 * others conditional) */
+		if (!(path = json_pointer_join(c->op.path, "0")))
+			rc = -1;
 	}
 	json_decref(before);
 	if (!path)
@@ -1123,9 +1128,21 @@ static int prune_alternative(struct tdoc *td, const struct patch_op *ops,
 	return 1;
 }
 
+/* 1 when an action on line `line` prints something. */
+static int line_prints(const struct tjob *tj, const struct tpl_line *line)
+{
+	for (size_t i = 0; i < tj->t.n_actions; i++)
+		if (tj->t.actions[i].kind == TPL_OUTPUT &&
+		    tj->t.actions[i].start < line->end &&
+		    tj->t.actions[i].end > line->start)
+			return 1;
+	return 0;
+}
+
 /*
  * 1 when the collection at `pointer` holds lines the rules did not see: of
- * actions, or of branches this variant does not take.
+ * actions that print, or of branches this variant does not take (the
+ * lines of `if`, `else` and `end` print nothing).
  */
 static int holds_unseen_lines(struct tjob *tj, const char *masked,
 			      struct tdoc *td, const char *pointer)
@@ -1140,7 +1157,7 @@ static int holds_unseen_lines(struct tjob *tj, const char *masked,
 
 		if (line->start < td->doc.start || line->start >= td->doc.end ||
 		    line->start == line->end ||
-		    (!line->action_line &&
+		    (line->action_line ? !line_prints(tj, line) :
 		     masked[line->start] == tj->text[line->start]))
 			continue;
 		owner = line_owner(masked, td->tree, line->start, td->doc.end);
