@@ -876,6 +876,70 @@ struct hold {
 };
 
 /*
+ * Where an addition to a block mapping, whose new lines are indented by
+ * `indent`, goes when it would go right before a conditional: past its
+ * `{{- end }}`, when every line of the conditional is indented as deep
+ * at least (inside the mapping). A reading that does not take the
+ * conditional's branch would otherwise add it before, one that does
+ * after: this way every reading adds it at one place (a selector added
+ * to a spec that ends in `{{- if .Values.cfg }}`).
+ */
+static size_t past_conditionals(const struct tjob *tj, size_t p,
+				size_t indent)
+{
+	const struct tpl *t = &tj->t;
+
+	for (int guard = 0; guard < 256; guard++) {
+		size_t l = tpl_line_of(t, p), end = 0, last;
+		const struct tpl_action *open = NULL;
+		int closer = -1;
+
+		if (t->lines[l].start != p || !t->lines[l].action_line)
+			return p;
+		for (size_t i = 0; i < t->n_actions; i++) {
+			const struct tpl_action *a = &t->actions[i];
+
+			if (a->start >= t->lines[l].start &&
+			    a->start < t->lines[l].end) {
+				if (open)
+					return p; /* more than one action */
+				open = a;
+			}
+		}
+		if (!open || (open->kind != TPL_IF && open->kind != TPL_WITH &&
+			      open->kind != TPL_RANGE))
+			return p;
+		for (size_t b = 0; b < t->n_branches; b++)
+			if (t->branches[b].chain == open->chain &&
+			    t->branches[b].end > end)
+				end = t->branches[b].end;
+		for (size_t i = 0; i < t->n_actions; i++)
+			if (t->actions[i].start == end &&
+			    t->actions[i].kind == TPL_END)
+				closer = (int)i;
+		if (closer < 0 || t->actions[closer].place != TPL_PLACE_LINE)
+			return p;
+		last = tpl_line_of(t, t->actions[closer].end - 1);
+		if (last + 1 >= t->n_lines)
+			return p;
+		for (size_t k = l + 1; k < last; k++) {
+			const struct tpl_line *line = &t->lines[k];
+			size_t i = line->start;
+
+			if (line->action_line)
+				continue;
+			while (i < line->end && tj->text[i] == ' ')
+				i++;
+			if (i < line->end && i - line->start < indent)
+				return p;
+		}
+		p = t->lines[last + 1].start;
+	}
+	return p;
+}
+
+
+/*
  * The node of the first reading's tree `root` that `n` (of a tree the
  * patcher changed) stands for: the same text, the same kind.
  */
@@ -978,6 +1042,9 @@ static int check_edits(struct tjob *tj, const char *masked, struct tdoc *td,
 				t->chains[t->branches[ctx].chain].open_action : -1;
 			return 1;
 		}
+		if (node->kind == SOURCE_MAPPING && !node->flow && e->text &&
+		    e->len && e->text[e->len - 1] == '\n')
+			p = past_conditionals(tj, p, strspn(e->text, " "));
 		e->start = e->end = p;
 	}
 	return 0;
