@@ -2213,7 +2213,8 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 			size_t why_len)
 {
 	struct placed_edit *all = NULL;
-	size_t n = 0, cap = 0, pos = 0, mark = out->len;
+	size_t n = 0, cap = 0, pos = 0, mark = out->len, next = 0;
+	size_t *moved = NULL;      /* where each action is in the result */
 	struct tpl t2;
 	struct tpl_error terr;
 	int rc = -1;
@@ -2241,6 +2242,8 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 		goto out_free;
 	}
 	qsort(all, n, sizeof(*all), edit_order);
+	if (!(moved = malloc((tj->t.n_actions + 1) * sizeof(*moved))))
+		goto out_free;
 	for (size_t i = 0; i < n; i++) {
 		const struct text_edit *e = all[i].edit;
 		int seen = 0;
@@ -2257,11 +2260,17 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 			rc = 1;
 			goto out_undo;
 		}
+		for (; next < tj->t.n_actions &&
+		       tj->t.actions[next].start < e->start; next++)
+			moved[next] = out->len - mark +
+				      tj->t.actions[next].start - pos;
 		if (buf_append(out, tj->text + pos, e->start - pos) ||
 		    (e->text && buf_append(out, e->text, e->len)))
 			goto out_free;
 		pos = e->end;
 	}
+	for (; next < tj->t.n_actions; next++)
+		moved[next] = out->len - mark + tj->t.actions[next].start - pos;
 	if (buf_append(out, tj->text + pos, tj->len - pos))
 		goto out_free;
 
@@ -2274,12 +2283,21 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 	}
 	if (tj->members)
 		tpl_mark_members(&t2, define_known, tj->defines);
-	/* the actions read as integers, read so again */
-	for (size_t i = 0; i < t2.n_actions; i++)
-		for (size_t k = 0; k < tj->t.n_actions; k++)
-			if (tj->t.actions[k].as_number &&
-			    tj->t.actions[k].hash == t2.actions[i].hash)
+	/* the actions read as integers, read so again: each where it went
+	 * (the same action text may be a string elsewhere: a count in
+	 * both branches of an if/else), a copy as its original */
+	for (size_t i = 0, j = 0; i < t2.n_actions; i++) {
+		while (j < tj->t.n_actions && moved[j] < t2.actions[i].start)
+			j++;
+		if (j < tj->t.n_actions && moved[j] == t2.actions[i].start) {
+			t2.actions[i].as_number = tj->t.actions[j].as_number;
+			continue;
+		}
+		for (size_t c = 0; c < tj->t.n_actions; c++)
+			if (tj->t.actions[c].as_number &&
+			    tj->t.actions[c].hash == t2.actions[i].hash)
 				t2.actions[i].as_number = 1;
+	}
 	if (t2.n_chains != tj->t.n_chains ||
 	    t2.n_variants != tj->n_variants) {
 		snprintf(why, why_len,
@@ -2344,6 +2362,7 @@ out_undo:
 			out->data[mark] = '\0';
 	}
 out_free:
+	free(moved);
 	free(all);
 	return rc;
 }
