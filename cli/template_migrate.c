@@ -877,6 +877,42 @@ struct hold {
 
 /*
  * Where an addition to a block mapping, whose new lines are indented by
+ * `indent`, goes when it would go right before whole-line actions that
+ * are indented deeper: past them. They fill in the member before it
+ * (`tolerations:` then `{{- toYaml .Values.tolerations | nindent 8 }}`),
+ * which must not be parted from them.
+ */
+static size_t past_filling_actions(const struct tjob *tj, size_t p,
+				   size_t indent)
+{
+	const struct tpl *t = &tj->t;
+
+	for (;;) {
+		size_t l = tpl_line_of(t, p), i = p, last;
+		int fill = -1;
+
+		if (t->lines[l].start != p || !t->lines[l].action_line)
+			return p;
+		while (i < t->lines[l].end && tj->text[i] == ' ')
+			i++;
+		for (size_t a = 0; a < t->n_actions; a++)
+			if (t->actions[a].start == i &&
+			    t->actions[a].kind == TPL_OUTPUT &&
+			    t->actions[a].place == TPL_PLACE_LINE)
+				fill = (int)a;
+		if (fill < 0 || i - p <= indent)
+			return p;
+		/* past the action's lines */
+		last = tpl_line_of(t, t->actions[fill].end - 1);
+		if (last + 1 >= t->n_lines)
+			return p;
+		p = t->lines[last + 1].start;
+	}
+}
+
+
+/*
+ * Where an addition to a block mapping, whose new lines are indented by
  * `indent`, goes when it would go right before a conditional: past its
  * `{{- end }}`, when every line of the conditional is indented as deep
  * at least (inside the mapping). A reading that does not take the
@@ -1043,8 +1079,10 @@ static int check_edits(struct tjob *tj, const char *masked, struct tdoc *td,
 			return 1;
 		}
 		if (node->kind == SOURCE_MAPPING && !node->flow && e->text &&
-		    e->len && e->text[e->len - 1] == '\n')
+		    e->len && e->text[e->len - 1] == '\n') {
+			p = past_filling_actions(tj, p, strspn(e->text, " "));
 			p = past_conditionals(tj, p, strspn(e->text, " "));
+		}
 		e->start = e->end = p;
 	}
 	return 0;
