@@ -61,6 +61,8 @@ enum hold_reason {
 	HOLD_CONDITIONAL,  /* the branches of the conditionals disagree */
 	HOLD_DEPENDS,      /* it depends on a change that is not made */
 	HOLD_PLACE,        /* the text patcher cannot place it */
+	HOLD_RELEASE,      /* a selector of labels that all vary per
+			    * release */
 	HOLD_TOGETHER      /* another change of its rule is held: a rule's
 			    * changes to a document are made together or
 			    * not at all, so that what stays legacy stays
@@ -433,6 +435,7 @@ struct define {
 	size_t n_deps;
 	int state;                 /* 0 unresolved, 1 known, -1 unknown,
 				    * 2 being resolved */
+	char *body;                /* its text */
 };
 
 struct defines {
@@ -550,6 +553,11 @@ static int defines_add_file(void *arg, const char *path, const char *text,
 			break;
 		}
 		body = &t.branches[t.chains[c].first_branch];
+		if (!(d->body = strndup(text + body->start,
+					body->end - body->start))) {
+			rc = -1;
+			break;
+		}
 		rc = define_read_body(d, text + body->start,
 				      body->end - body->start, &limits);
 	}
@@ -621,6 +629,7 @@ static void defines_free(struct defines *ds)
 		struct define *d = &ds->items[i];
 
 		free(d->name);
+		free(d->body);
 		for (size_t k = 0; k < d->n_keys; k++)
 			free(d->keys[k]);
 		free(d->keys);
@@ -630,6 +639,81 @@ static void defines_free(struct defines *ds)
 	}
 	if (ds)
 		free(ds->items);
+}
+
+/*
+ * What an action reads that changes from one release of a chart to the
+ * next, or from one rendering to the next: a label printing one of these
+ * must not go into a selector, which cannot change once created.
+ */
+static const char *const release_varying[] = {
+	".Chart.Version", ".Chart.AppVersion", ".Release.Revision",
+	".Release.IsUpgrade", ".Release.IsInstall", ".Capabilities",
+	"now", "date", "dateInZone", "htmlDate", "htmlDateInZone",
+	"unixEpoch", "randAlpha", "randAlphaNum", "randAscii", "randNumeric",
+	"randBytes", "randInt", "uuidv4", "shuffle", "genCA",
+	"genPrivateKey", "genSelfSignedCert", "genSignedCert", "lookup",
+	NULL
+};
+
+static int ident_byte(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/*
+ * 1 when an action of text[0..n) reads something of release_varying,
+ * itself or through the defines it includes (up to `depth` deep).
+ */
+static int text_varies(struct defines *ds, const char *text, size_t n,
+		       int depth)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		size_t end;
+
+		if (text[i] != '{' || text[i + 1] != '{')
+			continue;
+		for (end = i + 2; end + 1 < n &&
+		     !(text[end] == '}' && text[end + 1] == '}'); end++)
+			;
+		for (size_t k = i + 2; k < end; k++) {
+			const char *name;
+			size_t len;
+
+			for (size_t w = 0; release_varying[w]; w++) {
+				const char *v = release_varying[w];
+
+				len = strlen(v);
+				if (k + len <= end &&
+				    memcmp(text + k, v, len) == 0 &&
+				    (k + len == end || !ident_byte(text[k + len])) &&
+				    (*v == '.' || (!ident_byte(text[k - 1]) &&
+						   text[k - 1] != '.')))
+					return 1;
+			}
+			/* include "NAME" and template "NAME" */
+			if (depth > 16 || text[k] != '"' ||
+			    !((k >= i + 10 &&
+			       memcmp(text + k - 8, "include ", 8) == 0) ||
+			      (k >= i + 11 &&
+			       memcmp(text + k - 9, "template ", 9) == 0)))
+				continue;
+			name = text + k + 1;
+			for (len = 0; k + 1 + len < end && name[len] != '"'; len++)
+				;
+			{
+				struct define *d = define_find(ds, name, len);
+
+				if (d && d->body &&
+				    text_varies(ds, d->body, strlen(d->body),
+						depth + 1))
+					return 1;
+			}
+		}
+		i = end;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1290,7 +1374,7 @@ static int settle_pass(struct tjob *tj, const char *masked, struct tdoc *td,
 	for (size_t i = 0; i < td->n_cand; i++) {
 		struct candidate *c = &td->cand[i];
 
-		if (c->reason == HOLD_VALUE)
+		if (c->reason == HOLD_VALUE || c->reason == HOLD_RELEASE)
 			continue;
 		if (banned >> c->op.rule & 1) {
 			c->held = 1;
@@ -1391,7 +1475,7 @@ static int settle_doc(struct tjob *tj, const char *masked, struct tdoc *td)
 		struct candidate *c = &td->cand[i];
 		struct patch_op alt;
 
-		if (c->reason == HOLD_VALUE) {
+		if (c->reason == HOLD_VALUE || c->reason == HOLD_RELEASE) {
 			banned |= 1u << c->op.rule;
 			continue;
 		}
@@ -1824,6 +1908,94 @@ out_free:
 	return rc;
 }
 
+/* 1 when mapping key `key` stands for an include read as members. */
+static int member_key(struct tjob *tj, const char *key)
+{
+	size_t n = strlen(key), len = 0;
+	int a = placeholder_here(tj, key, n, 0, 0, &len);
+
+	return a >= 0 && len == n &&
+	       tj->t.actions[a].place == TPL_PLACE_MEMBER;
+}
+
+/*
+ * The selector the rules add for apps/v1 copies the pod template's
+ * labels; those whose key or value reads something that varies per
+ * release (`chart: {{ .Chart.Name }}-{{ .Chart.Version }}`) are left
+ * out, with a note: spec.selector cannot change once created, and the
+ * next `helm upgrade` would be refused. When no label is left, the
+ * selector is held. 0, or -1 when out of memory.
+ */
+/* 1 when label `key: value` of a selector reads something that varies
+ * per release; -1 when out of memory. */
+static int label_varies(struct tjob *tj, const char *key, json_t *value)
+{
+	const char *v = json_string_value(value);
+	char *text = unmask_text(tj, key, strlen(key), 0, NULL);
+	char *vtext = v ? unmask_text(tj, v, strlen(v), 0, NULL) : NULL;
+	int varies = -1;
+
+	if (text && (!v || vtext))
+		varies = text_varies(tj->defines, text, strlen(text), 0) ||
+			 (vtext && text_varies(tj->defines, vtext,
+					       strlen(vtext), 0));
+	free(text);
+	free(vtext);
+	return varies;
+}
+
+static int steady_selectors(struct tjob *tj, struct tdoc *td)
+{
+	for (size_t i = 0; i < td->n_cand; i++) {
+		struct candidate *c = &td->cand[i];
+		json_t *labels = json_member(c->op.value, "matchLabels");
+		const char *key;
+		json_t *value, *tmp;
+		size_t kept = 0;
+		int varies;
+
+		if (c->held || c->op.kind != PATCH_ADD ||
+		    c->op.rule != RULE_DEPRECATED_WORKLOAD_API ||
+		    strcmp(c->op.path, "/spec/selector") != 0 ||
+		    !json_is_object(labels))
+			continue;
+		json_object_foreach(labels, key, value) {
+			if ((varies = label_varies(tj, key, value)) < 0)
+				return -1;
+			kept += !varies;
+		}
+		if (kept == json_object_size(labels))
+			continue;
+		if (!kept) {
+			c->held = 1;
+			c->reason = HOLD_RELEASE;
+			continue;
+		}
+		json_object_foreach_safe(labels, tmp, key, value) {
+			char where[1200], message[1400];
+			int line, column;
+
+			if ((varies = label_varies(tj, key, value)) < 0)
+				return -1;
+			if (!varies)
+				continue;
+			snprintf(where, sizeof(where),
+				 "/spec/template/metadata/labels/%.1000s", key);
+			source_locate(td->tree, where, &line, &column);
+			snprintf(message, sizeof(message),
+				 "the selector added for apps/v1 leaves out %s'%.1000s', which varies per release: a selector cannot change once created",
+				 member_key(tj, key) ? "the labels of " :
+				 "the label ", key);
+			if (add_finding(tj, td, line, column,
+					rule_info_get(c->op.rule)->name,
+					SEVERITY_INFO, message, where) ||
+			    json_object_del(labels, key))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int run_rules(const struct config *cfg, int report_only, json_t *json,
 		     struct rules_result *res, struct source_error *err,
 		     int line)
@@ -1940,6 +2112,8 @@ static int read_variant(struct tjob *tj, size_t v, struct source_error *err)
 		if (!rc && !lint)
 			rc = collect_candidates(tj, td, &res[0], &res[1],
 						&res[2]);
+		if (!rc && !lint)
+			rc = steady_selectors(tj, td);
 		for (int u = 0; u < valuations; u++)
 			rules_result_clear(&res[u]);
 		json_decref(docs[0].json);
@@ -2056,6 +2230,9 @@ static const struct {
 		"it depends on a change that cannot be made (%d:%d)",
 		"it depends on a change that cannot be made" },
 	[HOLD_PLACE] = { "it cannot be placed (%d:%d)", "it cannot be placed" },
+	[HOLD_RELEASE] = {
+		"every label it would copy varies per release, as the template action at %d:%d does, and a selector cannot change once created",
+		"every label it would copy varies per release, and a selector cannot change once created" },
 	[HOLD_TOGETHER] = {
 		"it goes with a change of the same rule that cannot be made here (%d:%d)",
 		"it goes with a change of the same rule that cannot be made here" },
