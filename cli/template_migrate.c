@@ -2500,18 +2500,25 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 		tpl_mark_members(&t2, define_known, tj->defines);
 	/* the actions read as integers, read so again: each where it went
 	 * (the same action text may be a string elsewhere: a count in
-	 * both branches of an if/else), a copy as its original */
+	 * both branches of an if/else), a copy as its original, of the
+	 * same text and quoted alike (a quoted label is a string) */
 	for (size_t i = 0, j = 0; i < t2.n_actions; i++) {
-		while (j < tj->t.n_actions && moved[j] < t2.actions[i].start)
+		const struct tpl_action *copy = &t2.actions[i];
+
+		while (j < tj->t.n_actions && moved[j] < copy->start)
 			j++;
-		if (j < tj->t.n_actions && moved[j] == t2.actions[i].start) {
+		if (j < tj->t.n_actions && moved[j] == copy->start) {
 			t2.actions[i].as_number = tj->t.actions[j].as_number;
 			continue;
 		}
-		for (size_t c = 0; c < tj->t.n_actions; c++)
-			if (tj->t.actions[c].as_number &&
-			    tj->t.actions[c].hash == t2.actions[i].hash)
+		for (size_t c = 0; c < tj->t.n_actions; c++) {
+			const struct tpl_action *a = &tj->t.actions[c];
+
+			if (a->as_number && a->hash == copy->hash &&
+			    (a->mask_start < a->start) ==
+			    (copy->mask_start < copy->start))
 				t2.actions[i].as_number = 1;
+		}
 	}
 	if (t2.n_chains != tj->t.n_chains ||
 	    t2.n_variants != tj->n_variants) {
