@@ -63,6 +63,8 @@ enum hold_reason {
 	HOLD_PLACE,        /* the text patcher cannot place it */
 	HOLD_RELEASE,      /* a selector of labels that all vary per
 			    * release */
+	HOLD_READBACK,     /* its document, edited, does not read back as
+			    * the rules' result */
 	HOLD_TOGETHER      /* another change of its rule is held: a rule's
 			    * changes to a document are made together or
 			    * not at all, so that what stays legacy stays
@@ -79,7 +81,7 @@ struct candidate {
 				    * held its rule's other changes */
 	enum hold_reason reason;
 	int action;                /* the action concerned, or -1 */
-	char why[160];             /* HOLD_PLACE */
+	char why[160];             /* HOLD_PLACE, HOLD_READBACK */
 };
 
 /* A document of one variant. */
@@ -2233,6 +2235,7 @@ static const struct {
 	[HOLD_RELEASE] = {
 		"every label it would copy varies per release, as the template action at %d:%d does, and a selector cannot change once created",
 		"every label it would copy varies per release, and a selector cannot change once created" },
+	[HOLD_READBACK] = { "%d:%d", "its document does not read back" },
 	[HOLD_TOGETHER] = {
 		"it goes with a change of the same rule that cannot be made here (%d:%d)",
 		"it goes with a change of the same rule that cannot be made here" },
@@ -2257,7 +2260,7 @@ static int report_held(struct tjob *tj, struct tdoc *td,
 		a = i >= 0 ? &tj->t.actions[i] : NULL;
 	}
 	describe_op(&c->op, c->reason != HOLD_VALUE, desc, sizeof(desc));
-	if (c->reason == HOLD_PLACE)
+	if (c->reason == HOLD_PLACE || c->reason == HOLD_READBACK)
 		snprintf(reason, sizeof(reason), "%s", c->why[0] ? c->why :
 			 "it cannot be placed");
 	else if (a)
@@ -2384,9 +2387,10 @@ static int embed_as_read(struct tjob *tj, json_t *value)
 	return 0;
 }
 
-/* The documents variant `v` reads from `text` under valuation 1. */
+/* The documents variant `v` reads from `text` under valuation 1: 0 when
+ * they are docs[0..n), else 1 with *at the first that is not. */
 static int read_back(struct tjob *tj, const struct tpl *t, size_t v,
-		     size_t len, json_t **docs, size_t n)
+		     size_t len, json_t **docs, size_t n, size_t *at)
 {
 	char *masked = malloc(len ? len : 1);
 	struct source_parser *p;
@@ -2407,13 +2411,17 @@ static int read_back(struct tjob *tj, const struct tpl *t, size_t v,
 	while (same && (got = source_next_doc(p, &doc, &err)) > 0) {
 		if (i >= n || !((!doc.json && !docs[i]) ||
 				(doc.json && docs[i] &&
-				 json_equal(doc.json, docs[i]))))
+				 json_equal(doc.json, docs[i])))) {
 			same = 0;
+			*at = i;
+		}
 		i++;
 		source_doc_clear(&doc);
 	}
-	if (same && (got < 0 || i != n))
+	if (same && (got < 0 || i != n)) {
 		same = 0;
+		*at = n;
+	}
 	source_parser_free(p);
 	free(masked);
 	return same ? 0 : 1;
@@ -2422,10 +2430,11 @@ static int read_back(struct tjob *tj, const struct tpl *t, size_t v,
 /*
  * Applies the agreed edits to the template into `out`. Returns 0, 1 when
  * the result does not read back as the accepted operations say (`why`
- * set; nothing appended), -1 when out of memory.
+ * set, and *bad the document that does not, when one is to blame;
+ * nothing appended), -1 when out of memory.
  */
 static int write_result(struct tjob *tj, struct buf *out, char *why,
-			size_t why_len)
+			size_t why_len, struct tdoc **bad_doc)
 {
 	struct placed_edit *all = NULL;
 	size_t n = 0, cap = 0, pos = 0, mark = out->len, next = 0;
@@ -2434,6 +2443,7 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 	struct tpl_error terr;
 	int rc = -1;
 
+	*bad_doc = NULL;
 	for (size_t v = 0; v < tj->n_variants; v++)
 		for (size_t d = 0; d < tj->variants[v].n_docs; d++) {
 			struct text_edits *e = &tj->variants[v].docs[d].edits;
@@ -2530,6 +2540,7 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 	for (size_t v = 0; v < tj->n_variants; v++) {
 		struct tvariant *var = &tj->variants[v];
 		json_t **docs;
+		size_t at = var->n_docs;
 		int bad = 0;
 
 		if (var->skipped)
@@ -2549,15 +2560,17 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 
 				if (!td->cand[i].held &&
 				    apply_ops(docs[d], &td->cand[i].op,
-					      &null_after, 1))
+					      &null_after, 1)) {
 					bad = 1;
+					at = d;
+				}
 			}
 			if (!bad && docs[d] && embed_as_read(tj, docs[d]))
 				bad = -1;
 		}
 		if (!bad)
 			bad = read_back(tj, &t2, v, out->len - mark, docs,
-					var->n_docs);
+					var->n_docs, &at);
 		for (size_t d = 0; d < var->n_docs; d++)
 			json_decref(docs[d]);
 		free(docs);
@@ -2570,6 +2583,8 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 			snprintf(why, why_len,
 				 "the edited template does not read back as the result%s",
 				 variant_note(tj, v, note, sizeof(note)));
+			if (at < var->n_docs)
+				*bad_doc = &var->docs[at];
 			rc = 1;
 			goto out_scanned;
 		}
@@ -2635,6 +2650,50 @@ static void tjob_free(struct tjob *tj)
 	tpl_free(&tj->t);
 }
 
+/* 1 when an error is found: the file then stays as it is. */
+static int has_errors(const struct tjob *tj)
+{
+	for (size_t i = 0; i < tj->n_findings; i++)
+		if (tj->findings[i].severity == SEVERITY_ERROR)
+			return 1;
+	return 0;
+}
+
+/*
+ * Holds every change of the document `bad` (of any variant: the same
+ * text) and reports each at its place, `why` saying why. Returns how
+ * many changes it held, or -1 when out of memory.
+ */
+static int hold_document(struct tjob *tj, const struct tdoc *bad,
+			 const char *why)
+{
+	size_t start = bad->doc.start, end = bad->doc.end;
+	int held = 0;
+
+	for (size_t v = 0; v < tj->n_variants; v++)
+		for (size_t d = 0; d < tj->variants[v].n_docs; d++) {
+			struct tdoc *td = &tj->variants[v].docs[d];
+
+			if (td->doc.start >= end || td->doc.end <= start)
+				continue;
+			for (size_t i = 0; i < td->n_cand; i++) {
+				struct candidate *c = &td->cand[i];
+
+				if (c->held)
+					continue;
+				c->held = 1;
+				c->reason = HOLD_READBACK;
+				c->action = -1;
+				snprintf(c->why, sizeof(c->why), "%s", why);
+				if (report_held(tj, td, c))
+					return -1;
+				held++;
+			}
+			text_edits_clear(&td->edits);
+		}
+	return held;
+}
+
 static int report_all(struct tjob *tj)
 {
 	if (tj->n_findings)
@@ -2669,7 +2728,7 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 	struct tpl_error terr;
 	char why[300];
 	size_t skipped = 0;
-	int rc = -1, settled = 0, members;
+	int rc = -1, settled = 0, members, written = 0, held;
 
 	memset(err, 0, sizeof(*err));
 	job->errors = 0;
@@ -2761,23 +2820,39 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 					text_edits_clear(&td->edits);
 			}
 	}
+	if (out && !has_errors(&tj)) {
+		for (;;) {
+			struct tdoc *bad;
+
+			why[0] = '\0';
+			rc = write_result(&tj, out, why, sizeof(why), &bad);
+			if (rc <= 0 || !bad)
+				break;
+			/* that document's changes are held, with a warning
+			 * at each; the file's other documents are migrated */
+			held = hold_document(&tj, bad, why);
+			if (held < 0)
+				goto out_nomem;
+			if (!held)
+				break;
+		}
+		if (rc < 0)
+			goto out_nomem;
+		written = 1;
+	}
 	if (report_all(&tj))
 		goto out_free;
 	if (!out) {
 		rc = 0;
 		goto out_free;
 	}
-	if (job->errors) {
+	if (!written) {
 		/* the file stays as it is */
 		rc = buf_append(out, text, len) ? -1 : 0;
 		if (rc)
 			goto out_nomem;
 		goto out_free;
 	}
-	why[0] = '\0';
-	rc = write_result(&tj, out, why, sizeof(why));
-	if (rc < 0)
-		goto out_nomem;
 	if (rc) {
 		struct chart_finding cf = {
 			.rule = "syntax", .severity = SEVERITY_ERROR,

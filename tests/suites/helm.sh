@@ -358,6 +358,22 @@ verdict "a template outside a chart: refused as a manifest, migrated with --char
 "$GPUMEND" migrate --chart - <"$cli/lone.yaml" >"$cli/stdin.out" 2>/dev/null
 cmp -s "$cli/stdin.out" "$cli/lone.out"
 verdict "--chart reads standard input as a template" $?
+# a document that does not read back as the rules' result once edited
+# (a label printing, unquoted, the action that is a GPU count elsewhere:
+# read as a number) is left with a warning at each change, the file's
+# other documents migrated
+cp -R "$TESTS_DIR/helm/held-document/chart" "$cli/held"
+(cd "$cli" && "$GPUMEND" migrate -i held >/dev/null 2>"$cli/err")
+rc=$?
+f=held/templates/deployments.yaml
+orig="$TESTS_DIR/helm/held-document/chart/templates/deployments.yaml"
+[ $rc = 0 ] &&
+	grep -q "^$f:1:1: warning: .*setting 'apiVersion' to \"apps/v1\"; the edited template does not read back" "$cli/err" &&
+	grep -q "^$f:5:1: warning: .*adding 'spec.selector.*does not read back" "$cli/err" &&
+	sed '/^---$/q' "$orig" >"$cli/db.want" && sed '/^---$/q' "$cli/$f" >"$cli/db.got" &&
+	cmp -s "$cli/db.want" "$cli/db.got" &&
+	grep -q '^            nvidia.com/gpu: {{ .Values.gpuCount }}$' "$cli/$f"
+verdict "a document that does not read back is held at its places, the others migrated" $?
 helpers="$TESTS_DIR/helm/included-labels/input/templates/_helpers.tpl"
 "$GPUMEND" migrate "$helpers" >"$cli/out" 2>"$cli/err"
 rc=$?
