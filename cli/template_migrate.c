@@ -680,6 +680,7 @@ static int text_varies(struct defines *ds, const char *text, size_t n,
 		     !(text[end] == '}' && text[end + 1] == '}'); end++)
 			;
 		for (size_t k = i + 2; k < end; k++) {
+			const struct define *d;
 			const char *name;
 			size_t len;
 
@@ -691,7 +692,7 @@ static int text_varies(struct defines *ds, const char *text, size_t n,
 				    memcmp(text + k, v, len) == 0 &&
 				    (k + len == end || !ident_byte(text[k + len])) &&
 				    (*v == '.' || (!ident_byte(text[k - 1]) &&
-						   text[k - 1] != '.')))
+						   !strchr(".$", text[k - 1]))))
 					return 1;
 			}
 			/* include "NAME" and template "NAME" */
@@ -704,14 +705,10 @@ static int text_varies(struct defines *ds, const char *text, size_t n,
 			name = text + k + 1;
 			for (len = 0; k + 1 + len < end && name[len] != '"'; len++)
 				;
-			{
-				struct define *d = define_find(ds, name, len);
-
-				if (d && d->body &&
-				    text_varies(ds, d->body, strlen(d->body),
-						depth + 1))
-					return 1;
-			}
+			d = define_find(ds, name, len);
+			if (d && d->body &&
+			    text_varies(ds, d->body, strlen(d->body), depth + 1))
+				return 1;
 		}
 		i = end;
 	}
