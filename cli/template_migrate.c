@@ -61,6 +61,10 @@ enum hold_reason {
 	HOLD_CONDITIONAL,  /* the branches of the conditionals disagree */
 	HOLD_DEPENDS,      /* it depends on a change that is not made */
 	HOLD_PLACE,        /* the text patcher cannot place it */
+	HOLD_RELEASE,      /* a selector of labels that all vary per
+			    * release */
+	HOLD_READBACK,     /* its document, edited, does not read back as
+			    * the rules' result */
 	HOLD_TOGETHER      /* another change of its rule is held: a rule's
 			    * changes to a document are made together or
 			    * not at all, so that what stays legacy stays
@@ -77,7 +81,7 @@ struct candidate {
 				    * held its rule's other changes */
 	enum hold_reason reason;
 	int action;                /* the action concerned, or -1 */
-	char why[160];             /* HOLD_PLACE */
+	char why[160];             /* HOLD_PLACE, HOLD_READBACK */
 };
 
 /* A document of one variant. */
@@ -433,6 +437,7 @@ struct define {
 	size_t n_deps;
 	int state;                 /* 0 unresolved, 1 known, -1 unknown,
 				    * 2 being resolved */
+	char *body;                /* its text */
 };
 
 struct defines {
@@ -550,6 +555,11 @@ static int defines_add_file(void *arg, const char *path, const char *text,
 			break;
 		}
 		body = &t.branches[t.chains[c].first_branch];
+		if (!(d->body = strndup(text + body->start,
+					body->end - body->start))) {
+			rc = -1;
+			break;
+		}
 		rc = define_read_body(d, text + body->start,
 				      body->end - body->start, &limits);
 	}
@@ -621,6 +631,7 @@ static void defines_free(struct defines *ds)
 		struct define *d = &ds->items[i];
 
 		free(d->name);
+		free(d->body);
 		for (size_t k = 0; k < d->n_keys; k++)
 			free(d->keys[k]);
 		free(d->keys);
@@ -630,6 +641,78 @@ static void defines_free(struct defines *ds)
 	}
 	if (ds)
 		free(ds->items);
+}
+
+/*
+ * What an action reads that changes from one release of a chart to the
+ * next, or from one rendering to the next: a label printing one of these
+ * must not go into a selector, which cannot change once created.
+ */
+static const char *const release_varying[] = {
+	".Chart.Version", ".Chart.AppVersion", ".Release.Revision",
+	".Release.IsUpgrade", ".Release.IsInstall", ".Capabilities",
+	"now", "date", "dateInZone", "htmlDate", "htmlDateInZone",
+	"unixEpoch", "randAlpha", "randAlphaNum", "randAscii", "randNumeric",
+	"randBytes", "randInt", "uuidv4", "shuffle", "genCA",
+	"genPrivateKey", "genSelfSignedCert", "genSignedCert", "lookup",
+	NULL
+};
+
+static int ident_byte(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/*
+ * 1 when an action of text[0..n) reads something of release_varying,
+ * itself or through the defines it includes (up to `depth` deep).
+ */
+static int text_varies(struct defines *ds, const char *text, size_t n,
+		       int depth)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		size_t end;
+
+		if (text[i] != '{' || text[i + 1] != '{')
+			continue;
+		for (end = i + 2; end + 1 < n &&
+		     !(text[end] == '}' && text[end + 1] == '}'); end++)
+			;
+		for (size_t k = i + 2; k < end; k++) {
+			const struct define *d;
+			const char *name;
+			size_t len;
+
+			for (size_t w = 0; release_varying[w]; w++) {
+				const char *v = release_varying[w];
+
+				len = strlen(v);
+				if (k + len <= end &&
+				    memcmp(text + k, v, len) == 0 &&
+				    (k + len == end || !ident_byte(text[k + len])) &&
+				    (*v == '.' || (!ident_byte(text[k - 1]) &&
+						   !strchr(".$", text[k - 1]))))
+					return 1;
+			}
+			/* include "NAME" and template "NAME" */
+			if (depth > 16 || text[k] != '"' ||
+			    !((k >= i + 10 &&
+			       memcmp(text + k - 8, "include ", 8) == 0) ||
+			      (k >= i + 11 &&
+			       memcmp(text + k - 9, "template ", 9) == 0)))
+				continue;
+			name = text + k + 1;
+			for (len = 0; k + 1 + len < end && name[len] != '"'; len++)
+				;
+			d = define_find(ds, name, len);
+			if (d && d->body &&
+			    text_varies(ds, d->body, strlen(d->body), depth + 1))
+				return 1;
+		}
+		i = end;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -876,6 +959,106 @@ struct hold {
 };
 
 /*
+ * Where an addition to a block mapping, whose new lines are indented by
+ * `indent`, goes when it would go right before whole-line actions that
+ * are indented deeper: past them. They fill in the member before it
+ * (`tolerations:` then `{{- toYaml .Values.tolerations | nindent 8 }}`),
+ * which must not be parted from them.
+ */
+static size_t past_filling_actions(const struct tjob *tj, size_t p,
+				   size_t indent)
+{
+	const struct tpl *t = &tj->t;
+
+	for (;;) {
+		size_t l = tpl_line_of(t, p), i = p, last;
+		int fill = -1;
+
+		if (t->lines[l].start != p || !t->lines[l].action_line)
+			return p;
+		while (i < t->lines[l].end && tj->text[i] == ' ')
+			i++;
+		for (size_t a = 0; a < t->n_actions; a++)
+			if (t->actions[a].start == i &&
+			    t->actions[a].kind == TPL_OUTPUT &&
+			    t->actions[a].place == TPL_PLACE_LINE)
+				fill = (int)a;
+		if (fill < 0 || i - p <= indent)
+			return p;
+		/* past the action's lines */
+		last = tpl_line_of(t, t->actions[fill].end - 1);
+		if (last + 1 >= t->n_lines)
+			return p;
+		p = t->lines[last + 1].start;
+	}
+}
+
+
+/*
+ * Where an addition to a block mapping, whose new lines are indented by
+ * `indent`, goes when it would go right before a conditional: past its
+ * `{{- end }}`, when every line of the conditional is indented as deep
+ * at least (inside the mapping). A reading that does not take the
+ * conditional's branch would otherwise add it before, one that does
+ * after: this way every reading adds it at one place (a selector added
+ * to a spec that ends in `{{- if .Values.cfg }}`).
+ */
+static size_t past_conditionals(const struct tjob *tj, size_t p,
+				size_t indent)
+{
+	const struct tpl *t = &tj->t;
+
+	for (int guard = 0; guard < 256; guard++) {
+		size_t l = tpl_line_of(t, p), end = 0, last;
+		const struct tpl_action *open = NULL;
+		int closer = -1;
+
+		if (t->lines[l].start != p || !t->lines[l].action_line)
+			return p;
+		for (size_t i = 0; i < t->n_actions; i++) {
+			const struct tpl_action *a = &t->actions[i];
+
+			if (a->start >= t->lines[l].start &&
+			    a->start < t->lines[l].end) {
+				if (open)
+					return p; /* more than one action */
+				open = a;
+			}
+		}
+		if (!open || (open->kind != TPL_IF && open->kind != TPL_WITH &&
+			      open->kind != TPL_RANGE))
+			return p;
+		for (size_t b = 0; b < t->n_branches; b++)
+			if (t->branches[b].chain == open->chain &&
+			    t->branches[b].end > end)
+				end = t->branches[b].end;
+		for (size_t i = 0; i < t->n_actions; i++)
+			if (t->actions[i].start == end &&
+			    t->actions[i].kind == TPL_END)
+				closer = (int)i;
+		if (closer < 0 || t->actions[closer].place != TPL_PLACE_LINE)
+			return p;
+		last = tpl_line_of(t, t->actions[closer].end - 1);
+		if (last + 1 >= t->n_lines)
+			return p;
+		for (size_t k = l + 1; k < last; k++) {
+			const struct tpl_line *line = &t->lines[k];
+			size_t i = line->start;
+
+			if (line->action_line)
+				continue;
+			while (i < line->end && tj->text[i] == ' ')
+				i++;
+			if (i < line->end && i - line->start < indent)
+				return p;
+		}
+		p = t->lines[last + 1].start;
+	}
+	return p;
+}
+
+
+/*
  * The node of the first reading's tree `root` that `n` (of a tree the
  * patcher changed) stands for: the same text, the same kind.
  */
@@ -977,6 +1160,11 @@ static int check_edits(struct tjob *tj, const char *masked, struct tdoc *td,
 			h->action = ctx >= 0 ?
 				t->chains[t->branches[ctx].chain].open_action : -1;
 			return 1;
+		}
+		if (node->kind == SOURCE_MAPPING && !node->flow && e->text &&
+		    e->len && e->text[e->len - 1] == '\n') {
+			p = past_filling_actions(tj, p, strspn(e->text, " "));
+			p = past_conditionals(tj, p, strspn(e->text, " "));
 		}
 		e->start = e->end = p;
 	}
@@ -1095,7 +1283,7 @@ static int prune_alternative(struct tdoc *td, const struct patch_op *ops,
 			     const unsigned char *nulls, size_t n,
 			     const struct candidate *c, struct patch_op *alt)
 {
-	json_t *before, *target;
+	json_t *before, *target = NULL;
 	const char *key;
 	json_t *value;
 	char *path = NULL;
@@ -1112,6 +1300,11 @@ static int prune_alternative(struct tdoc *td, const struct patch_op *ops,
 			path = json_pointer_join(c->op.path, key);
 		if (!path)
 			rc = -1;
+	} else if (json_is_array(target) && json_array_size(target) == 1) {
+		/* a list whose one item goes (a driver volume, with the
+		 * others conditional) */
+		if (!(path = json_pointer_join(c->op.path, "0")))
+			rc = -1;
 	}
 	json_decref(before);
 	if (!path)
@@ -1123,9 +1316,21 @@ static int prune_alternative(struct tdoc *td, const struct patch_op *ops,
 	return 1;
 }
 
+/* 1 when an action on line `line` prints something. */
+static int line_prints(const struct tjob *tj, const struct tpl_line *line)
+{
+	for (size_t i = 0; i < tj->t.n_actions; i++)
+		if (tj->t.actions[i].kind == TPL_OUTPUT &&
+		    tj->t.actions[i].start < line->end &&
+		    tj->t.actions[i].end > line->start)
+			return 1;
+	return 0;
+}
+
 /*
  * 1 when the collection at `pointer` holds lines the rules did not see: of
- * actions, or of branches this variant does not take.
+ * actions that print, or of branches this variant does not take (the
+ * lines of `if`, `else` and `end` print nothing).
  */
 static int holds_unseen_lines(struct tjob *tj, const char *masked,
 			      struct tdoc *td, const char *pointer)
@@ -1140,7 +1345,7 @@ static int holds_unseen_lines(struct tjob *tj, const char *masked,
 
 		if (line->start < td->doc.start || line->start >= td->doc.end ||
 		    line->start == line->end ||
-		    (!line->action_line &&
+		    (line->action_line ? !line_prints(tj, line) :
 		     masked[line->start] == tj->text[line->start]))
 			continue;
 		owner = line_owner(masked, td->tree, line->start, td->doc.end);
@@ -1168,7 +1373,7 @@ static int settle_pass(struct tjob *tj, const char *masked, struct tdoc *td,
 	for (size_t i = 0; i < td->n_cand; i++) {
 		struct candidate *c = &td->cand[i];
 
-		if (c->reason == HOLD_VALUE)
+		if (c->reason == HOLD_VALUE || c->reason == HOLD_RELEASE)
 			continue;
 		if (banned >> c->op.rule & 1) {
 			c->held = 1;
@@ -1269,7 +1474,7 @@ static int settle_doc(struct tjob *tj, const char *masked, struct tdoc *td)
 		struct candidate *c = &td->cand[i];
 		struct patch_op alt;
 
-		if (c->reason == HOLD_VALUE) {
+		if (c->reason == HOLD_VALUE || c->reason == HOLD_RELEASE) {
 			banned |= 1u << c->op.rule;
 			continue;
 		}
@@ -1702,6 +1907,94 @@ out_free:
 	return rc;
 }
 
+/* 1 when mapping key `key` stands for an include read as members. */
+static int member_key(struct tjob *tj, const char *key)
+{
+	size_t n = strlen(key), len = 0;
+	int a = placeholder_here(tj, key, n, 0, 0, &len);
+
+	return a >= 0 && len == n &&
+	       tj->t.actions[a].place == TPL_PLACE_MEMBER;
+}
+
+/*
+ * The selector the rules add for apps/v1 copies the pod template's
+ * labels; those whose key or value reads something that varies per
+ * release (`chart: {{ .Chart.Name }}-{{ .Chart.Version }}`) are left
+ * out, with a note: spec.selector cannot change once created, and the
+ * next `helm upgrade` would be refused. When no label is left, the
+ * selector is held. 0, or -1 when out of memory.
+ */
+/* 1 when label `key: value` of a selector reads something that varies
+ * per release; -1 when out of memory. */
+static int label_varies(struct tjob *tj, const char *key, json_t *value)
+{
+	const char *v = json_string_value(value);
+	char *text = unmask_text(tj, key, strlen(key), 0, NULL);
+	char *vtext = v ? unmask_text(tj, v, strlen(v), 0, NULL) : NULL;
+	int varies = -1;
+
+	if (text && (!v || vtext))
+		varies = text_varies(tj->defines, text, strlen(text), 0) ||
+			 (vtext && text_varies(tj->defines, vtext,
+					       strlen(vtext), 0));
+	free(text);
+	free(vtext);
+	return varies;
+}
+
+static int steady_selectors(struct tjob *tj, struct tdoc *td)
+{
+	for (size_t i = 0; i < td->n_cand; i++) {
+		struct candidate *c = &td->cand[i];
+		json_t *labels = json_member(c->op.value, "matchLabels");
+		const char *key;
+		json_t *value, *tmp;
+		size_t kept = 0;
+		int varies;
+
+		if (c->held || c->op.kind != PATCH_ADD ||
+		    c->op.rule != RULE_DEPRECATED_WORKLOAD_API ||
+		    strcmp(c->op.path, "/spec/selector") != 0 ||
+		    !json_is_object(labels))
+			continue;
+		json_object_foreach(labels, key, value) {
+			if ((varies = label_varies(tj, key, value)) < 0)
+				return -1;
+			kept += !varies;
+		}
+		if (kept == json_object_size(labels))
+			continue;
+		if (!kept) {
+			c->held = 1;
+			c->reason = HOLD_RELEASE;
+			continue;
+		}
+		json_object_foreach_safe(labels, tmp, key, value) {
+			char where[1200], message[1400];
+			int line, column;
+
+			if ((varies = label_varies(tj, key, value)) < 0)
+				return -1;
+			if (!varies)
+				continue;
+			snprintf(where, sizeof(where),
+				 "/spec/template/metadata/labels/%.1000s", key);
+			source_locate(td->tree, where, &line, &column);
+			snprintf(message, sizeof(message),
+				 "the selector added for apps/v1 leaves out %s'%.1000s', which varies per release: a selector cannot change once created",
+				 member_key(tj, key) ? "the labels of " :
+				 "the label ", key);
+			if (add_finding(tj, td, line, column,
+					rule_info_get(c->op.rule)->name,
+					SEVERITY_INFO, message, where) ||
+			    json_object_del(labels, key))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int run_rules(const struct config *cfg, int report_only, json_t *json,
 		     struct rules_result *res, struct source_error *err,
 		     int line)
@@ -1818,6 +2111,8 @@ static int read_variant(struct tjob *tj, size_t v, struct source_error *err)
 		if (!rc && !lint)
 			rc = collect_candidates(tj, td, &res[0], &res[1],
 						&res[2]);
+		if (!rc && !lint)
+			rc = steady_selectors(tj, td);
 		for (int u = 0; u < valuations; u++)
 			rules_result_clear(&res[u]);
 		json_decref(docs[0].json);
@@ -1934,6 +2229,10 @@ static const struct {
 		"it depends on a change that cannot be made (%d:%d)",
 		"it depends on a change that cannot be made" },
 	[HOLD_PLACE] = { "it cannot be placed (%d:%d)", "it cannot be placed" },
+	[HOLD_RELEASE] = {
+		"every label it would copy varies per release, as the template action at %d:%d does, and a selector cannot change once created",
+		"every label it would copy varies per release, and a selector cannot change once created" },
+	[HOLD_READBACK] = { "%d:%d", "its document does not read back" },
 	[HOLD_TOGETHER] = {
 		"it goes with a change of the same rule that cannot be made here (%d:%d)",
 		"it goes with a change of the same rule that cannot be made here" },
@@ -1958,7 +2257,7 @@ static int report_held(struct tjob *tj, struct tdoc *td,
 		a = i >= 0 ? &tj->t.actions[i] : NULL;
 	}
 	describe_op(&c->op, c->reason != HOLD_VALUE, desc, sizeof(desc));
-	if (c->reason == HOLD_PLACE)
+	if (c->reason == HOLD_PLACE || c->reason == HOLD_READBACK)
 		snprintf(reason, sizeof(reason), "%s", c->why[0] ? c->why :
 			 "it cannot be placed");
 	else if (a)
@@ -2085,9 +2384,10 @@ static int embed_as_read(struct tjob *tj, json_t *value)
 	return 0;
 }
 
-/* The documents variant `v` reads from `text` under valuation 1. */
+/* The documents variant `v` reads from `text` under valuation 1: 0 when
+ * they are docs[0..n), else 1 with *at the first that is not. */
 static int read_back(struct tjob *tj, const struct tpl *t, size_t v,
-		     size_t len, json_t **docs, size_t n)
+		     size_t len, json_t **docs, size_t n, size_t *at)
 {
 	char *masked = malloc(len ? len : 1);
 	struct source_parser *p;
@@ -2108,13 +2408,17 @@ static int read_back(struct tjob *tj, const struct tpl *t, size_t v,
 	while (same && (got = source_next_doc(p, &doc, &err)) > 0) {
 		if (i >= n || !((!doc.json && !docs[i]) ||
 				(doc.json && docs[i] &&
-				 json_equal(doc.json, docs[i]))))
+				 json_equal(doc.json, docs[i])))) {
 			same = 0;
+			*at = i;
+		}
 		i++;
 		source_doc_clear(&doc);
 	}
-	if (same && (got < 0 || i != n))
+	if (same && (got < 0 || i != n)) {
 		same = 0;
+		*at = n;
+	}
 	source_parser_free(p);
 	free(masked);
 	return same ? 0 : 1;
@@ -2123,17 +2427,20 @@ static int read_back(struct tjob *tj, const struct tpl *t, size_t v,
 /*
  * Applies the agreed edits to the template into `out`. Returns 0, 1 when
  * the result does not read back as the accepted operations say (`why`
- * set; nothing appended), -1 when out of memory.
+ * set, and *bad the document that does not, when one is to blame;
+ * nothing appended), -1 when out of memory.
  */
 static int write_result(struct tjob *tj, struct buf *out, char *why,
-			size_t why_len)
+			size_t why_len, struct tdoc **bad_doc)
 {
 	struct placed_edit *all = NULL;
-	size_t n = 0, cap = 0, pos = 0, mark = out->len;
+	size_t n = 0, cap = 0, pos = 0, mark = out->len, next = 0;
+	size_t *moved = NULL;      /* where each action is in the result */
 	struct tpl t2;
 	struct tpl_error terr;
 	int rc = -1;
 
+	*bad_doc = NULL;
 	for (size_t v = 0; v < tj->n_variants; v++)
 		for (size_t d = 0; d < tj->variants[v].n_docs; d++) {
 			struct text_edits *e = &tj->variants[v].docs[d].edits;
@@ -2157,6 +2464,8 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 		goto out_free;
 	}
 	qsort(all, n, sizeof(*all), edit_order);
+	if (!(moved = malloc((tj->t.n_actions + 1) * sizeof(*moved))))
+		goto out_free;
 	for (size_t i = 0; i < n; i++) {
 		const struct text_edit *e = all[i].edit;
 		int seen = 0;
@@ -2173,11 +2482,17 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 			rc = 1;
 			goto out_undo;
 		}
+		for (; next < tj->t.n_actions &&
+		       tj->t.actions[next].start < e->start; next++)
+			moved[next] = out->len - mark +
+				      tj->t.actions[next].start - pos;
 		if (buf_append(out, tj->text + pos, e->start - pos) ||
 		    (e->text && buf_append(out, e->text, e->len)))
 			goto out_free;
 		pos = e->end;
 	}
+	for (; next < tj->t.n_actions; next++)
+		moved[next] = out->len - mark + tj->t.actions[next].start - pos;
 	if (buf_append(out, tj->text + pos, tj->len - pos))
 		goto out_free;
 
@@ -2190,12 +2505,28 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 	}
 	if (tj->members)
 		tpl_mark_members(&t2, define_known, tj->defines);
-	/* the actions read as integers, read so again */
-	for (size_t i = 0; i < t2.n_actions; i++)
-		for (size_t k = 0; k < tj->t.n_actions; k++)
-			if (tj->t.actions[k].as_number &&
-			    tj->t.actions[k].hash == t2.actions[i].hash)
+	/* the actions read as integers, read so again: each where it went
+	 * (the same action text may be a string elsewhere: a count in
+	 * both branches of an if/else), a copy as its original, of the
+	 * same text and quoted alike (a quoted label is a string) */
+	for (size_t i = 0, j = 0; i < t2.n_actions; i++) {
+		const struct tpl_action *copy = &t2.actions[i];
+
+		while (j < tj->t.n_actions && moved[j] < copy->start)
+			j++;
+		if (j < tj->t.n_actions && moved[j] == copy->start) {
+			t2.actions[i].as_number = tj->t.actions[j].as_number;
+			continue;
+		}
+		for (size_t c = 0; c < tj->t.n_actions; c++) {
+			const struct tpl_action *a = &tj->t.actions[c];
+
+			if (a->as_number && a->hash == copy->hash &&
+			    (a->mask_start < a->start) ==
+			    (copy->mask_start < copy->start))
 				t2.actions[i].as_number = 1;
+		}
+	}
 	if (t2.n_chains != tj->t.n_chains ||
 	    t2.n_variants != tj->n_variants) {
 		snprintf(why, why_len,
@@ -2206,6 +2537,7 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 	for (size_t v = 0; v < tj->n_variants; v++) {
 		struct tvariant *var = &tj->variants[v];
 		json_t **docs;
+		size_t at = var->n_docs;
 		int bad = 0;
 
 		if (var->skipped)
@@ -2225,15 +2557,17 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 
 				if (!td->cand[i].held &&
 				    apply_ops(docs[d], &td->cand[i].op,
-					      &null_after, 1))
+					      &null_after, 1)) {
 					bad = 1;
+					at = d;
+				}
 			}
 			if (!bad && docs[d] && embed_as_read(tj, docs[d]))
 				bad = -1;
 		}
 		if (!bad)
 			bad = read_back(tj, &t2, v, out->len - mark, docs,
-					var->n_docs);
+					var->n_docs, &at);
 		for (size_t d = 0; d < var->n_docs; d++)
 			json_decref(docs[d]);
 		free(docs);
@@ -2246,6 +2580,8 @@ static int write_result(struct tjob *tj, struct buf *out, char *why,
 			snprintf(why, why_len,
 				 "the edited template does not read back as the result%s",
 				 variant_note(tj, v, note, sizeof(note)));
+			if (at < var->n_docs)
+				*bad_doc = &var->docs[at];
 			rc = 1;
 			goto out_scanned;
 		}
@@ -2260,6 +2596,7 @@ out_undo:
 			out->data[mark] = '\0';
 	}
 out_free:
+	free(moved);
 	free(all);
 	return rc;
 }
@@ -2310,6 +2647,50 @@ static void tjob_free(struct tjob *tj)
 	tpl_free(&tj->t);
 }
 
+/* 1 when an error is found: the file then stays as it is. */
+static int has_errors(const struct tjob *tj)
+{
+	for (size_t i = 0; i < tj->n_findings; i++)
+		if (tj->findings[i].severity == SEVERITY_ERROR)
+			return 1;
+	return 0;
+}
+
+/*
+ * Holds every change of the document `bad` (of any variant: the same
+ * text) and reports each at its place, `why` saying why. Returns how
+ * many changes it held, or -1 when out of memory.
+ */
+static int hold_document(struct tjob *tj, const struct tdoc *bad,
+			 const char *why)
+{
+	size_t start = bad->doc.start, end = bad->doc.end;
+	int held = 0;
+
+	for (size_t v = 0; v < tj->n_variants; v++)
+		for (size_t d = 0; d < tj->variants[v].n_docs; d++) {
+			struct tdoc *td = &tj->variants[v].docs[d];
+
+			if (td->doc.start >= end || td->doc.end <= start)
+				continue;
+			for (size_t i = 0; i < td->n_cand; i++) {
+				struct candidate *c = &td->cand[i];
+
+				if (c->held)
+					continue;
+				c->held = 1;
+				c->reason = HOLD_READBACK;
+				c->action = -1;
+				snprintf(c->why, sizeof(c->why), "%s", why);
+				if (report_held(tj, td, c))
+					return -1;
+				held++;
+			}
+			text_edits_clear(&td->edits);
+		}
+	return held;
+}
+
 static int report_all(struct tjob *tj)
 {
 	if (tj->n_findings)
@@ -2344,7 +2725,7 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 	struct tpl_error terr;
 	char why[300];
 	size_t skipped = 0;
-	int rc = -1, settled = 0, members;
+	int rc = -1, settled = 0, members, written = 0, held;
 
 	memset(err, 0, sizeof(*err));
 	job->errors = 0;
@@ -2436,23 +2817,39 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 					text_edits_clear(&td->edits);
 			}
 	}
+	if (out && !has_errors(&tj)) {
+		for (;;) {
+			struct tdoc *bad;
+
+			why[0] = '\0';
+			rc = write_result(&tj, out, why, sizeof(why), &bad);
+			if (rc <= 0 || !bad)
+				break;
+			/* that document's changes are held, with a warning
+			 * at each; the file's other documents are migrated */
+			held = hold_document(&tj, bad, why);
+			if (held < 0)
+				goto out_nomem;
+			if (!held)
+				break;
+		}
+		if (rc < 0)
+			goto out_nomem;
+		written = 1;
+	}
 	if (report_all(&tj))
 		goto out_free;
 	if (!out) {
 		rc = 0;
 		goto out_free;
 	}
-	if (job->errors) {
+	if (!written) {
 		/* the file stays as it is */
 		rc = buf_append(out, text, len) ? -1 : 0;
 		if (rc)
 			goto out_nomem;
 		goto out_free;
 	}
-	why[0] = '\0';
-	rc = write_result(&tj, out, why, sizeof(why));
-	if (rc < 0)
-		goto out_nomem;
 	if (rc) {
 		struct chart_finding cf = {
 			.rule = "syntax", .severity = SEVERITY_ERROR,
