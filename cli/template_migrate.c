@@ -1466,6 +1466,9 @@ static int resources_unseen(struct tjob *tj, const char *masked,
 	return -1;
 }
 
+static void pointer_tail(const char *pointer, int levels, char *out,
+			 size_t size);
+
 /* The findings of `res` on document `td`, as the job wants them. */
 static int collect_findings(struct tjob *tj, const char *masked,
 			    struct tdoc *td, const struct rules_result *res)
@@ -1503,11 +1506,30 @@ static int collect_findings(struct tjob *tj, const char *masked,
 			 * what is found may not hold once rendered */
 			severity = SEVERITY_INFO;
 		}
-		if (a >= 0)
+		if (a >= 0 && f->severity == SEVERITY_ERROR &&
+		    node->kind == SOURCE_SCALAR &&
+		    tj->t.actions[a].place == TPL_PLACE_VALUE &&
+		    tj->t.actions[a].mask_start >= node->start &&
+		    tj->t.actions[a].mask_start < node->end) {
+			/* the value is wholly the action's: what the rule
+			 * found is gpumend's placeholder, not the chart's */
+			const struct tpl_action *act = &tj->t.actions[a];
+			char key[256];
+
+			pointer_tail(f->pointer, 1, key, sizeof(key));
+			snprintf(message, sizeof(message),
+				 "'%.200s' comes from `%.*s`; change it by hand",
+				 key, (int)(act->end - act->start > 600 ? 600 :
+					    act->end - act->start),
+				 tj->text + act->start);
+			line = act->line;
+			column = act->column;
+		} else if (a >= 0) {
 			snprintf(message, sizeof(message),
 				 "%.900s (the template action at %d:%d may settle this: check what it prints)",
 				 f->message, tj->t.actions[a].line,
 				 tj->t.actions[a].column);
+		}
 		if (add_finding(tj, td, line, column,
 				rule_info_get(f->rule)->name, severity, message,
 				f->pointer))
