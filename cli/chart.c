@@ -471,6 +471,141 @@ static int refs_reach(const struct refs *r, const char *pointer)
 }
 
 /* ------------------------------------------------------------------ */
+/* What an action reads of the values                                  */
+
+json_t *chart_values_new(const char *root, const struct config *cfg)
+{
+	struct source_limits limits = cli_limits(cfg);
+	struct source_parser *parser;
+	struct source_error err;
+	struct source_doc doc;
+	struct input in;
+	char path[PATH_MAX];
+	json_t *values = NULL;
+
+	if (!root)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/values.yaml", root);
+	if (input_read(path, limits.max_document_bytes, &in) != 0)
+		return NULL;
+	parser = source_parser_new(in.text, in.len, &limits);
+	if (parser) {
+		source_parser_set_tree(parser, 0);
+		if (source_next_doc(parser, &doc, &err) > 0) {
+			if (json_is_object(doc.json))
+				values = json_incref(doc.json);
+			source_doc_clear(&doc);
+		}
+		source_parser_free(parser);
+	}
+	input_free(&in);
+	return values;
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* The word at p (letters, digits, '_'), its end returned. */
+static const char *word_end(const char *p, const char *end)
+{
+	while (p < end && is_ident(*p))
+		p++;
+	return p;
+}
+
+static int word_is(const char *p, const char *e, const char *word)
+{
+	return (size_t)(e - p) == strlen(word) &&
+	       memcmp(p, word, (size_t)(e - p)) == 0;
+}
+
+/* 1 when `value` counts as set for sprig's `default`. */
+static int value_set(json_t *value)
+{
+	if (!value || json_is_null(value) || json_is_false(value))
+		return 0;
+	if (json_is_string(value))
+		return json_string_length(value) > 0;
+	if (json_is_object(value))
+		return json_object_size(value) > 0;
+	if (json_is_array(value))
+		return json_array_size(value) > 0;
+	if (json_is_integer(value))
+		return json_integer_value(value) != 0;
+	return 1;
+}
+
+json_t *chart_action_value(json_t *values, const char *action, size_t len)
+{
+	const char *p = action, *end = action + len, *e;
+	json_t *value = values;
+
+	if (!values || len < 4 || memcmp(p, "{{", 2) != 0 ||
+	    memcmp(end - 2, "}}", 2) != 0)
+		return NULL;
+	p += 2;
+	end -= 2;
+	if (p < end && *p == '-')
+		p++;
+	if (end > p && end[-1] == '-' && end - 1 > p && end[-2] == ' ')
+		end--;
+	p = skip_blanks(p, end);
+	e = word_end(p, end);
+	if (word_is(p, e, "toYaml"))
+		p = skip_blanks(e, end);
+	if (end - p < 8 || memcmp(p, ".Values.", 8) != 0)
+		return NULL;
+	p += 7;
+	while (p < end && *p == '.') {
+		char key[256];
+
+		e = word_end(p + 1, end);
+		if (e == p + 1 || (size_t)(e - p) > sizeof(key))
+			return NULL;
+		memcpy(key, p + 1, (size_t)(e - p - 1));
+		key[e - p - 1] = '\0';
+		value = json_member(value, key);
+		p = e;
+	}
+	/* the pipeline: only what prints the value as it is */
+	for (p = skip_blanks(p, end); p < end; p = skip_blanks(p, end)) {
+		if (*p != '|')
+			return NULL;
+		p = skip_blanks(p + 1, end);
+		e = word_end(p, end);
+		if (word_is(p, e, "nindent") || word_is(p, e, "indent")) {
+			p = skip_blanks(e, end);
+			while (p < end && *p >= '0' && *p <= '9')
+				p++;
+		} else if (word_is(p, e, "default")) {
+			/* its argument: one word, a value or a string */
+			if (!value_set(value))
+				return NULL;
+			p = skip_blanks(e, end);
+			if (p < end && *p == '"') {
+				for (p++; p < end && *p != '"'; p++)
+					if (*p == '\\')
+						p++;
+				p++;
+			} else {
+				while (p < end && *p != ' ' && *p != '|')
+					p++;
+			}
+		} else if (word_is(p, e, "quote") || word_is(p, e, "squote") ||
+			   word_is(p, e, "toString") || word_is(p, e, "trim")) {
+			p = e;
+		} else {
+			return NULL;
+		}
+	}
+	return value && !json_is_null(value) ? value : NULL;
+}
+
+/* ------------------------------------------------------------------ */
 /* Values files                                                        */
 
 static int report_at(struct chart_job *job, struct source_node *root,
@@ -582,6 +717,48 @@ static int values_keep_read(struct chart_job *job, const struct refs *refs,
 	return dropped;
 }
 
+/*
+ * Drops the findings and operations of the rules that judge a container
+ * by its image (obsolete-gpu-component, gpu-visibility): the templates,
+ * which build the images, judge them there, with these values read into
+ * the actions (template_migrate.c), at the image's own line and under the
+ * container's own name.
+ */
+static void drop_image_rules(struct rules_result *res)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < res->n_findings; i++) {
+		struct finding *f = &res->findings[i];
+
+		if (f->rule == RULE_OBSOLETE_GPU_COMPONENT ||
+		    f->rule == RULE_GPU_VISIBILITY) {
+			if (!f->fixed && f->severity == SEVERITY_ERROR)
+				res->errors--;
+			free(f->pointer);
+			free(f->message);
+			continue;
+		}
+		res->findings[kept++] = *f;
+	}
+	res->n_findings = kept;
+	kept = 0;
+	for (size_t i = 0; i < res->n_ops; i++) {
+		struct patch_op *op = &res->ops[i];
+
+		if (op->rule == RULE_OBSOLETE_GPU_COMPONENT ||
+		    op->rule == RULE_GPU_VISIBILITY) {
+			free(op->path);
+			free(op->from);
+			json_decref(op->value);
+			json_decref(op->undo);
+			continue;
+		}
+		res->ops[kept++] = *op;
+	}
+	res->n_ops = kept;
+}
+
 static int values_run(struct chart_job *job, const char *text, size_t len,
 		      struct buf *out, struct source_error *err)
 {
@@ -631,6 +808,8 @@ static int values_run(struct chart_job *job, const char *text, size_t len,
 					 "internal error at '%.80s': %.120s",
 					 rerr.pointer, rerr.message);
 				failed = 1;
+			} else if (refs.known) {
+				drop_image_rules(&res);
 			}
 		}
 		if (!failed && (res.n_ops || res.n_findings) &&
