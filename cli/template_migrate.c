@@ -1765,12 +1765,12 @@ static json_t *action_value(struct tjob *tj, int a)
 }
 
 /*
- * `image` (the string `json` of `node`, read under valuation `u`) with
+ * `image` (the string of `node`, under any valuation) with
  * each action in it replaced by what the values give it, into `out`:
  * 1 when every action is a value of the values file, else 0.
  */
 static int resolved_image(struct tjob *tj, const struct source_node *node,
-			  const char *image, int u, char *out, size_t size)
+			  const char *image, char *out, size_t size)
 {
 	int found = 0;
 
@@ -1809,12 +1809,11 @@ static int resolved_image(struct tjob *tj, const struct source_node *node,
 		snprintf(at, size - (size_t)(at - out), "%s%s", text, rest);
 		found = 1;
 	}
-	(void)u;
 	return found;
 }
 
 /*
- * Reads into `json` (a document of valuation `u` as the rules are to see
+ * Reads into `json` (a document of any valuation as the rules are to see
  * it; td->json stays as the template reads) what the chart's own values
  * make of the actions that the rules judge a container by: an `image`
  * built from values (`"{{ .Values.image.repository }}:{{ .Values.image.tag
@@ -1826,7 +1825,7 @@ static int resolved_image(struct tjob *tj, const struct source_node *node,
  */
 static int resolve_values(struct tjob *tj, const char *masked,
 			  const struct tdoc *td,
-			  const struct source_node *node, json_t *json, int u,
+			  const struct source_node *node, json_t *json,
 			  int depth)
 {
 	if (!node || !json || node->alias || depth > 64)
@@ -1842,7 +1841,7 @@ static int resolve_values(struct tjob *tj, const char *masked,
 			char image[1024];
 
 			if (resolved_image(tj, c->node, json_string_value(child),
-					   u, image, sizeof(image)) &&
+					   image, sizeof(image)) &&
 			    json_object_set_new(json, "image", json_string(image)))
 				return -1;
 			continue;
@@ -1865,8 +1864,7 @@ static int resolve_values(struct tjob *tj, const char *masked,
 				return -1;
 			continue;
 		}
-		if (resolve_values(tj, masked, td, c->node, child, u,
-				   depth + 1))
+		if (resolve_values(tj, masked, td, c->node, child, depth + 1))
 			return -1;
 	}
 	return 0;
@@ -1996,26 +1994,22 @@ static int read_variant(struct tjob *tj, size_t v, struct source_error *err)
 			goto out_nomem;
 		}
 		for (int u = 0; u < valuations; u++) {
+			json_t *json = u ? docs[u].json : docs[0].json;
+			int nomem;
+
 			rules_result_init(&res[u]);
-			if (tj->values &&
-			    resolve_values(tj, masked[0], td, td->tree,
-					   u ? docs[u].json : docs[0].json,
-					   u + 1, 0)) {
+			nomem = tj->values &&
+				resolve_values(tj, masked[0], td, td->tree,
+					       json, 0);
+			if (nomem || run_rules(tj->job->cfg, lint, json,
+					       &res[u], err, td->doc.line)) {
 				for (int k = 0; k <= u; k++)
 					rules_result_clear(&res[k]);
 				json_decref(docs[0].json);
 				for (int k = 1; k < valuations; k++)
 					source_doc_clear(&docs[k]);
-				goto out_nomem;
-			}
-			if (run_rules(tj->job->cfg, lint,
-				      u ? docs[u].json : docs[0].json,
-				      &res[u], err, td->doc.line)) {
-				for (int k = 0; k <= u; k++)
-					rules_result_clear(&res[k]);
-				json_decref(docs[0].json);
-				for (int k = 1; k < valuations; k++)
-					source_doc_clear(&docs[k]);
+				if (nomem)
+					goto out_nomem;
 				goto out_free;
 			}
 		}
