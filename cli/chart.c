@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,7 @@ struct refs {
 	struct texts {
 		char **text;
 		size_t *len;
+		char **name;       /* under templates/ */
 		size_t n, cap;
 	} texts;
 	char name[256];            /* refs_container_name()'s answer */
@@ -264,8 +266,8 @@ static int refs_add_file(void *arg, const char *path, const char *text,
 {
 	struct refs *r = arg;
 	struct texts *t = &r->texts;
+	const char *under = strstr(path, "/templates/");
 
-	(void)path;
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		char **grown = realloc(t->text, cap * sizeof(*grown));
@@ -274,13 +276,20 @@ static int refs_add_file(void *arg, const char *path, const char *text,
 		if (!grown)
 			return -1;
 		t->text = grown;
+		if (!(grown = realloc(t->name, cap * sizeof(*grown))))
+			return -1;
+		t->name = grown;
 		if (!(lens = realloc(t->len, cap * sizeof(*lens))))
 			return -1;
 		t->len = lens;
 		t->cap = cap;
 	}
-	if (!(t->text[t->n] = malloc(len + 1)))
+	if (!(t->name[t->n] = strdup(under ? under + 11 : path)))
 		return -1;
+	if (!(t->text[t->n] = malloc(len + 1))) {
+		free(t->name[t->n]);
+		return -1;
+	}
 	memcpy(t->text[t->n], text, len);
 	t->text[t->n][len] = '\0';
 	t->len[t->n++] = len;
@@ -428,9 +437,12 @@ static void refs_free(struct refs *r)
 	for (size_t i = 0; i < r->n; i++)
 		free(r->paths[i]);
 	free(r->paths);
-	for (size_t i = 0; i < r->texts.n; i++)
+	for (size_t i = 0; i < r->texts.n; i++) {
 		free(r->texts.text[i]);
+		free(r->texts.name[i]);
+	}
 	free(r->texts.text);
+	free(r->texts.name);
 	free(r->texts.len);
 	memset(r, 0, sizeof(*r));
 }
@@ -468,6 +480,280 @@ static int refs_reach(const struct refs *r, const char *pointer)
 			return 1;
 	}
 	return 0;
+}
+
+/* Every template, as refs_readers() answers it. */
+#define READERS_ALL (~(uint64_t)0)
+
+/*
+ * Which templates read member `key` of the values mapping at `site` (a
+ * JSON Pointer): bit i for the template texts[i], set when it names
+ * `.Values.SITE.KEY` or the mapping whole (`.Values.SITE`, as `with`
+ * and `toYaml` do). READERS_ALL when that cannot be told (a site in a
+ * list, which `range` reads; more than 64 templates).
+ */
+static uint64_t refs_readers(const struct refs *r, const char *site,
+			     const char *key)
+{
+	char needle[600], token[256];
+	const char *p = site;
+	size_t n = (size_t)snprintf(needle, sizeof(needle), ".Values");
+	uint64_t readers = 0;
+
+	if (r->texts.n > 64)
+		return READERS_ALL;
+	while (*p) {
+		char *end;
+
+		if (json_pointer_next(&p, token, sizeof(token)) ||
+		    n + strlen(token) + 2 >= sizeof(needle))
+			return READERS_ALL;
+		strtoul(token, &end, 10);
+		if (*token && !*end)
+			return READERS_ALL;
+		n += (size_t)snprintf(needle + n, sizeof(needle) - n, ".%s",
+				      token);
+	}
+	for (size_t i = 0; i < r->texts.n; i++) {
+		const char *hit = r->texts.text[i];
+
+		while ((hit = strstr(hit, needle)) != NULL) {
+			const char *k = hit += n;
+
+			if (is_ident(*k))
+				continue; /* .Values.siteFoo */
+			if (*k != '.') {
+				readers |= (uint64_t)1 << i;
+				break;
+			}
+			k++;
+			if (strncmp(k, key, strlen(key)) == 0 &&
+			    !is_ident(k[strlen(key)])) {
+				readers |= (uint64_t)1 << i;
+				break;
+			}
+		}
+	}
+	return readers;
+}
+
+/* The names of the templates in `readers`, comma-separated, in `out`. */
+static void readers_names(const struct refs *r, uint64_t readers, char *out,
+			  size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < r->texts.n && i < 64 && n < size; i++)
+		if (readers >> i & 1)
+			n += (size_t)snprintf(out + n, size - n, "%s'%s'",
+					      n ? ", " : "", r->texts.name[i]);
+}
+
+static const char *const site_keys[] = {
+	/* the members that make a mapping a pod of its own (rules/values.c),
+	 * the container's requests first: they tell the pod best */
+	"resources", "nodeSelector", "podAnnotations", "podLabels",
+	"schedulerName", "tolerations", "affinity",
+	/* read beside them */
+	"env", "args", "command", "volumeMounts", "volumes", "image",
+};
+#define SITE_MARKERS 7
+
+/*
+ * For the change `op` of the values `orig`: 1 when the member it edits
+ * is read by other templates than the pod's own (those that read the
+ * site's `resources`, or else its first member among site_keys), with
+ * why in `why`; else 0. The affinity of a GPU worker written into a key
+ * that only a CPU frontend reads would pin the frontend and miss the
+ * worker.
+ */
+static int read_elsewhere(const struct refs *r, json_t *orig,
+			  const struct patch_op *op, char *why, size_t size)
+{
+	char site[512] = "", token[256], member[256] = "";
+	const char *p = op->path;
+	json_t *map = orig;
+	size_t n = 0;
+	uint64_t pod = 0, readers;
+
+	if (!r->known || r->all)
+		return 0;
+	while (*p && !member[0]) {
+		int marker = 0;
+
+		if (json_pointer_next(&p, token, sizeof(token)))
+			return 0;
+		for (size_t i = 0; json_is_object(map) && i < SITE_MARKERS; i++)
+			marker |= json_member(map, site_keys[i]) != NULL;
+		for (size_t i = 0; marker && i < sizeof(site_keys) /
+						 sizeof(site_keys[0]); i++)
+			if (strcmp(token, site_keys[i]) == 0)
+				snprintf(member, sizeof(member), "%s", token);
+		if (member[0])
+			break;
+		map = json_is_object(map) ? json_member(map, token) :
+		      json_array_get(map, strtoul(token, NULL, 10));
+		n += (size_t)snprintf(site + n, n < sizeof(site) ?
+				      sizeof(site) - n : 0, "/%s", token);
+		if (n >= sizeof(site) || !map)
+			return 0;
+	}
+	if (!member[0])
+		return 0;
+	for (size_t i = 0; i < SITE_MARKERS && !pod; i++)
+		if (json_member(map, site_keys[i]))
+			pod = refs_readers(r, site, site_keys[i]);
+	readers = refs_readers(r, site, member);
+	if (!pod || pod == READERS_ALL || readers == READERS_ALL ||
+	    !readers || readers == pod)
+		return 0;
+	if (why) {
+		char those[256], ours[256];
+
+		readers_names(r, readers, those, sizeof(those));
+		readers_names(r, pod, ours, sizeof(ours));
+		snprintf(why, size,
+			 "'%.100s' is read by %.200s, not by the pod's own template%s %.200s",
+			 member, those, (pod & (pod - 1)) ? "s" : "",
+			 pod ? ours : "(none)");
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* What an action reads of the values                                  */
+
+json_t *chart_values_new(const char *root, const struct config *cfg)
+{
+	struct source_limits limits = cli_limits(cfg);
+	struct source_parser *parser;
+	struct source_error err;
+	struct source_doc doc;
+	struct input in;
+	char path[PATH_MAX];
+	json_t *values = NULL;
+
+	if (!root)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/values.yaml", root);
+	if (input_read(path, limits.max_document_bytes, &in) != 0)
+		return NULL;
+	parser = source_parser_new(in.text, in.len, &limits);
+	if (parser) {
+		source_parser_set_tree(parser, 0);
+		if (source_next_doc(parser, &doc, &err) > 0) {
+			if (json_is_object(doc.json))
+				values = json_incref(doc.json);
+			source_doc_clear(&doc);
+		}
+		source_parser_free(parser);
+	}
+	input_free(&in);
+	return values;
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* The word at p (letters, digits, '_'), its end returned. */
+static const char *word_end(const char *p, const char *end)
+{
+	while (p < end && is_ident(*p))
+		p++;
+	return p;
+}
+
+static int word_is(const char *p, const char *e, const char *word)
+{
+	return (size_t)(e - p) == strlen(word) &&
+	       memcmp(p, word, (size_t)(e - p)) == 0;
+}
+
+/* 1 when `value` counts as set for sprig's `default`. */
+static int value_set(json_t *value)
+{
+	if (!value || json_is_null(value) || json_is_false(value))
+		return 0;
+	if (json_is_string(value))
+		return json_string_length(value) > 0;
+	if (json_is_object(value))
+		return json_object_size(value) > 0;
+	if (json_is_array(value))
+		return json_array_size(value) > 0;
+	if (json_is_integer(value))
+		return json_integer_value(value) != 0;
+	return 1;
+}
+
+json_t *chart_action_value(json_t *values, const char *action, size_t len)
+{
+	const char *p = action, *end = action + len, *e;
+	json_t *value = values;
+
+	if (!values || len < 4 || memcmp(p, "{{", 2) != 0 ||
+	    memcmp(end - 2, "}}", 2) != 0)
+		return NULL;
+	p += 2;
+	end -= 2;
+	if (p < end && *p == '-')
+		p++;
+	if (end > p && end[-1] == '-' && end - 1 > p && end[-2] == ' ')
+		end--;
+	p = skip_blanks(p, end);
+	e = word_end(p, end);
+	if (word_is(p, e, "toYaml"))
+		p = skip_blanks(e, end);
+	if (end - p < 8 || memcmp(p, ".Values.", 8) != 0)
+		return NULL;
+	p += 7;
+	while (p < end && *p == '.') {
+		char key[256];
+
+		e = word_end(p + 1, end);
+		if (e == p + 1 || (size_t)(e - p) > sizeof(key))
+			return NULL;
+		memcpy(key, p + 1, (size_t)(e - p - 1));
+		key[e - p - 1] = '\0';
+		value = json_member(value, key);
+		p = e;
+	}
+	/* the pipeline: only what prints the value as it is */
+	for (p = skip_blanks(p, end); p < end; p = skip_blanks(p, end)) {
+		if (*p != '|')
+			return NULL;
+		p = skip_blanks(p + 1, end);
+		e = word_end(p, end);
+		if (word_is(p, e, "nindent") || word_is(p, e, "indent")) {
+			p = skip_blanks(e, end);
+			while (p < end && *p >= '0' && *p <= '9')
+				p++;
+		} else if (word_is(p, e, "default")) {
+			/* its argument: one word, a value or a string */
+			if (!value_set(value))
+				return NULL;
+			p = skip_blanks(e, end);
+			if (p < end && *p == '"') {
+				for (p++; p < end && *p != '"'; p++)
+					if (*p == '\\')
+						p++;
+				p++;
+			} else {
+				while (p < end && *p != ' ' && *p != '|')
+					p++;
+			}
+		} else if (word_is(p, e, "quote") || word_is(p, e, "squote") ||
+			   word_is(p, e, "toString") || word_is(p, e, "trim")) {
+			p = e;
+		} else {
+			return NULL;
+		}
+	}
+	return value && !json_is_null(value) ? value : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -530,12 +816,12 @@ static int values_keep_read(struct chart_job *job, const struct refs *refs,
 			json_decref(migrated);
 			return -1;
 		}
-		if (unread)
+		if (unread || read_elsewhere(refs, orig, &res->ops[i], NULL, 0))
 			banned |= 1u << res->ops[i].rule;
 	}
 	for (size_t i = 0; i < res->n_ops; i++) {
 		struct patch_op *op = &res->ops[i];
-		char message[600], where[300];
+		char message[1000], where[300], elsewhere[600];
 		struct finding f = { .rule = op->rule,
 				     .severity = SEVERITY_WARNING,
 				     .pointer = op->path };
@@ -558,7 +844,12 @@ static int values_keep_read(struct chart_job *job, const struct refs *refs,
 						      n < sizeof(where) ? sizeof(where) - n : 0,
 						      "%s%s", n ? "." : "", token);
 		}
-		if (unread)
+		if (read_elsewhere(refs, orig, op, elsewhere,
+				   sizeof(elsewhere)))
+			snprintf(message, sizeof(message),
+				 "not changed in the values: '%.200s': %.500s; change the chart's templates (the rule's other changes here are left as well)",
+				 where, elsewhere);
+		else if (unread)
 			snprintf(message, sizeof(message),
 				 "not changed in the values: adding '%.200s' would not reach the pod, as no template of the chart reads '.Values.%.200s'; change the chart's templates (the rule's other changes here are left as well)",
 				 where, where);
@@ -567,7 +858,8 @@ static int values_keep_read(struct chart_job *job, const struct refs *refs,
 				 "not changed in the values: '%.200s' depends on a change that is not made",
 				 where);
 		f.message = message;
-		if ((unread || !(banned >> op->rule & 1)) &&
+		if ((unread || !(banned >> op->rule & 1) ||
+		     read_elsewhere(refs, orig, op, NULL, 0)) &&
 		    report_at(job, root, &f, NULL)) {
 			json_decref(migrated);
 			return -1;
@@ -580,6 +872,48 @@ static int values_keep_read(struct chart_job *job, const struct refs *refs,
 	res->n_ops = kept;
 	*migrated_new = migrated;
 	return dropped;
+}
+
+/*
+ * Drops the findings and operations of the rules that judge a container
+ * by its image (obsolete-gpu-component, gpu-visibility): the templates,
+ * which build the images, judge them there, with these values read into
+ * the actions (template_migrate.c), at the image's own line and under the
+ * container's own name.
+ */
+static void drop_image_rules(struct rules_result *res)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < res->n_findings; i++) {
+		struct finding *f = &res->findings[i];
+
+		if (f->rule == RULE_OBSOLETE_GPU_COMPONENT ||
+		    f->rule == RULE_GPU_VISIBILITY) {
+			if (!f->fixed && f->severity == SEVERITY_ERROR)
+				res->errors--;
+			free(f->pointer);
+			free(f->message);
+			continue;
+		}
+		res->findings[kept++] = *f;
+	}
+	res->n_findings = kept;
+	kept = 0;
+	for (size_t i = 0; i < res->n_ops; i++) {
+		struct patch_op *op = &res->ops[i];
+
+		if (op->rule == RULE_OBSOLETE_GPU_COMPONENT ||
+		    op->rule == RULE_GPU_VISIBILITY) {
+			free(op->path);
+			free(op->from);
+			json_decref(op->value);
+			json_decref(op->undo);
+			continue;
+		}
+		res->ops[kept++] = *op;
+	}
+	res->n_ops = kept;
 }
 
 static int values_run(struct chart_job *job, const char *text, size_t len,
@@ -631,6 +965,8 @@ static int values_run(struct chart_job *job, const char *text, size_t len,
 					 "internal error at '%.80s': %.120s",
 					 rerr.pointer, rerr.message);
 				failed = 1;
+			} else if (refs.known) {
+				drop_image_rules(&res);
 			}
 		}
 		if (!failed && (res.n_ops || res.n_findings) &&

@@ -65,10 +65,12 @@ enum hold_reason {
 			    * release */
 	HOLD_READBACK,     /* its document, edited, does not read back as
 			    * the rules' result */
-	HOLD_TOGETHER      /* another change of its rule is held: a rule's
+	HOLD_TOGETHER,     /* another change of its rule is held: a rule's
 			    * changes to a document are made together or
 			    * not at all, so that what stays legacy stays
 			    * visible (to lint, to rendering then migrating) */
+	HOLD_SPLIT         /* it would land between a key and the whole-line
+			    * action that fills it in */
 };
 
 struct candidate {
@@ -128,6 +130,7 @@ struct tjob {
 	struct tfinding *findings;
 	size_t n_findings, cap_findings;
 	struct defines *defines;   /* of the chart's templates */
+	json_t *values;            /* the chart's values.yaml, or NULL */
 	int members;               /* includes are read as members */
 	int reread;                /* an action is read as an integer now */
 	int syntax;                /* the last reading failed as YAML */
@@ -1167,6 +1170,26 @@ static int check_edits(struct tjob *tj, const char *masked, struct tdoc *td,
 			p = past_conditionals(tj, p, strspn(e->text, " "));
 		}
 		e->start = e->end = p;
+		/* nor between a member of its own and the lines an action
+		 * fills it with (`resources:` then `{{- toYaml ... }}`) */
+		for (size_t x = 0; x < t->n_actions; x++) {
+			const struct tpl_action *act = &t->actions[x];
+			const struct source_node *owner;
+			size_t key = p;
+
+			if (act->place != TPL_PLACE_LINE ||
+			    act->kind != TPL_OUTPUT || act->mask_start < p ||
+			    act->mask_start >= td->doc.end)
+				continue;
+			owner = line_owner(masked, root, act->mask_start,
+					   td->doc.end);
+			if (owner == root || within(owner, node) ||
+			    !holder_of(masked, root, owner, &key) || key >= p)
+				continue;
+			h->reason = HOLD_SPLIT;
+			h->action = (int)x;
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -1671,6 +1694,10 @@ static int resources_unseen(struct tjob *tj, const char *masked,
 	return -1;
 }
 
+static void pointer_tail(const char *pointer, int levels, char *out,
+			 size_t size);
+static json_t *action_value(struct tjob *tj, int a);
+
 /* The findings of `res` on document `td`, as the job wants them. */
 static int collect_findings(struct tjob *tj, const char *masked,
 			    struct tdoc *td, const struct rules_result *res)
@@ -1705,14 +1732,37 @@ static int collect_findings(struct tjob *tj, const char *masked,
 		} else if (severity != SEVERITY_ERROR &&
 			   (a = resources_unseen(tj, masked, td, f->pointer)) >= 0) {
 			/* about a container whose requests an action prints:
-			 * what is found may not hold once rendered */
-			severity = SEVERITY_INFO;
+			 * what is found may not hold once rendered, unless
+			 * the chart's values say what it prints */
+			if (action_value(tj, a))
+				a = -1;
+			else
+				severity = SEVERITY_INFO;
 		}
-		if (a >= 0)
+		if (a >= 0 && f->severity == SEVERITY_ERROR &&
+		    node->kind == SOURCE_SCALAR &&
+		    tj->t.actions[a].place == TPL_PLACE_VALUE &&
+		    tj->t.actions[a].mask_start >= node->start &&
+		    tj->t.actions[a].mask_start < node->end) {
+			/* the value is wholly the action's: what the rule
+			 * found is gpumend's placeholder, not the chart's */
+			const struct tpl_action *act = &tj->t.actions[a];
+			char key[256];
+
+			pointer_tail(f->pointer, 1, key, sizeof(key));
+			snprintf(message, sizeof(message),
+				 "'%.200s' comes from `%.*s`; change it by hand",
+				 key, (int)(act->end - act->start > 600 ? 600 :
+					    act->end - act->start),
+				 tj->text + act->start);
+			line = act->line;
+			column = act->column;
+		} else if (a >= 0) {
 			snprintf(message, sizeof(message),
 				 "%.900s (the template action at %d:%d may settle this: check what it prints)",
 				 f->message, tj->t.actions[a].line,
 				 tj->t.actions[a].column);
+		}
 		if (add_finding(tj, td, line, column,
 				rule_info_get(f->rule)->name, severity, message,
 				f->pointer))
@@ -1995,6 +2045,148 @@ static int steady_selectors(struct tjob *tj, struct tdoc *td)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* What the chart's own values make of the actions                     */
+
+/* The value action `a` reads from the chart's values.yaml, or NULL. */
+static json_t *action_value(struct tjob *tj, int a)
+{
+	const struct tpl_action *act = &tj->t.actions[a];
+
+	return chart_action_value(tj->values, tj->text + act->start,
+				  act->end - act->start);
+}
+
+/*
+ * `image` (the string of `node`, under any valuation) with
+ * each action in it replaced by what the values give it, into `out`:
+ * 1 when every action is a value of the values file, else 0.
+ */
+static int resolved_image(struct tjob *tj, const struct source_node *node,
+			  const char *image, char *out, size_t size)
+{
+	int found = 0;
+
+	snprintf(out, size, "%s", image);
+	for (size_t a = 0; a < tj->t.n_actions; a++) {
+		const struct tpl_action *act = &tj->t.actions[a];
+		json_t *value;
+		char text[512], ph[4096], rest[1024];
+		char *at;
+		size_t k;
+
+		if (act->place == TPL_PLACE_LINE || act->mask_start < node->start ||
+		    act->mask_start >= node->end)
+			continue;
+		if (act->kind != TPL_OUTPUT)
+			continue;
+		value = action_value(tj, (int)a);
+		if (json_is_string(value))
+			snprintf(text, sizeof(text), "%s", json_string_value(value));
+		else if (json_is_integer(value))
+			snprintf(text, sizeof(text), "%lld",
+				 (long long)json_integer_value(value));
+		else
+			return 0;
+		if (act->place == TPL_PLACE_VALUE) {
+			snprintf(out, size, "%s", text);
+			return 1;
+		}
+		k = tpl_inner_placeholder(&tj->t, a, ph, sizeof(ph) - 1);
+		if (!k)
+			return 0;
+		ph[k] = '\0';
+		if (!(at = strstr(out, ph)))
+			return 0;
+		snprintf(rest, sizeof(rest), "%s", at + k);
+		snprintf(at, size - (size_t)(at - out), "%s%s", text, rest);
+		found = 1;
+	}
+	return found;
+}
+
+/*
+ * Reads into `json` (a document of any valuation as the rules are to see
+ * it; td->json stays as the template reads) what the chart's own values
+ * make of the actions that the rules judge a container by: an `image`
+ * built from values (`"{{ .Values.image.repository }}:{{ .Values.image.tag
+ * }}"`) is the image they give, so that obsolete components and GPU
+ * images are told from others; `resources` that an action prints from
+ * values that request a GPU read as one GPU of the target resource, so
+ * that no rule takes the container for one that requests none (what the
+ * values request is theirs to migrate, in the values file).
+ */
+static int resolve_values(struct tjob *tj, const char *masked,
+			  const struct tdoc *td,
+			  const struct source_node *node, json_t *json,
+			  int depth)
+{
+	if (!node || !json || node->alias || depth > 64)
+		return 0;
+	for (size_t i = 0; i < node->n_children; i++) {
+		const struct source_child *c = &node->children[i];
+		json_t *child = node->kind == SOURCE_MAPPING ?
+			json_member(json, c->key) : json_array_get(json, i);
+
+		if (node->kind == SOURCE_MAPPING && json_is_object(json) &&
+		    strcmp(c->key, "image") == 0 && json_is_string(child) &&
+		    c->node->kind == SOURCE_SCALAR) {
+			char image[1024];
+
+			if (resolved_image(tj, c->node, json_string_value(child),
+					   image, sizeof(image)) &&
+			    json_object_set_new(json, "image", json_string(image)))
+				return -1;
+			continue;
+		}
+		if (node->kind == SOURCE_MAPPING && json_is_object(json) &&
+		    strcmp(c->key, "resources") == 0 &&
+		    c->node->kind == SOURCE_SCALAR) {
+			int a = filled_by(tj, masked, &td->doc, td->tree,
+					  c->node, 0);
+			json_t *value;
+
+			if (a < 0)
+				a = inline_action_in(tj, c->node);
+			value = a >= 0 ? action_value(tj, a) : NULL;
+			if (value && rules_resources_request_gpu(tj->job->cfg,
+								 value) &&
+			    json_object_set_new(json, "resources", json_pack(
+					"{s:{s:i}}", "limits",
+					tj->job->cfg->gpu_resource, 1)))
+				return -1;
+			continue;
+		}
+		if (resolve_values(tj, masked, td, c->node, child, depth + 1))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Holds the gpu-visibility changes of containers whose `resources` an
+ * action prints that the chart's values do not settle: "void" would hide
+ * the GPUs of a container that may well request them.
+ */
+static int hold_unseen_requests(struct tjob *tj, const char *masked,
+				struct tdoc *td)
+{
+	for (size_t i = 0; i < td->n_cand; i++) {
+		struct candidate *c = &td->cand[i];
+		int a;
+
+		if (c->held || c->op.rule != RULE_GPU_VISIBILITY)
+			continue;
+		a = resources_unseen(tj, masked, td, c->op.path);
+		if (a < 0 || action_value(tj, a))
+			continue;
+		c->held = 1;
+		c->reason = HOLD_VALUE;
+		c->action = a;
+	}
+	return 0;
+}
+
 static int run_rules(const struct config *cfg, int report_only, json_t *json,
 		     struct rules_result *res, struct source_error *err,
 		     int line)
@@ -2095,15 +2287,22 @@ static int read_variant(struct tjob *tj, size_t v, struct source_error *err)
 			goto out_nomem;
 		}
 		for (int u = 0; u < valuations; u++) {
+			json_t *json = u ? docs[u].json : docs[0].json;
+			int nomem;
+
 			rules_result_init(&res[u]);
-			if (run_rules(tj->job->cfg, lint,
-				      u ? docs[u].json : docs[0].json,
-				      &res[u], err, td->doc.line)) {
+			nomem = tj->values &&
+				resolve_values(tj, masked[0], td, td->tree,
+					       json, 0);
+			if (nomem || run_rules(tj->job->cfg, lint, json,
+					       &res[u], err, td->doc.line)) {
 				for (int k = 0; k <= u; k++)
 					rules_result_clear(&res[k]);
 				json_decref(docs[0].json);
 				for (int k = 1; k < valuations; k++)
 					source_doc_clear(&docs[k]);
+				if (nomem)
+					goto out_nomem;
 				goto out_free;
 			}
 		}
@@ -2113,6 +2312,8 @@ static int read_variant(struct tjob *tj, size_t v, struct source_error *err)
 						&res[2]);
 		if (!rc && !lint)
 			rc = steady_selectors(tj, td);
+		if (!rc && !lint)
+			rc = hold_unseen_requests(tj, masked[0], td);
 		for (int u = 0; u < valuations; u++)
 			rules_result_clear(&res[u]);
 		json_decref(docs[0].json);
@@ -2236,6 +2437,9 @@ static const struct {
 	[HOLD_TOGETHER] = {
 		"it goes with a change of the same rule that cannot be made here (%d:%d)",
 		"it goes with a change of the same rule that cannot be made here" },
+	[HOLD_SPLIT] = {
+		"it would land between a key and the template action at %d:%d that fills it in",
+		"it would land between a key and the template action that fills it in" },
 };
 
 static int report_held(struct tjob *tj, struct tdoc *td,
@@ -2752,6 +2956,7 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 	     defines_add_file(&defines, NULL, text, len)) != 0)
 		goto out_nomem;
 	tj.defines = &defines;
+	tj.values = chart_values_new(job->root, job->cfg);
 	members = tj.members = tpl_mark_members(&tj.t, define_known, &defines);
 	tj.n_variants = tj.t.n_variants;
 	tj.variants = calloc(tj.n_variants, sizeof(*tj.variants));
@@ -2869,6 +3074,7 @@ out_nomem:
 	rc = -1;
 	snprintf(err->message, sizeof(err->message), "out of memory");
 out_free:
+	json_decref(tj.values);
 	tjob_free(&tj);
 	defines_free(&defines);
 	if (json_arena_active())

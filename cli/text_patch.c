@@ -411,6 +411,53 @@ static int only_blanks(struct patcher *pt, size_t from, size_t to)
 	return 1;
 }
 
+/* Past the run of blank lines that starts at the line start `ls`. */
+static size_t blank_lines_from(struct patcher *pt, size_t ls)
+{
+	for (;;) {
+		size_t i = ls;
+
+		while (i < pt->doc->end && (pt->text[i] == ' ' ||
+					    pt->text[i] == '\t'))
+			i++;
+		if (i >= pt->doc->end ||
+		    (pt->text[i] != '\n' && pt->text[i] != '\r'))
+			return ls;
+		if (pt->text[i] == '\r' && i + 1 < pt->doc->end &&
+		    pt->text[i + 1] == '\n')
+			i++;
+		ls = i + 1;
+	}
+}
+
+/* 1 when the line above the line start `ls` is blank, or there is none. */
+static int blank_above(struct patcher *pt, size_t ls)
+{
+	size_t prev;
+
+	if (ls <= pt->doc->start)
+		return 1;
+	prev = ls - 1;
+	if (prev > pt->doc->start && pt->text[prev] == '\n' &&
+	    pt->text[prev - 1] == '\r')
+		prev--;
+	return only_blanks(pt, line_start(pt, prev), prev);
+}
+
+/* The start of the run of blank lines right above the line start `ls`. */
+static size_t blank_lines_above(struct patcher *pt, size_t ls)
+{
+	while (ls > pt->doc->start && blank_above(pt, ls)) {
+		size_t prev = ls - 1;
+
+		if (prev > pt->doc->start && pt->text[prev] == '\n' &&
+		    pt->text[prev - 1] == '\r')
+			prev--;
+		ls = line_start(pt, prev);
+	}
+	return ls;
+}
+
 /*
  * The start of the comment lines directly above the line at `ls` that are
  * indented like it: they describe what is on that line, and go with it.
@@ -794,6 +841,15 @@ static int gen_removals_block(struct patcher *pt, struct source_node *node)
 		if (only_blanks(pt, line_start(pt, s), s)) {
 			s = comments_above(pt, line_start(pt, s));
 			e = line_end(pt, child_end(node, c));
+			/* a member set apart by blank lines takes those below
+			 * it along: no run of them is left in its place */
+			if (blank_above(pt, s))
+				e = blank_lines_from(pt, e);
+			/* at the end, the blank lines above it, unless the
+			 * member before, removed too, takes them */
+			if (e >= pt->doc->end && s > pt->doc->start &&
+			    (k == 0 || !is_removed(node, orig[k - 1])))
+				s = blank_lines_above(pt, s);
 		} else if (k + 1 < n) {
 			/* first member on a "- " line: up to the next one */
 			e = child_start(pt, node, orig[k + 1]);

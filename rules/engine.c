@@ -1229,6 +1229,15 @@ int container_requests_gpu(const struct config *cfg, json_t *container)
 	return 0;
 }
 
+int rules_resources_request_gpu(const struct config *cfg, json_t *resources)
+{
+	json_t *container = json_pack("{s:O}", "resources", resources);
+	int requests = container && container_requests_gpu(cfg, container);
+
+	json_decref(container);
+	return requests;
+}
+
 int pod_requests_gpu(const struct config *cfg, json_t *spec)
 {
 	for (size_t l = 0; l < 3; l++) {

@@ -708,4 +708,11 @@ int quantity_parse_milli(const char *text, long long *milli);
  */
 char *gpu_name_normalize(const char *name);
 
+/*
+ * 1 when a container with `resources` (a container's `resources` mapping)
+ * requests a GPU, as the rules judge it (a GPU resource of the config,
+ * legacy, shared or modern, asked for in limits or requests); else 0.
+ */
+int rules_resources_request_gpu(const struct config *cfg, json_t *resources);
+
 #endif

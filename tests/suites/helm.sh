@@ -22,6 +22,8 @@
 #                      must show it (the keys in the selectors migrating
 #                      the rendered input adds, in none of the migrated
 #                      chart's), and the two then compare without them
+#   config.yaml        (optional) the config every gpumend run of the case
+#                      takes (-c); its `rules:` mapping comes last
 # For each case: the migrated tree, stderr and exit status; every template
 # action of the input is still in the output, byte for byte and in order
 # (copies of actions aside); migrating again changes nothing; lint's text
@@ -114,15 +116,23 @@ for dir in "$cases"/*/; do
 	cp -R "$dir/input" "$work/input"
 	want_exit=0
 	[ -f "$dir/expected.exit" ] && want_exit=$(cat "$dir/expected.exit")
+	cfg=
+	online="$tmp/online.yaml"
+	if [ -f "$dir/config.yaml" ]; then
+		cfg="-c $dir/config.yaml"
+		online="$work/online.yaml"
+		{ cat "$dir/config.yaml"
+		  printf '  deprecated-workload-api:\n    mode: off\n'; } >"$online"
+	fi
 
-	(cd "$work" && "$GPUMEND" migrate -i input >"$work/out" 2>"$work/err")
+	(cd "$work" && "$GPUMEND" migrate $cfg -i input >"$work/out" 2>"$work/err")
 	got_exit=$?
 	cp -R "$dir/input" "$work/lint-input"
 	(cd "$work" && mv input migrated && mv lint-input input &&
-		"$GPUMEND" lint input >"$work/lint" 2>"$work/lint.err")
+		"$GPUMEND" lint $cfg input >"$work/lint" 2>"$work/lint.err")
 	lint_exit=$?
 	for f in json sarif github; do
-		(cd "$work" && "$GPUMEND" lint --format $f input >"$work/lint.$f" 2>/dev/null)
+		(cd "$work" && "$GPUMEND" lint $cfg --format $f input >"$work/lint.$f" 2>/dev/null)
 	done
 
 	if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
@@ -175,7 +185,7 @@ for dir in "$cases"/*/; do
 
 	# idempotence
 	cp -R "$work/migrated" "$work/again"
-	(cd "$work" && "$GPUMEND" migrate -i again >/dev/null 2>&1)
+	(cd "$work" && "$GPUMEND" migrate $cfg -i again >/dev/null 2>&1)
 	if diff -ru "$work/migrated" "$work/again" >"$work/d"; then
 		pass "$name: migrating again changes nothing"
 	else
@@ -224,8 +234,8 @@ for dir in "$cases"/*/; do
 			sed 's/^/    /' "$work/r.err"
 			continue
 		fi
-		"$GPUMEND" migrate "$work/r.in" >"$work/rm.in" 2>/dev/null
-		"$GPUMEND" migrate "$work/r.out" >"$work/rm.out" 2>/dev/null
+		"$GPUMEND" migrate $cfg "$work/r.in" >"$work/rm.in" 2>/dev/null
+		"$GPUMEND" migrate $cfg "$work/r.out" >"$work/rm.out" 2>/dev/null
 		render json "$work/rm.in" >"$work/j.want" &&
 		render json "$work/rm.out" >"$work/j.got" &&
 		render json "$work/r.out" >"$work/j.rendered" || {
@@ -272,7 +282,7 @@ for dir in "$cases"/*/; do
 		fi
 
 		# the webhook's answer for each rendered object
-		"$GPUMEND" migrate -c "$tmp/online.yaml" "$work/r.in" >"$work/ro.in" 2>/dev/null
+		"$GPUMEND" migrate -c "$online" "$work/r.in" >"$work/ro.in" 2>/dev/null
 		render json "$work/r.in" >"$work/objs"
 		render json "$work/ro.in" >"$work/wants"
 		i=0
@@ -291,7 +301,7 @@ for dir in "$cases"/*/; do
 					userInfo: {username: "test"}, object: $obj, dryRun: false
 				}
 			}' >"$work/req.json"
-			if "$GPUMEND" review "$work/req.json" >"$work/resp.json" 2>"$work/w.err" &&
+			if "$GPUMEND" review $cfg "$work/req.json" >"$work/resp.json" 2>"$work/w.err" &&
 			   patched "$work/obj.json" "$work/resp.json" "$work/got.json" 2>>"$work/w.err"; then
 				jq -S 'if .metadata.annotations then
 					.metadata.annotations |= del(.["gpumend.io/mutations"]) |

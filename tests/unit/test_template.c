@@ -2,12 +2,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_template.c - Helm templates and values: the template masker
- * (cli/template_mask.c), the values view of the engine (rules/values.c)
+ * (cli/template_mask.c), what an action reads of a chart's values
+ * (chart_action_value), the values view of the engine (rules/values.c)
  * and the text patcher's edits (text_patch_edits).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart.h"
 #include "harness.h"
 #include "source.h"
 #include "template_mask.h"
@@ -444,4 +446,44 @@ TEST(text_patch_edits_are_the_edits)
 	source_doc_clear(&doc);
 	source_parser_free(p);
 	config_free(cfg);
+}
+
+TEST(chart_action_value_reads_only_plain_values)
+{
+	json_t *values = read_yaml(
+		"image: {repository: nvidia/cuda, tag: \"12.2\"}\n"
+		"resources: {limits: {nvidia.com/gpu: 1}}\n"
+		"empty: \"\"\n");
+	static const struct {
+		const char *action;
+		const char *want;       /* the value as compact JSON; NULL: none */
+	} cases[] = {
+		{ "{{ .Values.image.repository }}", "\"nvidia/cuda\"" },
+		{ "{{- .Values.image.tag | quote -}}", "\"12.2\"" },
+		{ "{{- toYaml .Values.resources | nindent 12 }}",
+		  "{\"limits\":{\"nvidia.com/gpu\":1}}" },
+		{ "{{ .Values.image.tag | default .Chart.AppVersion }}", "\"12.2\"" },
+		/* what the values do not settle */
+		{ "{{ .Values.empty | default \"x\" }}", NULL },
+		{ "{{ .Values.missing }}", NULL },
+		{ "{{ toYaml . | nindent 6 }}", NULL },
+		{ "{{ .Values.image.tag | upper }}", NULL },
+		{ "{{ include \"x\" . }}", NULL },
+		{ "{{ .Values.image.tag", NULL },
+	};
+
+	CHECK(values != NULL);
+	for (size_t i = 0; values && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *got = chart_action_value(values, cases[i].action,
+						 strlen(cases[i].action));
+		char *text = got ? json_dumps(got, JSON_COMPACT |
+					      JSON_ENCODE_ANY) : NULL;
+
+		if (cases[i].want)
+			CHECK(text && strcmp(text, cases[i].want) == 0);
+		else
+			CHECK(got == NULL);
+		free(text);
+	}
+	json_decref(values);
 }
