@@ -1150,11 +1150,11 @@ static int collect_pod_specs(json_t *node, json_t *holder,
 	if (rules_budget_spend(budget, 1))
 		return -1;
 	if (json_is_object(node)) {
+		if (pod_list_has_shaped(list, node))
+			return 0;
 		if (is_pod_spec(node))
 			return pod_list_add(list, w->text, node, holder,
 					    &pod_form_spec);
-		if (pod_list_has_shaped(list, node))
-			return 0;
 		json_object_foreach(node, key, child) {
 			if (!json_is_object(child) && !json_is_array(child))
 				continue;

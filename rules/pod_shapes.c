@@ -41,6 +41,22 @@ static const struct pod_form argo_template = {
 	1,
 };
 
+/*
+ * A KServe InferenceService component (predictor, transformer,
+ * explainer): a PodSpec inline, whose pod-level fields are its own, and
+ * the predictor's one serving container, `model:` or, before KServe 0.8,
+ * one member per framework. Its annotations and labels are members of
+ * its own, not a metadata mapping: rules that label a pod leave it alone.
+ */
+static const struct pod_form kserve_component = {
+	"KServe component",
+	{ { "initContainers", 0 }, { "containers", 0 }, { "model", 1 },
+	  { "tensorflow", 1 }, { "pytorch", 1 }, { "sklearn", 1 },
+	  { "xgboost", 1 }, { "onnx", 1 }, { "triton", 1 }, { "pmml", 1 },
+	  { "lightgbm", 1 }, { "paddle", 1 }, { "huggingface", 1 } },
+	0,
+};
+
 static const struct pod_shape shapes[] = {
 	{ "", "v1", "pods", "Pod", 0, NULL, { "spec" } },
 	{ "", "v1", "replicationcontrollers", "ReplicationController", 0, NULL,
@@ -99,6 +115,17 @@ static const struct pod_shape shapes[] = {
 	{ "argoproj.io", "*", "clusterworkflowtemplates",
 	  "ClusterWorkflowTemplate", 1, &argo_template,
 	  { "spec.templates.*" } },
+	/* KServe: the components of an InferenceService */
+	{ "serving.kserve.io", "*", "inferenceservices", "InferenceService", 0,
+	  &kserve_component,
+	  { "spec.predictor", "spec.transformer", "spec.explainer" } },
+	/* Knative Serving: a pod template, and a revision's own spec */
+	{ "serving.knative.dev", "*", "services", "Service", 0, NULL,
+	  { "spec.template.spec" } },
+	{ "serving.knative.dev", "*", "configurations", "Configuration", 0,
+	  NULL, { "spec.template.spec" } },
+	{ "serving.knative.dev", "*", "revisions", "Revision", 0, NULL,
+	  { "spec" } },
 };
 
 const struct pod_shape *rules_pod_shapes(size_t *n)
@@ -352,7 +379,8 @@ static void cel_pod_map(struct cel_text *t, const char *base, const char *path,
 			 " ? %s.%.*smetadata : {}", base, parent, path, base,
 			 parent, path, base, parent, path);
 	} else {
-		cel_add(t, "{}");
+		/* dyn(): {} alone would give the map literal a map type */
+		cel_add(t, "dyn({})");
 	}
 	cel_add(t, ", 's': ");
 	cel_at(t, base, path, len);

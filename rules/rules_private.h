@@ -85,7 +85,7 @@ struct container_member {
  */
 struct pod_form {
 	const char *name;                   /* "Argo template", for the docs */
-	struct container_member members[6]; /* up to a NULL path */
+	struct container_member members[14]; /* up to a NULL path */
 	/*
 	 * 0: the pod's metadata is the "metadata" beside a member named
 	 * "spec" (a Pod's, a template's); 1: it is the spec's own "metadata"
