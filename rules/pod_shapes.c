@@ -32,12 +32,16 @@ const struct pod_form pod_form_spec = {
  * `containerSet:`, beside `initContainers` and `sidecars`; the pod-level
  * fields (nodeSelector, affinity, tolerations, volumes, schedulerName,
  * priorityClassName) are the template's own, and so is the pod's
- * `metadata` (annotations, labels).
+ * `metadata` (annotations, labels). The containerSet itself is listed
+ * too: its `volumeMounts` go into each of its containers, so a volume
+ * removed goes from there as well (it has no image or resources for
+ * another rule to read).
  */
 static const struct pod_form argo_template = {
 	"Argo template",
 	{ { "initContainers", 0 }, { "container", 1 }, { "script", 1 },
-	  { "containerSet/containers", 0 }, { "sidecars", 0 } },
+	  { "containerSet", 1 }, { "containerSet/containers", 0 },
+	  { "sidecars", 0 } },
 	1,
 };
 
