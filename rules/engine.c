@@ -1026,75 +1026,76 @@ static int form_has_container(const struct pod_form *form, json_t *spec)
 	return pod_next_container(form, spec, &cur) != NULL;
 }
 
-/*
- * Adds the pod specs of form `form` at `path` (a row's path, "a.b.*.c")
- * below `node`, whose pointer is in `w`: the mappings there that hold a
- * container of that form.
- */
-static int collect_shape_path(json_t *node, json_t *holder, const char *path,
-			      struct walk_path *w, struct pod_list *list,
-			      const struct pod_form *form,
-			      struct rules_budget *budget)
+/* A search of a row's path: where it is, what it finds, and its form. */
+struct shape_walk {
+	struct walk_path *w;
+	struct pod_list *list;
+	const struct pod_form *form;
+	struct rules_budget *budget;
+};
+
+static int collect_shape_path(struct shape_walk *sw, json_t *node,
+			      json_t *holder, const char *path);
+
+/* collect_shape_path() of `child`, the member `token` of `holder` (NULL:
+ * an element of a list), with its token on the pointer meanwhile. */
+static int collect_shape_child(struct shape_walk *sw, json_t *child,
+			       json_t *holder, const char *token,
+			       const char *path)
 {
-	size_t saved = w->len, len;
-	const char *dot;
+	size_t saved = sw->w->len;
 	int rc = 0;
 
-	if (rules_budget_spend(budget, 1))
+	if (walk_push(sw->w, token) == 0)
+		rc = collect_shape_path(sw, child, holder, path);
+	sw->w->len = saved;
+	sw->w->text[saved] = '\0';
+	return rc;
+}
+
+/*
+ * Adds the pod specs of form sw->form at `path` (the rest of a row's
+ * path, "a.b.*.c") below `node`, whose pointer is in sw->w: the mappings
+ * there that hold a container of that form.
+ */
+static int collect_shape_path(struct shape_walk *sw, json_t *node,
+			      json_t *holder, const char *path)
+{
+	const char *dot = strchr(path, '.'), *rest, *key;
+	size_t len = dot ? (size_t)(dot - path) : strlen(path);
+	char token[64];
+	json_t *child;
+	size_t i;
+	int rc = 0;
+
+	if (rules_budget_spend(sw->budget, 1))
 		return -1;
 	if (!*path)
-		return json_is_object(node) && form_has_container(form, node) ?
-		       pod_list_add(list, w->text, node, holder, form) : 0;
-	dot = strchr(path, '.');
-	len = dot ? (size_t)(dot - path) : strlen(path);
+		return json_is_object(node) &&
+		       form_has_container(sw->form, node) ?
+		       pod_list_add(sw->list, sw->w->text, node, holder,
+				    sw->form) : 0;
+	rest = dot ? dot + 1 : path + len;
 	if (len == 1 && *path == '*') {
-		const char *key;
-		json_t *child;
-		size_t i;
-
 		/* the elements of a list, or the values of a mapping */
 		json_array_foreach(node, i, child) {
-			char index[24];
-
-			snprintf(index, sizeof(index), "%zu", i);
-			if (walk_push(w, index) == 0)
-				rc = collect_shape_path(child, NULL,
-							path + len + !!dot, w,
-							list, form, budget);
-			w->len = saved;
-			w->text[saved] = '\0';
-			if (rc)
+			snprintf(token, sizeof(token), "%zu", i);
+			if ((rc = collect_shape_child(sw, child, NULL, token,
+						      rest)))
 				return rc;
 		}
-		json_object_foreach(node, key, child) {
-			if (walk_push(w, key) == 0)
-				rc = collect_shape_path(child, node,
-							path + len + !!dot, w,
-							list, form, budget);
-			w->len = saved;
-			w->text[saved] = '\0';
-			if (rc)
+		json_object_foreach(node, key, child)
+			if ((rc = collect_shape_child(sw, child, node, key,
+						      rest)))
 				return rc;
-		}
 		return 0;
 	}
-	{
-		char member[64];
-		json_t *child;
-
-		if (len >= sizeof(member) || !json_is_object(node))
-			return 0;
-		memcpy(member, path, len);
-		member[len] = '\0';
-		if (!(child = json_object_get(node, member)))
-			return 0;
-		if (walk_push(w, member) == 0)
-			rc = collect_shape_path(child, node, path + len + !!dot,
-						w, list, form, budget);
-		w->len = saved;
-		w->text[saved] = '\0';
-	}
-	return rc;
+	if (len >= sizeof(token) || !json_is_object(node))
+		return 0;
+	memcpy(token, path, len);
+	token[len] = '\0';
+	child = json_object_get(node, token);
+	return child ? collect_shape_child(sw, child, node, token, rest) : 0;
 }
 
 /* The API group of an apiVersion ("" for the core group's "v1"), in
@@ -1125,13 +1126,16 @@ static int collect_shaped_pod_specs(json_t *object, struct walk_path *w,
 	if (api_group(json_string_value(json_member(object, "apiVersion")),
 		      group, sizeof(group)))
 		return 0;
-	while ((shape = pod_shape_next(group, kind, &from)) != NULL)
+	while ((shape = pod_shape_next(group, kind, &from)) != NULL) {
+		struct shape_walk sw = { w, list, shape->form, budget };
+
 		for (size_t i = 0; i < sizeof(shape->paths) /
 				       sizeof(*shape->paths) &&
 				   shape->paths[i]; i++)
-			if (collect_shape_path(object, NULL, shape->paths[i], w,
-					       list, shape->form, budget))
+			if (collect_shape_path(&sw, object, NULL,
+					       shape->paths[i]))
 				return -1;
+	}
 	return 0;
 }
 
