@@ -733,6 +733,7 @@ struct pod_list {
 	struct pod_entry *pods;
 	size_t n, cap;
 	size_t n_shaped;          /* of them, found at a row's paths */
+	json_t **shaped;          /* their specs, sorted by address */
 };
 
 /* The pod specs found in the current object so far (opt_out_forget()
@@ -791,7 +792,6 @@ static int pod_list_add(struct pod_list *list, const char *pointer,
 		strcpy(e->metadata_pointer + plen, "/metadata");
 	}
 	list->n++;
-	list->n_shaped += form != &pod_form_spec;
 	return 0;
 }
 
@@ -802,6 +802,7 @@ static void pod_list_clear(struct pod_list *list)
 		free(list->pods[i].metadata_pointer);
 	}
 	free(list->pods);
+	free(list->shaped);
 	memset(list, 0, sizeof(*list));
 }
 
@@ -1008,14 +1009,40 @@ static int walk_push(struct walk_path *w, const char *token)
 	return 0;
 }
 
+static int address_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(json_t *const *)a;
+	uintptr_t y = (uintptr_t)*(json_t *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sorts the specs of the pod specs of other forms found so far (all of
+ * the list), for pod_list_has_shaped(): an object may hold thousands of
+ * Argo templates, and the search for PodSpecs asks of each of its nodes.
+ * 0, or -1 when out of memory.
+ */
+static int pod_list_sort_shaped(struct pod_list *list)
+{
+	list->n_shaped = list->n;
+	if (!list->n)
+		return 0;
+	if (!(list->shaped = malloc(list->n * sizeof(*list->shaped))))
+		return -1;
+	for (size_t i = 0; i < list->n; i++)
+		list->shaped[i] = list->pods[i].spec;
+	qsort(list->shaped, list->n, sizeof(*list->shaped), address_cmp);
+	return 0;
+}
+
 /* 1 when `node` is a pod spec of another form already found: its
  * containers are found through it, not again as a PodSpec. */
 static int pod_list_has_shaped(const struct pod_list *list, json_t *node)
 {
-	for (size_t i = 0; i < list->n_shaped && i < list->n; i++)
-		if (list->pods[i].spec == node)
-			return 1;
-	return 0;
+	return list->n_shaped &&
+	       bsearch(&node, list->shaped, list->n_shaped,
+		       sizeof(*list->shaped), address_cmp) != NULL;
 }
 
 /* 1 when `spec` holds a container of form `form`. */
@@ -1113,7 +1140,7 @@ static int api_group(const char *api_version, char *out, size_t size)
 }
 
 /* Adds the pod specs of other forms that the rows of the object's kind
- * place in it (rules/pod_shapes.c). */
+ * place in it (rules/pod_shapes.c), to an empty list. */
 static int collect_shaped_pod_specs(json_t *object, struct walk_path *w,
 				    struct pod_list *list,
 				    struct rules_budget *budget)
@@ -1136,7 +1163,7 @@ static int collect_shaped_pod_specs(json_t *object, struct walk_path *w,
 					       shape->paths[i]))
 				return -1;
 	}
-	return 0;
+	return pod_list_sort_shaped(list);
 }
 
 static int collect_pod_specs(json_t *node, json_t *holder,
