@@ -29,7 +29,7 @@ static int versions_add(json_t *list, const char *versions)
 }
 
 /*
- * The registration's rules: one per group and versions, the config's
+ * The registration's rules: one per group, versions and scope, the config's
  * custom resources after the built-in rows.
  */
 static json_t *webhook_rules_new(const struct config *cfg)
@@ -41,7 +41,8 @@ static json_t *webhook_rules_new(const struct config *cfg)
 	shapes = rules_pod_shapes(&n);
 	for (size_t i = 0; rules && i < n; i++) {
 		if (!rule || strcmp(shapes[i - 1].group, shapes[i].group) ||
-		    strcmp(shapes[i - 1].versions, shapes[i].versions)) {
+		    strcmp(shapes[i - 1].versions, shapes[i].versions) ||
+		    shapes[i - 1].cluster != shapes[i].cluster) {
 			json_t *versions = json_array();
 
 			resources = json_array();
@@ -50,7 +51,8 @@ static json_t *webhook_rules_new(const struct config *cfg)
 					 "apiVersions", versions,
 					 "operations", "CREATE", "UPDATE",
 					 "resources", resources,
-					 "scope", "Namespaced");
+					 "scope", shapes[i].cluster ?
+					 "Cluster" : "Namespaced");
 			if (!rule || versions_add(versions, shapes[i].versions) ||
 			    json_array_append_new(rules, rule))
 				goto out_free;

@@ -722,15 +722,18 @@ static int pointers_related(const char *a, const char *b)
  */
 struct pod_entry {
 	char *pointer;
-	char *metadata_pointer;   /* NULL unless the spec is a "spec" member */
+	char *metadata_pointer;   /* NULL: the pod has no metadata of its own */
 	json_t *spec;             /* borrowed */
-	json_t *holder;           /* the mapping holding spec and metadata */
+	json_t *holder;           /* the mapping holding the pod's metadata */
+	const struct pod_form *form;
 	struct opt_out opt;       /* its metadata's opt-out annotations */
 };
 
 struct pod_list {
 	struct pod_entry *pods;
 	size_t n, cap;
+	size_t n_shaped;          /* of them, found at a row's paths */
+	json_t **shaped;          /* their specs, sorted by address */
 };
 
 /* The pod specs found in the current object so far (opt_out_forget()
@@ -740,8 +743,15 @@ static size_t pods_found(const struct rule_ctx *ctx)
 	return ctx->pods_known ? ctx->pods->n : 0;
 }
 
+/*
+ * Adds the pod spec `spec` of form `form` at `pointer`; `holder` is the
+ * mapping that holds it (NULL: a list, or the root). The pod's metadata
+ * is the spec's own "metadata" when its form says so, else the sibling of
+ * a member named "spec".
+ */
 static int pod_list_add(struct pod_list *list, const char *pointer,
-			json_t *spec, json_t *holder)
+			json_t *spec, json_t *holder,
+			const struct pod_form *form)
 {
 	struct pod_entry *e;
 	const char *slash = strrchr(pointer, '/');
@@ -760,10 +770,17 @@ static int pod_list_add(struct pod_list *list, const char *pointer,
 	memset(e, 0, sizeof(*e));
 	e->spec = spec;
 	e->holder = holder;
+	e->form = form;
 	if (!(e->pointer = strdup(pointer)))
 		return -1;
-	/* the pod's metadata is the sibling of a member named "spec" */
-	if (holder && slash && strcmp(slash, "/spec") == 0) {
+	if (form->own_metadata) {
+		e->holder = spec;
+		if (!(e->metadata_pointer = json_pointer_join(pointer,
+							      "metadata"))) {
+			free(e->pointer);
+			return -1;
+		}
+	} else if (holder && slash && strcmp(slash, "/spec") == 0) {
 		size_t plen = (size_t)(slash - pointer);
 
 		e->metadata_pointer = malloc(plen + sizeof("/metadata"));
@@ -785,6 +802,7 @@ static void pod_list_clear(struct pod_list *list)
 		free(list->pods[i].metadata_pointer);
 	}
 	free(list->pods);
+	free(list->shaped);
 	memset(list, 0, sizeof(*list));
 }
 
@@ -991,6 +1009,163 @@ static int walk_push(struct walk_path *w, const char *token)
 	return 0;
 }
 
+static int address_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(json_t *const *)a;
+	uintptr_t y = (uintptr_t)*(json_t *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sorts the specs of the pod specs of other forms found so far (all of
+ * the list), for pod_list_has_shaped(): an object may hold thousands of
+ * Argo templates, and the search for PodSpecs asks of each of its nodes.
+ * 0, or -1 when out of memory.
+ */
+static int pod_list_sort_shaped(struct pod_list *list)
+{
+	list->n_shaped = list->n;
+	if (!list->n)
+		return 0;
+	if (!(list->shaped = malloc(list->n * sizeof(*list->shaped))))
+		return -1;
+	for (size_t i = 0; i < list->n; i++)
+		list->shaped[i] = list->pods[i].spec;
+	qsort(list->shaped, list->n, sizeof(*list->shaped), address_cmp);
+	return 0;
+}
+
+/* 1 when `node` is a pod spec of another form already found: its
+ * containers are found through it, not again as a PodSpec. */
+static int pod_list_has_shaped(const struct pod_list *list, json_t *node)
+{
+	return list->n_shaped &&
+	       bsearch(&node, list->shaped, list->n_shaped,
+		       sizeof(*list->shaped), address_cmp) != NULL;
+}
+
+/* 1 when `spec` holds a container of form `form`. */
+static int form_has_container(const struct pod_form *form, json_t *spec)
+{
+	struct container_cursor cur = { 0, 0 };
+
+	return pod_next_container(form, spec, &cur) != NULL;
+}
+
+/* A search of a row's path: where it is, what it finds, and its form. */
+struct shape_walk {
+	struct walk_path *w;
+	struct pod_list *list;
+	const struct pod_form *form;
+	struct rules_budget *budget;
+};
+
+static int collect_shape_path(struct shape_walk *sw, json_t *node,
+			      json_t *holder, const char *path);
+
+/* collect_shape_path() of `child`, the member `token` of `holder` (NULL:
+ * an element of a list), with its token on the pointer meanwhile. */
+static int collect_shape_child(struct shape_walk *sw, json_t *child,
+			       json_t *holder, const char *token,
+			       const char *path)
+{
+	size_t saved = sw->w->len;
+	int rc = 0;
+
+	if (walk_push(sw->w, token) == 0)
+		rc = collect_shape_path(sw, child, holder, path);
+	sw->w->len = saved;
+	sw->w->text[saved] = '\0';
+	return rc;
+}
+
+/*
+ * Adds the pod specs of form sw->form at `path` (the rest of a row's
+ * path, "a.b.*.c") below `node`, whose pointer is in sw->w: the mappings
+ * there that hold a container of that form.
+ */
+static int collect_shape_path(struct shape_walk *sw, json_t *node,
+			      json_t *holder, const char *path)
+{
+	const char *dot = strchr(path, '.'), *rest, *key;
+	size_t len = dot ? (size_t)(dot - path) : strlen(path);
+	char token[64];
+	json_t *child;
+	size_t i;
+	int rc = 0;
+
+	if (rules_budget_spend(sw->budget, 1))
+		return -1;
+	if (!*path)
+		return json_is_object(node) &&
+		       form_has_container(sw->form, node) ?
+		       pod_list_add(sw->list, sw->w->text, node, holder,
+				    sw->form) : 0;
+	rest = dot ? dot + 1 : path + len;
+	if (len == 1 && *path == '*') {
+		/* the elements of a list, or the values of a mapping */
+		json_array_foreach(node, i, child) {
+			snprintf(token, sizeof(token), "%zu", i);
+			if ((rc = collect_shape_child(sw, child, NULL, token,
+						      rest)))
+				return rc;
+		}
+		json_object_foreach(node, key, child)
+			if ((rc = collect_shape_child(sw, child, node, key,
+						      rest)))
+				return rc;
+		return 0;
+	}
+	if (len >= sizeof(token) || !json_is_object(node))
+		return 0;
+	memcpy(token, path, len);
+	token[len] = '\0';
+	child = json_object_get(node, token);
+	return child ? collect_shape_child(sw, child, node, token, rest) : 0;
+}
+
+/* The API group of an apiVersion ("" for the core group's "v1"), in
+ * out[0..size); -1 when there is none or it does not fit. */
+static int api_group(const char *api_version, char *out, size_t size)
+{
+	const char *slash = api_version ? strchr(api_version, '/') : NULL;
+	size_t len = slash ? (size_t)(slash - api_version) : 0;
+
+	if (!api_version || len >= size)
+		return -1;
+	memcpy(out, api_version, len);
+	out[len] = '\0';
+	return 0;
+}
+
+/* Adds the pod specs of other forms that the rows of the object's kind
+ * place in it (rules/pod_shapes.c), to an empty list. */
+static int collect_shaped_pod_specs(json_t *object, struct walk_path *w,
+				    struct pod_list *list,
+				    struct rules_budget *budget)
+{
+	const char *kind = json_string_value(json_member(object, "kind"));
+	const struct pod_shape *shape;
+	char group[256];
+	size_t from = 0;
+
+	if (api_group(json_string_value(json_member(object, "apiVersion")),
+		      group, sizeof(group)))
+		return 0;
+	while ((shape = pod_shape_next(group, kind, &from)) != NULL) {
+		struct shape_walk sw = { w, list, shape->form, budget };
+
+		for (size_t i = 0; i < sizeof(shape->paths) /
+				       sizeof(*shape->paths) &&
+				   shape->paths[i]; i++)
+			if (collect_shape_path(&sw, object, NULL,
+					       shape->paths[i]))
+				return -1;
+	}
+	return pod_list_sort_shaped(list);
+}
+
 static int collect_pod_specs(json_t *node, json_t *holder,
 			     struct walk_path *w, struct pod_list *list,
 			     int depth, struct rules_budget *budget)
@@ -1006,8 +1181,11 @@ static int collect_pod_specs(json_t *node, json_t *holder,
 	if (rules_budget_spend(budget, 1))
 		return -1;
 	if (json_is_object(node)) {
+		if (pod_list_has_shaped(list, node))
+			return 0;
 		if (is_pod_spec(node))
-			return pod_list_add(list, w->text, node, holder);
+			return pod_list_add(list, w->text, node, holder,
+					    &pod_form_spec);
 		json_object_foreach(node, key, child) {
 			if (!json_is_object(child) && !json_is_array(child))
 				continue;
@@ -1060,7 +1238,10 @@ static struct pod_list *object_pod_specs(struct rule_ctx *ctx)
 		return list;
 	strcpy(w.text, ctx->object_pointer);
 	w.len = strlen(w.text);
-	if (collect_pod_specs(ctx->object, NULL, &w, list, 0,
+	/* the other forms first: the search for PodSpecs passes them over */
+	if (collect_shaped_pod_specs(ctx->object, &w, list,
+				     ctx->opts->budget) ||
+	    collect_pod_specs(ctx->object, NULL, &w, list, 0,
 			      ctx->opts->budget)) {
 		pod_list_clear(list);
 		return NULL;
@@ -1085,6 +1266,7 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 		pod.spec = e->spec;
 		pod.pointer = e->pointer;
 		pod.metadata_pointer = e->metadata_pointer;
+		pod.form = e->form;
 		if (e->metadata_pointer) {
 			/* a rule may have added the metadata since */
 			pod.metadata = json_member(e->holder, "metadata");
@@ -1101,60 +1283,44 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 	return 0;
 }
 
-static const char *const container_lists[] = {
-	"initContainers", "containers", "ephemeralContainers"
-};
-
-/* BASE/LIST/INDEX into out[0..size); -1 when it does not fit. */
+/* BASE/MEMBER, and /INDEX unless the member holds one container, into
+ * out[0..size); -1 when it does not fit. */
 static int pointer_of(char *out, size_t size, const char *base,
-		      const char *list, size_t index)
+		      const struct container_member *m, size_t index)
 {
-	size_t blen = strlen(base), llen = strlen(list);
-	char digits[24], *d = digits + sizeof(digits);
+	int len = m->single ?
+		  snprintf(out, size, "%s/%s", base, m->path) :
+		  snprintf(out, size, "%s/%s/%zu", base, m->path, index);
 
-	do
-		*--d = (char)('0' + index % 10);
-	while (index /= 10);
-	if (blen + llen + (size_t)(digits + sizeof(digits) - d) + 3 > size)
-		return -1;
-	memcpy(out, base, blen);
-	out[blen] = '/';
-	memcpy(out + blen + 1, list, llen);
-	out[blen + 1 + llen] = '/';
-	memcpy(out + blen + llen + 2, d, (size_t)(digits + sizeof(digits) - d));
-	out[blen + llen + 2 + (size_t)(digits + sizeof(digits) - d)] = '\0';
-	return 0;
+	return len < 0 || (size_t)len >= size ? -1 : 0;
 }
 
 int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   container_fn fn, void *arg)
 {
+	struct container_cursor cur = { 0, 0 };
 	char pointer[2100];
+	json_t *found;
 
-	for (size_t l = 0; l < 3; l++) {
-		/* rules change what is inside a pod spec, never the spec itself,
-		 * so the list is looked up in it afresh, not from the root */
-		json_t *list = json_member(pod->spec, container_lists[l]);
-		size_t n = json_is_array(list) ? json_array_size(list) : 0;
+	/* rules change what is inside a pod spec, never the spec itself, so
+	 * its members are looked up in it afresh, not from the root */
+	while ((found = pod_next_container(pod->form, pod->spec, &cur))) {
+		const struct container_member *m =
+			&pod->form->members[cur.member];
+		struct container c;
 
-		for (size_t i = 0; i < n; i++) {
-			struct container c;
-
-			list = json_member(pod->spec, container_lists[l]);
-			c.container = json_array_get(list, i);
-			if (!json_is_object(c.container))
-				continue;
-			if (pointer_of(pointer, sizeof(pointer), pod->pointer,
-				       container_lists[l], i)) {
-				fail(ctx, pod->pointer, "pointer too long");
-				return -1;
-			}
-			c.pointer = pointer;
-			c.list = container_lists[l];
-			c.index = i;
-			if (rule_spend(ctx, 1) || fn(ctx, pod, &c, arg))
-				return -1;
+		c.container = found;
+		c.index = cur.index - 1;
+		if (pointer_of(pointer, sizeof(pointer), pod->pointer, m,
+			       c.index)) {
+			fail(ctx, pod->pointer, "pointer too long");
+			return -1;
 		}
+		c.pointer = pointer;
+		c.list = m->path;
+		c.single = m->single;
+		if (rule_spend(ctx, 1) || fn(ctx, pod, &c, arg))
+			return -1;
 	}
 	return 0;
 }
@@ -1238,16 +1404,14 @@ int rules_resources_request_gpu(const struct config *cfg, json_t *resources)
 	return requests;
 }
 
-int pod_requests_gpu(const struct config *cfg, json_t *spec)
+int pod_requests_gpu(const struct config *cfg, const struct pod_spec *pod)
 {
-	for (size_t l = 0; l < 3; l++) {
-		json_t *list = json_member(spec, container_lists[l]), *c;
-		size_t i;
+	struct container_cursor cur = { 0, 0 };
+	json_t *c;
 
-		json_array_foreach(list, i, c)
-			if (container_requests_gpu(cfg, c))
-				return 1;
-	}
+	while ((c = pod_next_container(pod->form, pod->spec, &cur)))
+		if (container_requests_gpu(cfg, c))
+			return 1;
 	return 0;
 }
 
@@ -1281,7 +1445,8 @@ int selector_value_is(json_t *value, const char *want)
 int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
 {
 	json_t *labels = json_member(pod->metadata, "labels");
-	json_t *selector = json_member(pod->spec, "nodeSelector");
+	json_t *selector = json_member(pod->spec, "nodeSelector"), *c;
+	struct container_cursor cur = { 0, 0 };
 
 	if (json_member(labels, cfg->sharing_label))
 		return 1;
@@ -1290,24 +1455,19 @@ int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
 						  cfg->share_selectors.items[i].key),
 				      cfg->share_selectors.items[i].value))
 			return 1;
-	for (size_t l = 0; l < 3; l++) {
-		json_t *list = json_member(pod->spec, container_lists[l]), *c;
-		size_t i;
+	while ((c = pod_next_container(pod->form, pod->spec, &cur))) {
+		json_t *resources = json_member(c, "resources");
+		const char *sections[] = { "limits", "requests" };
 
-		json_array_foreach(list, i, c) {
-			json_t *resources = json_member(c, "resources");
-			const char *sections[] = { "limits", "requests" };
+		for (int s = 0; s < 2; s++) {
+			json_t *map = json_member(resources, sections[s]);
+			const char *name;
+			json_t *value;
 
-			for (int s = 0; s < 2; s++) {
-				json_t *map = json_member(resources, sections[s]);
-				const char *name;
-				json_t *value;
-
-				json_object_foreach(map, name, value)
-					if (is_sharing_resource(cfg, name) &&
-					    asks_for(value))
-						return 1;
-			}
+			json_object_foreach(map, name, value)
+				if (is_sharing_resource(cfg, name) &&
+				    asks_for(value))
+					return 1;
 		}
 	}
 	return 0;
@@ -1327,22 +1487,21 @@ int is_count_resource(const struct config *cfg, const char *name)
 }
 
 const struct text_pair *pod_obsolete_component(const struct config *cfg,
-					       json_t *spec, json_t **container)
+					       const struct pod_spec *pod,
+					       json_t **container)
 {
-	for (size_t l = 0; l < 3; l++) {
-		json_t *list = json_member(spec, container_lists[l]), *c;
-		size_t i;
+	struct container_cursor cur = { 0, 0 };
+	json_t *c;
 
-		json_array_foreach(list, i, c) {
-			const struct text_pair *component = text_map_match(
-				&cfg->obsolete_components,
-				json_string_value(json_member(c, "image")));
+	while ((c = pod_next_container(pod->form, pod->spec, &cur))) {
+		const struct text_pair *component = text_map_match(
+			&cfg->obsolete_components,
+			json_string_value(json_member(c, "image")));
 
-			if (component) {
-				if (container)
-					*container = c;
-				return component;
-			}
+		if (component) {
+			if (container)
+				*container = c;
+			return component;
 		}
 	}
 	return NULL;

@@ -162,7 +162,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	int rc = -1;
 
 	(void)arg;
-	if (!pod_requests_gpu(cfg, pod->spec))
+	if (!pod_requests_gpu(cfg, pod))
 		return 0;
 	if (find_annotation(ctx, pod, &src) != 0)
 		goto out;

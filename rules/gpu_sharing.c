@@ -366,7 +366,9 @@ static int record_memory(struct share_pod *pod, struct container *c,
 	char fallback[64], *grown;
 	int len;
 
-	if (!name) {
+	if (!name && c->single) {
+		name = c->list;
+	} else if (!name) {
 		snprintf(fallback, sizeof(fallback), "%s[%zu]", c->list,
 			 c->index);
 		name = fallback;
@@ -1039,7 +1041,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	 * reported for the component's removal.
 	 */
 	if (placement && cfg->strategy != SHARING_KEEP &&
-	    pod_obsolete_component(cfg, pod->spec, &component)) {
+	    pod_obsolete_component(cfg, pod, &component)) {
 		const char *name = json_string_value(json_member(component,
 								 "name"));
 

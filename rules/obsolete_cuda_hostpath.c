@@ -117,31 +117,26 @@ static int path_matches(const struct string_list *patterns, const char *path)
 	return match;
 }
 
-static const char *const container_lists[] = {
-	"initContainers", "containers", "ephemeralContainers"
-};
-
 typedef int (*mount_fn)(json_t *container, json_t *mount, void *arg);
 
 /*
- * Calls `fn` for every volumeMount of every container of `spec`, with its
+ * Calls `fn` for every volumeMount of every container of `pod`, with its
  * container. Stops at the first nonzero return of `fn` and returns it.
  */
-static int spec_for_each_mount(json_t *spec, mount_fn fn, void *arg)
+static int pod_for_each_mount(const struct pod_spec *pod, mount_fn fn,
+			      void *arg)
 {
-	for (size_t l = 0; l < 3; l++) {
-		json_t *list = json_member(spec, container_lists[l]), *c;
-		size_t i;
+	struct container_cursor cur = { 0, 0 };
+	json_t *c;
 
-		json_array_foreach(list, i, c) {
-			json_t *mounts = json_member(c, "volumeMounts"), *m;
-			size_t j;
-			int rc;
+	while ((c = pod_next_container(pod->form, pod->spec, &cur))) {
+		json_t *mounts = json_member(c, "volumeMounts"), *m;
+		size_t j;
+		int rc;
 
-			json_array_foreach(mounts, j, m)
-				if ((rc = fn(c, m, arg)) != 0)
-					return rc;
-		}
+		json_array_foreach(mounts, j, m)
+			if ((rc = fn(c, m, arg)) != 0)
+				return rc;
 	}
 	return 0;
 }
@@ -203,18 +198,19 @@ static int note_ambiguous(json_t *container, json_t *mount, void *arg)
 }
 
 /*
- * The first mountPath at which a container of `spec` mounts volume `name`
+ * The first mountPath at which a container of `pod` mounts volume `name`
  * and that matches the ambiguous mount paths; NULL when none does. Sets
  * *failed when out of memory or over the review's work budget.
  */
-static const char *ambiguous_mount(struct ambiguous_mounts *am, json_t *spec,
+static const char *ambiguous_mount(struct ambiguous_mounts *am,
+				   const struct pod_spec *pod,
 				   const char *name, int *failed)
 {
 	size_t lo = 0, hi;
 
 	if (!am->built) {
 		am->built = 1;
-		if (spec_for_each_mount(spec, note_ambiguous, am)) {
+		if (pod_for_each_mount(pod, note_ambiguous, am)) {
 			*failed = 1;
 			return NULL;
 		}
@@ -293,7 +289,7 @@ static int check_vendor_dir(struct rule_ctx *ctx, struct pod_spec *pod,
 {
 	struct vendor_search search = { ctx->cfg, name, NULL, 0, 0 };
 
-	spec_for_each_mount(pod->spec, find_vendor_mount, &search);
+	pod_for_each_mount(pod, find_vendor_mount, &search);
 	if (search.failed)
 		return -1;
 	if (!search.gpu_mount)
@@ -420,7 +416,7 @@ static int check_volume(struct rule_ctx *ctx, struct pod_spec *pod,
 	match = path_matches(&cfg->ambiguous_host_paths, path);
 	if (match <= 0)
 		return match;
-	mount = ambiguous_mount(am, pod->spec, name, &failed);
+	mount = ambiguous_mount(am, pod, name, &failed);
 	if (failed)
 		return -1;
 	if (!mount)
@@ -469,18 +465,19 @@ static int note_stack_volume(json_t *container, json_t *mount, void *arg)
  * pods run none, and then nothing is allocated. 0, or -1 when out of
  * memory.
  */
-static int stack_volumes_collect(struct rule_ctx *ctx, json_t *spec,
+static int stack_volumes_collect(struct rule_ctx *ctx,
+				 const struct pod_spec *pod,
 				 struct obsolete_set *set)
 {
 	struct stack_volumes sv = { ctx, set, 0, NULL, 0 };
 
-	spec_for_each_mount(spec, note_stack_volume, &sv);
+	pod_for_each_mount(pod, note_stack_volume, &sv);
 	if (sv.cap == 0)
 		return 0;
 	if (!(set->names = calloc(sv.cap, sizeof(*set->names))))
 		return -1;
 	sv.container = NULL;
-	spec_for_each_mount(spec, note_stack_volume, &sv);
+	pod_for_each_mount(pod, note_stack_volume, &sv);
 	qsort(set->names, set->n, sizeof(*set->names), name_cmp);
 	return 0;
 }
@@ -502,7 +499,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	obsolete = calloc(n, 1);
 	set.names = calloc(n, sizeof(*set.names));
 	if (!volumes_pointer || !obsolete || !set.names ||
-	    stack_volumes_collect(ctx, pod->spec, &stack))
+	    stack_volumes_collect(ctx, pod, &stack))
 		goto out_free;
 
 	/* report everything first, at the pointers of the input */

@@ -1,14 +1,17 @@
 /* SPDX-FileCopyrightText: 2026 The gpumend authors */
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pod_shapes.c - where the pod specs of each registered kind are, for the
- * webhook's registration and its CEL match conditions.
+ * pod_shapes.c - where the pod specs of each registered kind are, and of
+ * what form: for the engine's pod discovery, the webhook's registration
+ * and its CEL match conditions.
  *
- * The engine finds a pod spec in any mapping that holds a containers list;
- * CEL cannot search an object, so the conditions walk these paths instead,
- * and the registration lists exactly these resources (and those of
- * webhook.customResources, which win over a built-in row for the same
- * resource).
+ * The engine finds a PodSpec in any mapping that holds a containers list;
+ * a pod spec of another form (an Argo template, whose one container is
+ * `container:` or `script:`) it finds only at the paths of the row of the
+ * object's kind. CEL cannot search an object, so the conditions walk the
+ * paths of every row, and the registration lists exactly these resources
+ * (and those of webhook.customResources, which win over a built-in row
+ * for the same resource).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,50 +19,181 @@
 
 #include "rules_private.h"
 
+const struct pod_form pod_form_spec = {
+	"PodSpec",
+	{ { "initContainers", 0 }, { "containers", 0 },
+	  { "ephemeralContainers", 0 } },
+	0,
+};
+
+/*
+ * An Argo Workflows template: the pod of one step. Its container is
+ * `container:`, `script:` (a container with a `source`) or the list of
+ * `containerSet:`, beside `initContainers` and `sidecars`; the pod-level
+ * fields (nodeSelector, affinity, tolerations, volumes, schedulerName,
+ * priorityClassName) are the template's own, and so is the pod's
+ * `metadata` (annotations, labels). The containerSet itself is listed
+ * too: its `volumeMounts` go into each of its containers, so a volume
+ * removed goes from there as well (it has no image or resources for
+ * another rule to read).
+ */
+static const struct pod_form argo_template = {
+	"Argo template",
+	{ { "initContainers", 0 }, { "container", 1 }, { "script", 1 },
+	  { "containerSet", 1 }, { "containerSet/containers", 0 },
+	  { "sidecars", 0 } },
+	1,
+};
+
+/*
+ * A KServe InferenceService component (predictor, transformer,
+ * explainer): a PodSpec inline, whose pod-level fields are its own, and
+ * the predictor's one serving container, `model:` or, before KServe 0.8,
+ * one member per framework. Its annotations and labels are members of
+ * its own, not a metadata mapping: rules that label a pod leave it alone.
+ */
+static const struct pod_form kserve_component = {
+	"KServe component",
+	{ { "initContainers", 0 }, { "containers", 0 }, { "model", 1 },
+	  { "tensorflow", 1 }, { "pytorch", 1 }, { "sklearn", 1 },
+	  { "xgboost", 1 }, { "onnx", 1 }, { "triton", 1 }, { "pmml", 1 },
+	  { "lightgbm", 1 }, { "paddle", 1 }, { "huggingface", 1 } },
+	0,
+};
+
 static const struct pod_shape shapes[] = {
-	{ "", "v1", "pods", { "spec" } },
-	{ "", "v1", "replicationcontrollers", { "spec.template.spec" } },
-	{ "", "v1", "podtemplates", { "template.spec" } },
-	{ "apps", "v1", "deployments", { "spec.template.spec" } },
-	{ "apps", "v1", "replicasets", { "spec.template.spec" } },
-	{ "apps", "v1", "statefulsets", { "spec.template.spec" } },
-	{ "apps", "v1", "daemonsets", { "spec.template.spec" } },
+	{ "", "v1", "pods", "Pod", 0, NULL, { "spec" } },
+	{ "", "v1", "replicationcontrollers", "ReplicationController", 0, NULL,
+	  { "spec.template.spec" } },
+	{ "", "v1", "podtemplates", "PodTemplate", 0, NULL,
+	  { "template.spec" } },
+	{ "apps", "v1", "deployments", "Deployment", 0, NULL,
+	  { "spec.template.spec" } },
+	{ "apps", "v1", "replicasets", "ReplicaSet", 0, NULL,
+	  { "spec.template.spec" } },
+	{ "apps", "v1", "statefulsets", "StatefulSet", 0, NULL,
+	  { "spec.template.spec" } },
+	{ "apps", "v1", "daemonsets", "DaemonSet", 0, NULL,
+	  { "spec.template.spec" } },
 	/* v1beta1: CronJobs before Kubernetes 1.21 had no v1 to convert to */
-	{ "batch", "v1,v1beta1", "jobs", { "spec.template.spec" } },
-	{ "batch", "v1,v1beta1", "cronjobs",
+	{ "batch", "v1,v1beta1", "jobs", "Job", 0, NULL,
+	  { "spec.template.spec" } },
+	{ "batch", "v1,v1beta1", "cronjobs", "CronJob", 0, NULL,
 	  { "spec.jobTemplate.spec.template.spec" } },
 	/* Kubeflow's training operator and notebooks */
-	{ "kubeflow.org", "*", "tfjobs",
+	{ "kubeflow.org", "*", "tfjobs", "TFJob", 0, NULL,
 	  { "spec.tfReplicaSpecs.*.template.spec" } },
-	{ "kubeflow.org", "*", "pytorchjobs",
+	{ "kubeflow.org", "*", "pytorchjobs", "PyTorchJob", 0, NULL,
 	  { "spec.pytorchReplicaSpecs.*.template.spec" } },
-	{ "kubeflow.org", "*", "mpijobs",
+	{ "kubeflow.org", "*", "mpijobs", "MPIJob", 0, NULL,
 	  { "spec.mpiReplicaSpecs.*.template.spec" } },
-	{ "kubeflow.org", "*", "xgboostjobs",
+	{ "kubeflow.org", "*", "xgboostjobs", "XGBoostJob", 0, NULL,
 	  { "spec.xgbReplicaSpecs.*.template.spec" } },
-	{ "kubeflow.org", "*", "paddlejobs",
+	{ "kubeflow.org", "*", "paddlejobs", "PaddleJob", 0, NULL,
 	  { "spec.paddleReplicaSpecs.*.template.spec" } },
-	{ "kubeflow.org", "*", "notebooks", { "spec.template.spec" } },
+	{ "kubeflow.org", "*", "notebooks", "Notebook", 0, NULL,
+	  { "spec.template.spec" } },
 	/* Volcano's jobs: a list of tasks */
-	{ "batch.volcano.sh", "*", "jobs", { "spec.tasks.*.template.spec" } },
+	{ "batch.volcano.sh", "*", "jobs", "Job", 0, NULL,
+	  { "spec.tasks.*.template.spec" } },
 	/* KubeRay: a head group and a list of worker groups */
-	{ "ray.io", "*", "rayclusters",
+	{ "ray.io", "*", "rayclusters", "RayCluster", 0, NULL,
 	  { "spec.headGroupSpec.template.spec",
 	    "spec.workerGroupSpecs.*.template.spec" } },
-	{ "ray.io", "*", "rayjobs",
+	{ "ray.io", "*", "rayjobs", "RayJob", 0, NULL,
 	  { "spec.rayClusterSpec.headGroupSpec.template.spec",
 	    "spec.rayClusterSpec.workerGroupSpecs.*.template.spec" } },
-	{ "ray.io", "*", "rayservices",
+	{ "ray.io", "*", "rayservices", "RayService", 0, NULL,
 	  { "spec.rayClusterConfig.headGroupSpec.template.spec",
 	    "spec.rayClusterConfig.workerGroupSpecs.*.template.spec" } },
 	/* Argo Rollouts: a Deployment's template */
-	{ "argoproj.io", "*", "rollouts", { "spec.template.spec" } },
+	{ "argoproj.io", "*", "rollouts", "Rollout", 0, NULL,
+	  { "spec.template.spec" } },
+	/* Argo Workflows: every template of the workflow's spec */
+	{ "argoproj.io", "*", "workflows", "Workflow", 0, &argo_template,
+	  { "spec.templates.*" } },
+	{ "argoproj.io", "*", "workflowtemplates", "WorkflowTemplate", 0,
+	  &argo_template, { "spec.templates.*" } },
+	{ "argoproj.io", "*", "cronworkflows", "CronWorkflow", 0,
+	  &argo_template, { "spec.workflowSpec.templates.*" } },
+	{ "argoproj.io", "*", "clusterworkflowtemplates",
+	  "ClusterWorkflowTemplate", 1, &argo_template,
+	  { "spec.templates.*" } },
+	/* KServe: the components of an InferenceService */
+	{ "serving.kserve.io", "*", "inferenceservices", "InferenceService", 0,
+	  &kserve_component,
+	  { "spec.predictor", "spec.transformer", "spec.explainer" } },
+	/* Knative Serving: a pod template, and a revision's own spec */
+	{ "serving.knative.dev", "*", "services", "Service", 0, NULL,
+	  { "spec.template.spec" } },
+	{ "serving.knative.dev", "*", "configurations", "Configuration", 0,
+	  NULL, { "spec.template.spec" } },
+	{ "serving.knative.dev", "*", "revisions", "Revision", 0, NULL,
+	  { "spec" } },
 };
 
 const struct pod_shape *rules_pod_shapes(size_t *n)
 {
 	*n = sizeof(shapes) / sizeof(shapes[0]);
 	return shapes;
+}
+
+const struct pod_shape *pod_shape_next(const char *group, const char *kind,
+				       size_t *from)
+{
+	size_t n = sizeof(shapes) / sizeof(shapes[0]);
+
+	if (!kind)
+		return NULL;
+	for (; *from < n; (*from)++) {
+		const struct pod_shape *s = &shapes[*from];
+
+		if (s->form && !strcmp(s->group, group) &&
+		    !strcmp(s->kind, kind)) {
+			(*from)++;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+json_t *pod_member_get(json_t *spec, const char *path)
+{
+	json_t *node = spec;
+
+	while (node && *path) {
+		const char *slash = strchr(path, '/');
+		size_t len = slash ? (size_t)(slash - path) : strlen(path);
+
+		if (!json_is_object(node))
+			return NULL;
+		node = json_object_getn(node, path, len);
+		path += len + (slash != NULL);
+	}
+	return node;
+}
+
+json_t *pod_next_container(const struct pod_form *form, json_t *spec,
+			   struct container_cursor *cur)
+{
+	for (; cur->member < sizeof(form->members) / sizeof(*form->members) &&
+	       form->members[cur->member].path;
+	     cur->member++, cur->index = 0) {
+		const struct container_member *m = &form->members[cur->member];
+		json_t *value = pod_member_get(spec, m->path), *c;
+
+		if (m->single) {
+			if (cur->index++ == 0 && json_is_object(value))
+				return value;
+			continue;
+		}
+		while ((c = json_array_get(value, cur->index)) != NULL) {
+			cur->index++;
+			if (json_is_object(c))
+				return c;
+		}
+	}
+	return NULL;
 }
 
 int rules_pod_shape_registered(const struct config *cfg, const char *group,
@@ -173,13 +307,59 @@ static void cel_guards(struct cel_text *t, const char *base, const char *path,
 		cel_add(t, "true");
 }
 
+/* Appends base.path[0..len) ("base" alone when len is 0). */
+static void cel_at(struct cel_text *t, const char *base, const char *path,
+		   size_t len)
+{
+	cel_addf(t, len ? "%s.%.*s" : "%s", base, (int)len, path);
+}
+
 /*
- * One {'m', 's'} map for the pod spec at base.path[0..len): its metadata
- * is the "metadata" beside it when the path ends in "spec" (and a
- * mapping), else {}.
+ * Appends the CEL list of the containers of the pod spec at
+ * base.path[0..len), of form `form`: each member of a list that is there,
+ * or the one container of a member that holds one.
+ */
+static void cel_containers(struct cel_text *t, const char *base,
+			   const char *path, size_t len,
+			   const struct pod_form *form)
+{
+	cel_add(t, "(");
+	for (size_t i = 0; i < sizeof(form->members) / sizeof(*form->members) &&
+			   form->members[i].path; i++) {
+		const struct container_member *m = &form->members[i];
+		struct cel_text spec = { 0 }, member = { 0 };
+
+		cel_at(&spec, base, path, len);
+		cel_add(&member, m->path);
+		for (char *c = member.s; c && *c; c++)
+			if (*c == '/')
+				*c = '.';
+		if (spec.failed || member.failed)
+			t->failed = 1;
+		if (i)
+			cel_add(t, " + ");
+		cel_add(t, "(");
+		cel_guards(t, spec.s ? spec.s : "", member.s ? member.s : "",
+			   member.len, 0);
+		cel_addf(t, " && type(%s.%s) == %s ? ", spec.s, member.s,
+			 m->single ? "map" : "list");
+		cel_addf(t, m->single ? "[%s.%s]" : "%s.%s", spec.s, member.s);
+		cel_add(t, " : [])");
+		cel_text_free(&spec);
+		cel_text_free(&member);
+	}
+	cel_add(t, ")");
+}
+
+/*
+ * One {'m', 's'} map for the pod spec at base.path[0..len), and 'c', the
+ * list of its containers, when its form is not a PodSpec (CEL_CONTAINERS
+ * reads a PodSpec's lists itself). Its metadata is its own "metadata"
+ * when its form says so, else the "metadata" beside it when the path ends
+ * in "spec" (and a mapping), else {}.
  */
 static void cel_pod_map(struct cel_text *t, const char *base, const char *path,
-			size_t len)
+			size_t len, const struct pod_form *form)
 {
 	const char *last = path;
 
@@ -187,23 +367,39 @@ static void cel_pod_map(struct cel_text *t, const char *base, const char *path,
 		if (path[i] == '.')
 			last = path + i + 1;
 	cel_add(t, "{'m': ");
-	if ((size_t)(path + len - last) == 4 && !strncmp(last, "spec", 4)) {
+	if (form && form->own_metadata) {
+		cel_add(t, "has(");
+		cel_at(t, base, path, len);
+		cel_add(t, ".metadata) && type(");
+		cel_at(t, base, path, len);
+		cel_add(t, ".metadata) == map ? ");
+		cel_at(t, base, path, len);
+		cel_add(t, ".metadata : {}");
+	} else if ((size_t)(path + len - last) == 4 &&
+		   !strncmp(last, "spec", 4)) {
 		int parent = (int)(last - path);
 
 		cel_addf(t, "has(%s.%.*smetadata) && type(%s.%.*smetadata) == map"
 			 " ? %s.%.*smetadata : {}", base, parent, path, base,
 			 parent, path, base, parent, path);
 	} else {
-		cel_add(t, "{}");
+		/* dyn(): {} alone would give the map literal a map type */
+		cel_add(t, "dyn({})");
 	}
-	if (len)
-		cel_addf(t, ", 's': %s.%.*s}", base, (int)len, path);
-	else
-		cel_addf(t, ", 's': %s}", base);
+	cel_add(t, ", 's': ");
+	cel_at(t, base, path, len);
+	if (form && form != &pod_form_spec) {
+		/* dyn(): the values of the map literal are of one type */
+		cel_add(t, ", 'c': dyn");
+		cel_containers(t, base, path, len, form);
+	}
+	cel_add(t, "}");
 }
 
-/* The list of pods at one path of the request's object. */
-static void cel_path(struct cel_text *t, const char *path)
+/* The list of pods at one path of the request's object, of form `form`
+ * (NULL: a PodSpec). */
+static void cel_path(struct cel_text *t, const char *path,
+		     const struct pod_form *form)
 {
 	const char *star = strstr(path, ".*");
 
@@ -211,7 +407,7 @@ static void cel_path(struct cel_text *t, const char *path)
 		cel_add(t, "(");
 		cel_guards(t, "object", path, strlen(path), 1);
 		cel_add(t, " ? [");
-		cel_pod_map(t, "object", path, strlen(path));
+		cel_pod_map(t, "object", path, strlen(path), form);
 		cel_add(t, "] : [])");
 		return;
 	}
@@ -233,18 +429,19 @@ static void cel_path(struct cel_text *t, const char *path)
 			cel_guards(t, "x", suffix, strlen(suffix), 1);
 		}
 		cel_add(t, ").map(x, ");
-		cel_pod_map(t, "x", suffix, strlen(suffix));
+		cel_pod_map(t, "x", suffix, strlen(suffix), form);
 		cel_add(t, ")");
 	}
 }
 
 /* The pods of every path of a NULL-terminated (or n-long) list. */
-static void cel_paths(struct cel_text *t, const char *const *paths, size_t n)
+static void cel_paths(struct cel_text *t, const char *const *paths, size_t n,
+		      const struct pod_form *form)
 {
 	for (size_t i = 0; i < n && paths[i]; i++) {
 		if (i)
 			cel_add(t, " + ");
-		cel_path(t, paths[i]);
+		cel_path(t, paths[i], form);
 	}
 }
 
@@ -265,6 +462,14 @@ static void cel_group(struct cel_text *t, const char *group)
 	cel_quote(t, group);
 }
 
+/* 1 when rows `a` and `b` look for pods alike: the same group, one and
+ * the same path, the same form. */
+static int same_test(const struct pod_shape *a, const struct pod_shape *b)
+{
+	return !strcmp(a->group, b->group) && !a->paths[1] && !b->paths[1] &&
+	       !strcmp(a->paths[0], b->paths[0]) && a->form == b->form;
+}
+
 void pod_shapes_cel(const struct config *cfg, struct cel_text *t)
 {
 	size_t n = sizeof(shapes) / sizeof(shapes[0]);
@@ -279,31 +484,26 @@ void pod_shapes_cel(const struct config *cfg, struct cel_text *t)
 		cel_quote_list(t, &cr->resources);
 		cel_add(t, ") ? ");
 		cel_paths(t, (const char *const *)cr->pod_specs.items,
-			  cr->pod_specs.n);
+			  cr->pod_specs.n, NULL);
 		cel_add(t, " : ");
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct pod_shape *s = &shapes[i];
 		size_t j;
 
-		/* rows of a group with the same paths are one test */
-		if (i > 0 && !strcmp(shapes[i - 1].group, s->group) &&
-		    !strcmp(shapes[i - 1].paths[0], s->paths[0]) &&
-		    !shapes[i - 1].paths[1] && !s->paths[1])
+		/* rows of a group with the same paths and form are one test */
+		if (i > 0 && same_test(&shapes[i - 1], s))
 			continue;
 		cel_add(t, "(");
 		cel_group(t, s->group);
 		cel_add(t, " && request.resource.resource in [");
-		for (j = i; j < n && !strcmp(shapes[j].group, s->group) &&
-			    !strcmp(shapes[j].paths[0], s->paths[0]) &&
-			    (j == i || (!shapes[j].paths[1] && !s->paths[1]));
-		     j++) {
+		for (j = i; j < n && (j == i || same_test(&shapes[j], s)); j++) {
 			if (j > i)
 				cel_add(t, ", ");
 			cel_quote(t, shapes[j].resource);
 		}
 		cel_add(t, "]) ? ");
-		cel_paths(t, s->paths, 4);
+		cel_paths(t, s->paths, 4, s->form);
 		cel_add(t, " : ");
 	}
 	cel_add(t, "[]");

@@ -494,15 +494,23 @@ int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
 
 /*
  * The kinds the webhook is registered for and where their pod specs are,
- * one row per resource (rules/pod_shapes.c). The engine finds pod specs
- * anywhere (any mapping holding a containers list); the registration and
- * its CEL conditions cannot search, so they take the paths from here and
- * from webhook.customResources. Paths as in struct custom_resource.
+ * one row per resource (rules/pod_shapes.c). The engine finds PodSpecs
+ * anywhere (any mapping holding a containers list), and the pod specs of
+ * another form (`form` not NULL: an Argo template, whose container is
+ * `container:` or `script:`) at the paths of the row of the object's
+ * kind; the registration and its CEL conditions cannot search, so they
+ * take the paths from here and from webhook.customResources. Paths as in
+ * struct custom_resource.
  */
+struct pod_form;
+
 struct pod_shape {
 	const char *group;              /* "" for the core group */
 	const char *versions;           /* "v1", "v1,v1beta1" or "*" */
 	const char *resource;           /* plural, e.g. "deployments" */
+	const char *kind;               /* e.g. "Deployment" */
+	int cluster;                    /* 1: cluster-scoped */
+	const struct pod_form *form;    /* NULL: a PodSpec */
 	const char *paths[4];           /* NULL-terminated */
 };
 

@@ -67,25 +67,87 @@ struct rule_ctx {
 };
 
 /*
- * A PodSpec found in the object. Pointers are absolute (from the document
- * root). `metadata` is the pod's own metadata mapping (the sibling
- * "metadata" of the spec: the Pod's, or the template's), NULL when absent;
- * `metadata_pointer` is where it is or would be added.
+ * Where the containers of a pod spec are: a member below it, as JSON
+ * Pointer tokens joined by '/' (none needs escaping), holding a list of
+ * containers or one container.
+ */
+struct container_member {
+	const char *path;           /* "containers", "containerSet/containers" */
+	int single;                 /* 1: one container, not a list of them */
+};
+
+/*
+ * The form of a pod spec: a PodSpec, or a mapping of another API that
+ * plays its part (rules/pod_shapes.c). Whatever the form, the pod-level
+ * fields a rule reads and edits (nodeSelector, affinity, tolerations,
+ * volumes, schedulerName, priorityClassName) are the spec's own members,
+ * as in a PodSpec.
+ */
+struct pod_form {
+	const char *name;                   /* "Argo template", for the docs */
+	struct container_member members[14]; /* up to a NULL path */
+	/*
+	 * 0: the pod's metadata is the "metadata" beside a member named
+	 * "spec" (a Pod's, a template's); 1: it is the spec's own "metadata"
+	 * member (an Argo template's).
+	 */
+	int own_metadata;
+};
+
+/* A PodSpec: containers, initContainers, ephemeralContainers. */
+extern const struct pod_form pod_form_spec;
+
+/*
+ * The container member `path` of `spec` (a mapping), or NULL: the value
+ * at the member's tokens, borrowed.
+ */
+json_t *pod_member_get(json_t *spec, const char *path);
+
+/*
+ * The next row of rules/pod_shapes.c, from row *from on, that places pod
+ * specs of a form other than a PodSpec in objects of `group` (the API
+ * group of their apiVersion, "" for the core group) and `kind`; *from is
+ * then past it. NULL when there is none left.
+ */
+const struct pod_shape *pod_shape_next(const char *group, const char *kind,
+				       size_t *from);
+
+/* Where pod_next_container() is: zero it to start. */
+struct container_cursor {
+	size_t member;
+	size_t index;
+};
+
+/*
+ * The next container (a mapping) of the pod spec `spec` of form `form`,
+ * borrowed; the member and the index in it of the container returned are
+ * cur->member and cur->index - 1. NULL after the last. Items that are no
+ * mapping are passed over.
+ */
+json_t *pod_next_container(const struct pod_form *form, json_t *spec,
+			   struct container_cursor *cur);
+
+/*
+ * A pod spec found in the object. Pointers are absolute (from the document
+ * root). `metadata` is the pod's own metadata mapping (as `form` says: the
+ * sibling "metadata" of a PodSpec, the Pod's or the template's), NULL when
+ * absent; `metadata_pointer` is where it is or would be added.
  */
 struct pod_spec {
 	json_t *spec;
 	const char *pointer;
 	json_t *metadata;
 	const char *metadata_pointer;
+	const struct pod_form *form;
 };
 
-/* A container of a PodSpec, from containers, initContainers or
- * ephemeralContainers. */
+/* A container of a pod spec, from one of its form's members. */
 struct container {
 	json_t *container;
 	const char *pointer;
-	const char *list;           /* "containers", "initContainers", ... */
-	size_t index;
+	const char *list;           /* the member: "containers", "script", ... */
+	size_t index;               /* 0 in a single-container member */
+	int single;                 /* the member holds this one container */
 };
 
 typedef int (*rule_run_fn)(struct rule_ctx *ctx);
@@ -110,9 +172,10 @@ int rule_run_invalid_resource(struct rule_ctx *ctx);
 int rule_run_removed_api(struct rule_ctx *ctx);
 
 /*
- * Calls `fn` for every PodSpec of the current object (any mapping holding a
- * "containers" sequence of mappings), skipping pods whose own metadata opts
- * out of the running rule. The pod's json is looked up afresh before each
+ * Calls `fn` for every pod spec of the current object (any mapping holding
+ * a "containers" sequence of mappings, and the pod specs of other forms
+ * at the paths rules/pod_shapes.c gives for its kind), skipping pods
+ * whose own metadata opts out of the running rule. The pod's json is looked up afresh before each
  * call, so `fn` may emit operations. Stops at the first -1 and returns it.
  */
 int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg);
@@ -289,7 +352,7 @@ int container_requests_gpu(const struct config *cfg, json_t *container);
 int resource_is_migrated(const struct config *cfg, const char *name);
 
 /* 1 when any container of the pod asks for a GPU. */
-int pod_requests_gpu(const struct config *cfg, json_t *spec);
+int pod_requests_gpu(const struct config *cfg, const struct pod_spec *pod);
 
 /* 1 when the node selector value `value` is the text `want`; a YAML
  * boolean reads as "true" or "false". */
@@ -305,13 +368,14 @@ int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod);
 
 /*
  * The entry of cfg->obsolete_components whose pattern the image of a
- * container of `spec` matches (the first such container, set in
+ * container of `pod` matches (the first such container, set in
  * *container when `container` is not NULL), or NULL when no container is
  * a legacy stack's own component. Such a pod is to be removed, never
  * placed on the new stack's nodes.
  */
 const struct text_pair *pod_obsolete_component(const struct config *cfg,
-					       json_t *spec, json_t **container);
+					       const struct pod_spec *pod,
+					       json_t **container);
 
 /*
  * 1 when `image` is one of the GPU stack's own components, which need every
@@ -396,13 +460,15 @@ void cel_text_free(struct cel_text *t);
 
 /*
  * What a rule's CEL fragment may read: `p.m` (the pod's metadata, {} when
- * the pod spec has none beside it), `p.s` (the pod spec), `request`, and
- * in container fragments `c` (one container, a map: entry_fragments()
- * tests it). CEL_CONTAINERS is the list of every container of `p.s` (a
- * member that is no list holds none).
+ * the pod spec has none), `p.s` (the pod spec), `request`, and in
+ * container fragments `c` (one container, a map: entry_fragments() tests
+ * it). CEL_CONTAINERS is the list of every container of `p.s` (a member
+ * that is no list holds none): `p.c` when the pod spec is of another form
+ * than a PodSpec (pod_shapes_cel()), else its three lists.
  */
 #define CEL_CONTAINERS \
-	"((has(p.s.containers) && type(p.s.containers) == list ? " \
+	"(has(p.c) ? p.c : " \
+	"(has(p.s.containers) && type(p.s.containers) == list ? " \
 	"p.s.containers : []) + " \
 	"(has(p.s.initContainers) && type(p.s.initContainers) == list ? " \
 	"p.s.initContainers : []) + " \

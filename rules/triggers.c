@@ -1476,7 +1476,9 @@ int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
  * find pod specs, the members holding objects and arrays down to each pod
  * spec: at the places Kubernetes puts them (spec, template, jobTemplate),
  * or anywhere a "containers" member is (json_scan.h sends those to the
- * full reader), and the container lists of each spec.
+ * full reader), and the container lists of each spec; and the members on
+ * the way to the pod specs of other forms, and their containers
+ * (rules/pod_shapes.c: an Argo template's, a KServe component's).
  */
 #define ENGINE_READS \
 	{ "apiVersion", 10, 1 }, { "kind", 4, 1 }, { "metadata", 8, 0 }, \
@@ -1485,7 +1487,15 @@ int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
 	{ "controller", 10, 1 }, { "deletionTimestamp", 17, 1 }, \
 	{ "items", 5, 0 }, { "spec", 4, 0 }, { "template", 8, 0 }, \
 	{ "jobTemplate", 11, 0 }, { "containers", 10, 0 }, \
-	{ "initContainers", 14, 0 }, { "ephemeralContainers", 19, 0 }
+	{ "initContainers", 14, 0 }, { "ephemeralContainers", 19, 0 }, \
+	{ "templates", 9, 0 }, { "workflowSpec", 12, 0 }, \
+	{ "container", 9, 0 }, { "script", 6, 0 }, { "sidecars", 8, 0 }, \
+	{ "containerSet", 12, 0 }, { "predictor", 9, 0 }, \
+	{ "transformer", 11, 0 }, { "explainer", 9, 0 }, { "model", 5, 0 }, \
+	{ "tensorflow", 10, 0 }, { "pytorch", 7, 0 }, { "sklearn", 7, 0 }, \
+	{ "xgboost", 7, 0 }, { "onnx", 4, 0 }, { "triton", 6, 0 }, \
+	{ "pmml", 4, 0 }, { "lightgbm", 8, 0 }, { "paddle", 6, 0 }, \
+	{ "huggingface", 11, 0 }
 
 /*
  * gpu-visibility reads, of each container, its name, image, env (the

@@ -895,3 +895,57 @@ TEST(core_surrogate_pairs)
 	CHECK(read_string("{\"a\": \"\\ud83d\"}", "a") == NULL);
 	CHECK(read_string("{\"a\": \"\\\\\\\\ud83d\\ude00\"}", "a") == NULL);
 }
+
+/* 1 when the light reads `reads` name `token[0..len)`, not whole. */
+static int reads_name(const struct rules_read *reads, const char *token,
+		      size_t len)
+{
+	for (; reads->key; reads++)
+		if (reads->len == len && !memcmp(reads->key, token, len) &&
+		    !reads->whole)
+			return 1;
+	return 0;
+}
+
+/* Each member of `text` split at `sep` ("*" aside) is one that the light
+ * reads name. */
+static int reads_name_all(const struct rules_read *reads, const char *text,
+			  char sep)
+{
+	while (*text) {
+		size_t len = strcspn(text, sep == '.' ? "." : "/");
+
+		if (!(len == 1 && *text == '*') &&
+		    !reads_name(reads, text, len))
+			return 0;
+		text += len + (text[len] != '\0');
+	}
+	return 1;
+}
+
+/* A light read (rules_reads()) keeps every member on the way to the pod
+ * specs of other forms that pod_shapes.c places, and to their
+ * containers: it gives up only on a "containers" member it leaves out. */
+TEST(core_light_reads_lead_to_every_pod_shape)
+{
+	const struct rules_read *reads = rules_reads(1u << RULE_GPU_VISIBILITY);
+	const struct pod_shape *shapes;
+	size_t n, forms = 0;
+
+	shapes = rules_pod_shapes(&n);
+	CHECK(reads != NULL);
+	for (size_t i = 0; reads && i < n; i++) {
+		const struct pod_form *form = shapes[i].form;
+
+		if (!form)
+			continue;
+		forms++;
+		for (size_t p = 0; p < 4 && shapes[i].paths[p]; p++)
+			CHECK(reads_name_all(reads, shapes[i].paths[p], '.'));
+		for (size_t m = 0; m < sizeof(form->members) /
+				   sizeof(*form->members) &&
+		     form->members[m].path; m++)
+			CHECK(reads_name_all(reads, form->members[m].path, '/'));
+	}
+	CHECK(forms >= 4);
+}

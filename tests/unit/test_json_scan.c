@@ -418,6 +418,16 @@ TEST(json_scan_light_read)
 		"\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\","
 		"\"object\":{\"kind\":\"Pod\",\"spec\":{\"containers\":[{\"name\":\"c\","
 		"\"ports\":[],\"image\":\"nvcr.io/x\",\"ports\":[]}]}}}}";
+	/* an Argo template: its one container is no "containers" member */
+	static const char argo[] =
+		"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+		"\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\","
+		"\"object\":{\"apiVersion\":\"argoproj.io/v1alpha1\","
+		"\"kind\":\"CronWorkflow\",\"spec\":{\"workflowSpec\":{"
+		"\"templates\":[{\"name\":\"t\",\"container\":{\"image\":"
+		"\"nvcr.io/x\"},\"script\":{\"image\":\"nvcr.io/y\"},"
+		"\"sidecars\":[{\"image\":\"nvcr.io/z\"}],\"containerSet\":{"
+		"\"containers\":[{\"image\":\"nvcr.io/w\"}]}}]}}}}}";
 	unsigned rules = 1u << RULE_GPU_VISIBILITY;
 	json_t *read, *request, *object, *spec, *container;
 	int depth = 0;
@@ -446,6 +456,23 @@ TEST(json_scan_light_read)
 		  "nvcr.io/x");
 	CHECK(json_integer_value(json_pointer_get(container,
 						  "/resources/limits/cpu")) == 2);
+	json_decref(read);
+	/* the members that lead to an Argo template's containers are kept */
+	read = json_scan_light(filter, argo, strlen(argo), reads, &depth,
+			       &rules);
+	CHECK(read != NULL);
+	spec = json_pointer_get(read,
+				"/request/object/spec/workflowSpec/templates/0");
+	CHECK_STR(json_string_value(json_pointer_get(spec, "/container/image")),
+		  "nvcr.io/x");
+	CHECK_STR(json_string_value(json_pointer_get(spec, "/script/image")),
+		  "nvcr.io/y");
+	CHECK_STR(json_string_value(json_pointer_get(spec,
+						     "/sidecars/0/image")),
+		  "nvcr.io/z");
+	CHECK_STR(json_string_value(json_pointer_get(spec,
+				"/containerSet/containers/0/image")),
+		  "nvcr.io/w");
 	json_decref(read);
 	/* "containers" in a member left out, and a duplicate key in one */
 	CHECK(json_scan_light(filter, hidden, strlen(hidden), reads, &depth,

@@ -490,6 +490,12 @@ TEST(webhook_light_read_answers_as_whole)
 		  "\"containers\":[{\"name\":\"c\",\"image\":\"nvcr.io/nvidia/cuda:12\"}]"
 		  "}}}}}",
 		  1 },
+		/* an Argo template's single container, and its sidecar */
+		{ "{\"apiVersion\":\"argoproj.io/v1alpha1\",\"kind\":\"Workflow\","
+		  "\"metadata\":{\"name\":\"w\"},\"spec\":{\"templates\":[{"
+		  "\"name\":\"t\",\"container\":{\"image\":\"nvcr.io/nvidia/cuda:12\"},"
+		  "\"sidecars\":[{\"name\":\"s\",\"image\":\"nvidia/cuda:12\"}]}]}}",
+		  2 },
 		/* a List */
 		{ "{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{"
 		  "\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\","
