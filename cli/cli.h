@@ -224,9 +224,6 @@ int cli_skip_unparsed(const struct input *in, const struct source_error *err,
 	"skipped; one named is an error, unless --skip-unparsable. A summary\n" \
 	"line ends the run on stderr.\n"
 
-/* The source limits a configuration asks for. */
-struct source_limits cli_limits(const struct config *cfg);
-
 /*
  * Loads the configuration named by -c (NULL: the defaults); prints the
  * error and returns NULL on failure.

@@ -150,7 +150,7 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 	struct file_run *run = arg;
 	struct source_doc *doc = sd->doc;
 	const struct rules_result *res = sd->result;
-	struct source_limits limits = cli_limits(run->m->cfg);
+	struct source_limits limits = source_limits_of(run->m->cfg);
 	char why[256];
 	int reemitted = 0;
 

@@ -585,7 +585,7 @@ static int values_keep_read(struct chart_job *job, const struct refs *refs,
 static int values_run(struct chart_job *job, const char *text, size_t len,
 		      struct buf *out, struct source_error *err)
 {
-	struct source_limits limits = cli_limits(job->cfg);
+	struct source_limits limits = source_limits_of(job->cfg);
 	struct source_parser *parser = source_parser_new(text, len, &limits);
 	struct rules_options opts = {
 		.offline = 1, .report_only = job->lint,

@@ -2729,7 +2729,7 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 
 	memset(err, 0, sizeof(*err));
 	job->errors = 0;
-	tj.limits = cli_limits(job->cfg);
+	tj.limits = source_limits_of(job->cfg);
 	if (tpl_scan(text, len, &tj.t, &terr)) {
 		err->line = terr.line;
 		err->column = terr.column;

@@ -72,6 +72,9 @@ struct source_limits {
 	size_t max_alias_nodes;
 };
 
+/* The source limits a configuration asks for. */
+struct source_limits source_limits_of(const struct config *cfg);
+
 struct source_parser;
 
 /*
