@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "chart.h"
 #include "cli.h"
 #include "diff.h"
+#include "helm.h"
 #include "json_scan.h"
 #include "msg.h"
 #include "report.h"

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 
 #include "arena.h"
-#include "chart.h"
-#include "cli.h"
+#include "files.h"
+#include "helm_private.h"
 #include "json_scan.h"
 #include "text_patch.h"
 

@@ -41,10 +41,9 @@
 #include <string.h>
 
 #include "arena.h"
-#include "chart.h"
-#include "cli.h"
+#include "helm_private.h"
 #include "json_scan.h"
-#include "report.h"
+#include "report_object.h"
 #include "template_mask.h"
 #include "text_patch.h"
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "chart.h"
+#include "helm.h"
 #include "fuzz.h"
 #include "template_mask.h"
 

@@ -1,0 +1,30 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * helm_private.h - what the files of helm/ share beyond helm.h: chart.c
+ * reads a chart's templates for template_migrate.c, which migrates a
+ * template for chart_run().
+ */
+#ifndef GPUMEND_HELM_PRIVATE_H
+#define GPUMEND_HELM_PRIVATE_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "helm.h"
+#include "source.h"
+
+/*
+ * Calls `fn` with the text of every file under the `templates` folder of
+ * the chart at `root` (recursively, hidden entries left out; files that
+ * cannot be read are left out too). Returns 0, or -1 when `fn` does.
+ */
+typedef int (*chart_file_fn)(void *arg, const char *path, const char *text,
+			     size_t len);
+int chart_read_templates(const char *root, chart_file_fn fn, void *arg);
+
+/* The template part of chart_run() (template_migrate.c). */
+int template_run(struct chart_job *job, const char *text, size_t len,
+		 struct buf *out, struct source_error *err);
+
+#endif
