@@ -99,7 +99,8 @@ static int run_flush(struct file_run *run)
 	if (!run->streaming) {
 		run->streaming = 1;
 		if (m->in_place && run->in->path) {
-			if (atomic_begin(&run->af, run->in->path, run->in->mode))
+			if (atomic_begin(&run->af, run->in->path, run->in->mode,
+					 ATOMIC_REPLACE))
 				return -1;
 		} else if (m->n_inputs > 1 && run->in->path) {
 			printf("# Source: %s\n", run->in->name);

@@ -347,7 +347,41 @@ static void pending_install(void)
 	}
 }
 
-int atomic_begin(struct atomic_file *af, const char *path, mode_t mode)
+/*
+ * `path`, which does not exist, with the folder it names resolved, in
+ * `real` (PATH_MAX bytes). 0, or -1 with errno set.
+ */
+static int realpath_new(const char *path, char *real)
+{
+	char dir[PATH_MAX], real_dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t n = slash ? (size_t)(slash - path) : 0;
+
+	if (!*base || n >= sizeof(dir)) {
+		errno = *base ? ENAMETOOLONG : EISDIR;
+		return -1;
+	}
+	if (!slash)
+		strcpy(dir, ".");
+	else if (n == 0)
+		strcpy(dir, "/");
+	else {
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	if (!realpath(dir, real_dir))
+		return -1;
+	if (snprintf(real, PATH_MAX, "%s%s%s", real_dir,
+		     strcmp(real_dir, "/") ? "/" : "", base) >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int atomic_begin(struct atomic_file *af, const char *path, mode_t mode,
+		 enum atomic_how how)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -356,14 +390,21 @@ int atomic_begin(struct atomic_file *af, const char *path, mode_t mode)
 	af->fd = -1;
 	/* through a symlink, the file it points to is replaced */
 	if (!realpath(path, real)) {
-		msg_error("cannot resolve '%s': %s", path, strerror(errno));
+		if (errno != ENOENT || how == ATOMIC_REPLACE ||
+		    realpath_new(path, real) != 0) {
+			msg_error("cannot resolve '%s': %s", path,
+				  strerror(errno));
+			return -1;
+		}
+	} else if (how == ATOMIC_CREATE) {
+		msg_error("'%s' already exists", path);
 		return -1;
 	}
 	if (stat(real, &st) == 0) {
 		/* a new file would have one link: the others would keep the
 		 * old text, and nothing would say so */
 		if (st.st_nlink > 1) {
-			msg_error("'%s' has %lu hard links: a rewritten file would part it from the others; not rewriting it (migrate it to stdout, or give it a single link)",
+			msg_error("'%s' has %lu hard links: a rewritten file would part it from the others; not rewriting it (write the output elsewhere, or give it a single link)",
 				  path, (unsigned long)st.st_nlink);
 			return -1;
 		}
@@ -373,6 +414,7 @@ int atomic_begin(struct atomic_file *af, const char *path, mode_t mode)
 	}
 	af->path = path;
 	af->mode = mode;
+	af->how = how;
 	af->real = strdup(real);
 	af->tmp = malloc(strlen(real) + 32);
 	if (!af->real || !af->tmp) {
@@ -440,6 +482,30 @@ static int keep_owner(const struct atomic_file *af)
 		      st.st_gid == af->gid ? (gid_t)-1 : af->gid);
 }
 
+/*
+ * Puts the temporary file in place of the file: renamed over it, or for
+ * ATOMIC_CREATE linked to its name, which fails when a file has taken the
+ * name since atomic_begin(). 0, or -1 with errno set.
+ */
+static int atomic_place(struct atomic_file *af)
+{
+	struct stat st;
+	int saved;
+
+	if (af->how != ATOMIC_CREATE)
+		return rename(af->tmp, af->real);
+	if (link(af->tmp, af->real) == 0) {
+		unlink(af->tmp);
+		return 0;
+	}
+	saved = errno;
+	/* a file system without hard links: a check, then a rename */
+	if (saved != EEXIST && lstat(af->real, &st) != 0 && errno == ENOENT)
+		return rename(af->tmp, af->real);
+	errno = saved;
+	return -1;
+}
+
 int atomic_commit(struct atomic_file *af)
 {
 	char *slash;
@@ -461,12 +527,15 @@ int atomic_commit(struct atomic_file *af)
 		atomic_abort(af);
 		return -1;
 	}
-	if (close(af->fd) != 0 || rename(af->tmp, af->real) != 0) {
+	if (close(af->fd) != 0 || atomic_place(af) != 0) {
 		saved = errno;
 		unlink(af->tmp);
 		af->fd = -1;
-		msg_error("cannot write '%s': %s (the file is unchanged)",
-			  af->path, strerror(saved));
+		if (saved == EEXIST && af->how == ATOMIC_CREATE)
+			msg_error("'%s' already exists", af->path);
+		else
+			msg_error("cannot write '%s': %s (the file is unchanged)",
+				  af->path, strerror(saved));
 		atomic_abort(af);
 		return -1;
 	}
@@ -491,7 +560,8 @@ int file_write_atomic(const char *path, const char *data, size_t len,
 {
 	struct atomic_file af;
 
-	if (atomic_begin(&af, path, mode) || atomic_write(&af, data, len))
+	if (atomic_begin(&af, path, mode, ATOMIC_REPLACE) ||
+	    atomic_write(&af, data, len))
 		return -1;
 	return atomic_commit(&af);
 }

@@ -76,18 +76,29 @@ int file_write_atomic(const char *path, const char *data, size_t len,
  * makes the temporary file, atomic_write appends, atomic_commit gives it
  * the mode, fsyncs and renames it over the file, atomic_abort removes it.
  * Each prints its error; a failed write or commit aborts.
+ *
+ * `how` says what may be at `path`: ATOMIC_REPLACE a file that exists (as
+ * file_write_atomic() does; a missing file is an error), ATOMIC_WRITE a
+ * file or nothing (then the file is created, in the folder `path` names),
+ * ATOMIC_CREATE nothing: atomic_begin refuses a file that exists, and
+ * atomic_commit one that has appeared since (it links the temporary file
+ * to the name, which fails when the name is taken, where the others
+ * rename it).
  */
+enum atomic_how { ATOMIC_REPLACE, ATOMIC_WRITE, ATOMIC_CREATE };
 struct atomic_file {
 	const char *path;    /* as given, for messages */
 	char *real;          /* the file replaced (symlinks resolved) */
 	char *tmp;
 	int fd;
 	mode_t mode;
+	enum atomic_how how;
 	int keep_owner;      /* the file exists: its owner and group are kept */
 	uid_t uid;
 	gid_t gid;
 };
-int atomic_begin(struct atomic_file *af, const char *path, mode_t mode);
+int atomic_begin(struct atomic_file *af, const char *path, mode_t mode,
+		 enum atomic_how how);
 int atomic_write(struct atomic_file *af, const char *data, size_t len);
 int atomic_commit(struct atomic_file *af);
 void atomic_abort(struct atomic_file *af);
