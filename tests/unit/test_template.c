@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_template.c - Helm templates and values: the template masker
- * (cli/template_mask.c), the values view of the engine (rules/values.c)
+ * (helm/template_mask.c), the values view of the engine (rules/values.c)
  * and the text patcher's edits (text_patch_edits).
  */
 #include <stdlib.h>
