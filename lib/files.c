@@ -154,6 +154,28 @@ static int input_from_utf16(struct input *in)
 	return 0;
 }
 
+/*
+ * Ends input_read() once `in` holds the text (NULL: out of memory): its
+ * names and mode, and its UTF-8. 0, or -1 (said) with `in` freed.
+ */
+static int input_finish(struct input *in, const char *path, int is_stdin,
+			mode_t mode)
+{
+	in->name = strdup(is_stdin ? "<stdin>" : path);
+	in->path = is_stdin ? NULL : strdup(path);
+	in->mode = mode & 07777;
+	if (!in->text || !in->name || (!is_stdin && !in->path)) {
+		msg_error("out of memory");
+		goto out_free;
+	}
+	if (input_from_utf16(in) != 0)
+		goto out_free;
+	return 0;
+out_free:
+	input_free(in);
+	return -1;
+}
+
 /* ------------------------------------------------------------------ */
 
 int input_read(const char *path, size_t max_bytes, struct input *in)
@@ -196,19 +218,7 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 			in->len = (size_t)st.st_size;
 			in->mapped = 1;
 			in->guard = guard_add(map, (size_t)st.st_size);
-			in->name = strdup(path);
-			in->path = strdup(path);
-			in->mode = st.st_mode & 07777;
-			if (!in->name || !in->path) {
-				msg_error("out of memory");
-				input_free(in);
-				return -1;
-			}
-			if (input_from_utf16(in) != 0) {
-				input_free(in);
-				return -1;
-			}
-			return 0;
+			return input_finish(in, path, 0, st.st_mode);
 		}
 	}
 	/* a pipe or a device is read into memory: it gets a cap (files are
@@ -244,19 +254,7 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 		close(fd);
 	}
 	in->text = buf_detach(&b, &in->len);
-	in->name = strdup(is_stdin ? "<stdin>" : path);
-	in->path = is_stdin ? NULL : strdup(path);
-	in->mode = st.st_mode & 07777;
-	if (!in->text || !in->name || (!is_stdin && !in->path)) {
-		msg_error("out of memory");
-		input_free(in);
-		return -1;
-	}
-	if (input_from_utf16(in) != 0) {
-		input_free(in);
-		return -1;
-	}
-	return 0;
+	return input_finish(in, path, is_stdin, st.st_mode);
 out_close:
 	if (!is_stdin)
 		close(fd);
