@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "buf.h"
-#include "chart.h"
 #include "cli.h"
+#include "helm.h"
 #include "json_scan.h"
 #include "msg.h"
 #include "report.h"

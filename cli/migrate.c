@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "chart.h"
 #include "cli.h"
 #include "diff.h"
+#include "helm.h"
 #include "json_scan.h"
 #include "msg.h"
 #include "report.h"
@@ -99,7 +99,8 @@ static int run_flush(struct file_run *run)
 	if (!run->streaming) {
 		run->streaming = 1;
 		if (m->in_place && run->in->path) {
-			if (atomic_begin(&run->af, run->in->path, run->in->mode))
+			if (atomic_begin(&run->af, run->in->path, run->in->mode,
+					 ATOMIC_REPLACE))
 				return -1;
 		} else if (m->n_inputs > 1 && run->in->path) {
 			printf("# Source: %s\n", run->in->name);
@@ -150,7 +151,7 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 	struct file_run *run = arg;
 	struct source_doc *doc = sd->doc;
 	const struct rules_result *res = sd->result;
-	struct source_limits limits = cli_limits(run->m->cfg);
+	struct source_limits limits = source_limits_of(run->m->cfg);
 	char why[256];
 	int reemitted = 0;
 

@@ -15,17 +15,6 @@
 #include "msg.h"
 #include "nul.h"
 
-struct source_limits cli_limits(const struct config *cfg)
-{
-	struct source_limits limits = {
-		.max_document_bytes = cfg->max_document_bytes,
-		.max_depth = cfg->max_depth,
-		.max_alias_nodes = cfg->max_alias_nodes,
-	};
-
-	return limits;
-}
-
 void run_summary(const struct run_counts *c, const char *touched,
 		 const char *clean)
 {
@@ -205,7 +194,7 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 		const struct rules_options *opts, stream_fn fn, void *arg,
 		struct source_error *err)
 {
-	struct source_limits limits = cli_limits(cfg);
+	struct source_limits limits = source_limits_of(cfg);
 	struct source_parser *parser = source_parser_new(text, len, &limits);
 	struct source_doc doc;
 	struct rules_result result;

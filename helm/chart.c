@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 
 #include "arena.h"
-#include "chart.h"
-#include "cli.h"
+#include "files.h"
+#include "helm_private.h"
 #include "json_scan.h"
 #include "text_patch.h"
 
@@ -919,7 +919,7 @@ static void drop_image_rules(struct rules_result *res)
 static int values_run(struct chart_job *job, const char *text, size_t len,
 		      struct buf *out, struct source_error *err)
 {
-	struct source_limits limits = cli_limits(job->cfg);
+	struct source_limits limits = source_limits_of(job->cfg);
 	struct source_parser *parser = source_parser_new(text, len, &limits);
 	struct rules_options opts = {
 		.offline = 1, .report_only = job->lint,
