@@ -626,7 +626,7 @@ static int read_elsewhere(const struct refs *r, json_t *orig,
 
 json_t *chart_values_new(const char *root, const struct config *cfg)
 {
-	struct source_limits limits = cli_limits(cfg);
+	struct source_limits limits = source_limits_of(cfg);
 	struct source_parser *parser;
 	struct source_error err;
 	struct source_doc doc;
