@@ -399,12 +399,77 @@ static json_t *template_find(json_t *list, const char *name,
 	return NULL;
 }
 
+/* The key of a template in rule_ctx.list_templates. */
+static char *template_key(const char *name, const char *namespace)
+{
+	size_t n = strlen(name), ns = namespace ? strlen(namespace) : 0;
+	char *key = malloc(n + ns + 2);
+
+	if (key) {
+		/* no name or namespace holds a '/' */
+		memcpy(key, namespace ? namespace : "", ns);
+		key[ns] = '/';
+		memcpy(key + ns + 1, name, n + 1);
+	}
+	return key;
+}
+
+/* Adds `object` to the List's templates when it is one. */
+static int list_templates_add(json_t *index, json_t *object)
+{
+	json_t *meta = json_member(object, "metadata");
+	const char *kind = json_string_value(json_member(object, "kind"));
+	const char *name = json_string_value(json_member(meta, "name"));
+	char *key;
+	int rc;
+
+	if (!kind || strcmp(kind, "ResourceClaimTemplate") != 0 || !name)
+		return 0;
+	if (!(key = template_key(name, json_string_value(
+			json_member(meta, "namespace")))))
+		return -1;
+	/* the first of a name is the one a claim finds */
+	rc = json_member(index, key) ? 0 : json_object_set(index, key, object);
+	free(key);
+	return rc;
+}
+
+/*
+ * The List's template of that name, or NULL: its items are indexed once,
+ * so that a List of many workloads is not searched once for each.
+ */
+static json_t *list_template_find(struct rule_ctx *ctx, json_t *items,
+				  const char *name, const char *namespace,
+				  int *oom)
+{
+	json_t *item, *found;
+	char *key;
+	size_t i;
+
+	*oom = 0;
+	if (!ctx->list_templates) {
+		if (!(ctx->list_templates = json_object()))
+			goto out_oom;
+		json_array_foreach(items, i, item)
+			if (list_templates_add(ctx->list_templates, item))
+				goto out_oom;
+	}
+	if (!(key = template_key(name, namespace)))
+		goto out_oom;
+	found = json_member(ctx->list_templates, key);
+	free(key);
+	return found;
+out_oom:
+	*oom = 1;
+	return NULL;
+}
+
 /*
  * The name of the template that gives `count` GPUs matching `selector`:
  * one the file holds already (rules_options.claim_template_find, the List's
  * items, what this object made), or a new one, written as an item of the
  * List or as a document of its own (result->documents). NULL when out of
- * memory or names run out (*why set).
+ * memory, or with *why set when the names run out.
  */
 static char *template_for(struct rule_ctx *ctx, struct dra_object *o,
 			  long long count, const char *selector,
@@ -428,8 +493,14 @@ static char *template_for(struct rule_ctx *ctx, struct dra_object *o,
 					  selector)))
 			return NULL;
 		found = template_find(o->made, name, o->namespace);
-		if (!found)
-			found = template_find(items, name, o->namespace);
+		if (!found && items) {
+			int oom;
+
+			found = list_template_find(ctx, items, name,
+						   o->namespace, &oom);
+			if (oom)
+				goto out_fail;
+		}
 		if (found)
 			there = json_equal(json_member(found, "spec"),
 					   json_member(want, "spec")) ? 1 : 2;
@@ -447,22 +518,24 @@ static char *template_for(struct rule_ctx *ctx, struct dra_object *o,
 		if (there)
 			continue;
 		if (json_array_append(o->made, want))
-			break;
+			goto out_fail;
 		if (items) {
-			if (rule_add(ctx, "/items/-", json_incref(want)))
-				break;
+			if (rule_add(ctx, "/items/-", json_incref(want)) ||
+			    list_templates_add(ctx->list_templates, want))
+				goto out_fail;
 		} else {
 			if (!ctx->result->documents &&
 			    !(ctx->result->documents = json_array()))
-				break;
+				goto out_fail;
 			if (json_array_append(ctx->result->documents, want))
-				break;
+				goto out_fail;
 		}
 		json_decref(want);
 		return strdup(name);
 	}
-	json_decref(want);
 	*why = "no free name";
+out_fail:
+	json_decref(want);
 	return NULL;
 }
 

@@ -971,6 +971,7 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
 		return 0;
 	rc = run_all(&ctx, object);
 	pod_list_clear(&pods);
+	json_decref(ctx.list_templates);
 	free(ctx.added_text);
 	return rc;
 }

@@ -64,6 +64,9 @@ struct rule_ctx {
 		int stack;
 	} stack_memo[4];
 	unsigned n_stack_memo;
+	/* target dra, in a List: its ResourceClaimTemplate items by
+	 * namespace and name, found once (rules/dra.c); NULL before */
+	json_t *list_templates;
 };
 
 /*
