@@ -176,3 +176,38 @@ TEST(dra_mismatched_counts_are_an_error)
 	rules_result_clear(&res);
 	config_free(cfg);
 }
+
+TEST(dra_list_template_already_an_item)
+{
+	struct config *cfg = dra_config();
+	struct rules_result res;
+	/* the List holds a's template, and another spec under b's name */
+	json_t *out = test_run_squoted_any_length(
+		"{'apiVersion':'v1','kind':'List','items':["
+		"{'apiVersion':'resource.k8s.io/v1','kind':'ResourceClaimTemplate',"
+		"'metadata':{'name':'a-gpu'},'spec':{'spec':{'devices':{"
+		"'requests':[{'name':'gpu','exactly':{'deviceClassName':"
+		"'gpu.nvidia.com','allocationMode':'ExactCount','count':1}}]}}}},"
+		"{'apiVersion':'resource.k8s.io/v1','kind':'ResourceClaimTemplate',"
+		"'metadata':{'name':'b-gpu'},'spec':{'spec':{'devices':{"
+		"'requests':[{'name':'gpu','exactly':{'deviceClassName':"
+		"'gpu.nvidia.com','count':8}}]}}}},"
+		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'a'},"
+		"'spec':{'containers':[{'name':'c','image':'i','resources':{"
+		"'limits':{'nvidia.com/gpu':1}}}]}},"
+		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'b'},"
+		"'spec':{'containers':[{'name':'c','image':'i','resources':{"
+		"'limits':{'nvidia.com/gpu':1}}}]}}]}",
+		cfg, NULL, &res, failures);
+
+	CHECK(out != NULL);
+	CHECK(json_array_size(json_member(out, "items")) == 5);
+	CHECK_STR(test_string_at(out, "/items/2/spec/resourceClaims/0/resourceClaimTemplateName"),
+		  "a-gpu");
+	CHECK_STR(test_string_at(out, "/items/3/spec/resourceClaims/0/resourceClaimTemplateName"),
+		  "b-gpu-2");
+	CHECK_STR(test_string_at(out, "/items/4/metadata/name"), "b-gpu-2");
+	json_decref(out);
+	rules_result_clear(&res);
+	config_free(cfg);
+}
