@@ -151,6 +151,35 @@ int cli_skip_unparsed(const struct input *in, const struct source_error *err,
 struct config *cli_load_config(const char *path);
 
 /*
+ * The enum rules_target named by a --target argument; prints the error
+ * and returns -1 when it names none.
+ */
+int cli_target_parse(const char *name);
+
+/*
+ * Target dra: the ResourceClaimTemplates a file holds, and those written
+ * into it, kept as text: the CLI's json lives one document long
+ * (arena.h). cli_templates_read() adds those of the documents of `text`
+ * (List items too; none under another target), cli_templates_add() one
+ * object when it is a template; both -1 when out of memory.
+ * cli_templates_find() is a rules_options.claim_template_find over
+ * them.
+ */
+struct cli_template {
+	char *name, *namespace, *spec;  /* spec: canonical JSON text */
+};
+struct cli_templates {
+	struct cli_template *items;
+	size_t n, cap;
+};
+int cli_templates_read(struct cli_templates *list, const char *text,
+		       size_t len, const struct config *cfg);
+int cli_templates_add(struct cli_templates *list, const json_t *object);
+int cli_templates_find(const void *arg, const char *name,
+		       const char *namespace, const json_t *spec);
+void cli_templates_clear(struct cli_templates *list);
+
+/*
  * Options anywhere on the command line (git and kubectl style), "--"
  * ending them. After cli_args_init(), call cli_args_next() with a
  * getopt_long() option string (without a leading '+' or '-') until it

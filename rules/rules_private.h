@@ -64,6 +64,9 @@ struct rule_ctx {
 		int stack;
 	} stack_memo[4];
 	unsigned n_stack_memo;
+	/* target dra, in a List: its ResourceClaimTemplate items by
+	 * namespace and name, found once (rules/dra.c); NULL before */
+	json_t *list_templates;
 };
 
 /*
@@ -170,6 +173,9 @@ int rule_run_obsolete_gpu_component(struct rule_ctx *ctx);
 int rule_run_legacy_scheduler_config(struct rule_ctx *ctx);
 int rule_run_invalid_resource(struct rule_ctx *ctx);
 int rule_run_removed_api(struct rule_ctx *ctx);
+/* Target dra, after every rule of an object, as legacy-gpu-resource:
+ * whole-GPU counts become claims (rules/dra.c). */
+int rule_run_dra(struct rule_ctx *ctx);
 
 /*
  * Calls `fn` for every pod spec of the current object (any mapping holding
