@@ -1214,6 +1214,14 @@ int container_requests_gpu(const struct config *cfg, json_t *container)
 	json_t *resources = json_member(container, "resources");
 	const char *sections[] = { "limits", "requests" };
 
+	/*
+	 * A DRA claim (resources.claims, naming one of the pod's
+	 * resourceClaims) may hold a GPU: its device class is in a
+	 * ResourceClaimTemplate or ResourceClaim, which neither a file nor
+	 * an admission review carries, so every claim counts as one.
+	 */
+	if (json_array_size(json_member(resources, "claims")) > 0)
+		return 1;
 	for (int s = 0; s < 2; s++) {
 		json_t *map = json_member(resources, sections[s]), *value;
 		const char *name;

@@ -278,7 +278,8 @@ const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
  * 1 when the container asks for a GPU: the GPU resource, the legacy one,
  * the shared one, a legacy sharing resource, a vendor whole-GPU resource or
  * the hami memory resource, in limits or requests, with a value other
- * than 0.
+ * than 0; or any DRA claim in resources.claims, whose device class cannot
+ * be seen from the pod.
  */
 int container_requests_gpu(const struct config *cfg, json_t *container);
 /*

@@ -411,6 +411,21 @@ static void gpu_request_names(const struct config *cfg,
 		names_add(names, cfg->memory_resources[i].name, t);
 }
 
+/*
+ * The CEL test of container_requests_gpu() on container `c`, as a
+ * disjunct of `t`: a GPU request name in its limits or requests, or a DRA
+ * claim.
+ */
+static void cel_gpu_requests(const struct config *cfg, struct cel_text *t)
+{
+	struct string_list names = { 0 };
+
+	gpu_request_names(cfg, &names, t);
+	cel_resources(t, &names);
+	cel_or(t);
+	cel_add(t, "has(c.resources) && has(c.resources.claims)");
+}
+
 static void triggers_minimize(struct string_list *out);
 static int trigger_cmp(const void *a, const void *b);
 
@@ -717,12 +732,13 @@ static void cel_annotation(struct cel_text *t, const char *key)
 /*
  * The names container_requests_gpu() looks for: no rule that needs a GPU
  * request can fire on a pod without one of them as a key of its limits or
- * requests.
+ * requests, or the key "claims" of its resources.
  */
 static int gpu_request_triggers(const struct config *cfg,
 				struct trigger_set *set)
 {
-	if (trigger_add(set, cfg->gpu_resource) ||
+	if (trigger_add(set, "claims") ||
+	    trigger_add(set, cfg->gpu_resource) ||
 	    trigger_add(set, cfg->legacy_gpu_resource) ||
 	    trigger_add(set, cfg->shared_gpu_resource) ||
 	    trigger_add(set, cfg->gpu_memory_resource) ||
@@ -875,12 +891,11 @@ static int cel_gpu_model_affinity(const struct config *cfg,
 				  enum cel_part part, struct cel_frag *out)
 {
 	struct cel_text *t = &out->pod, requests = { 0 };
-	struct string_list names = { 0 }, namespaces = { 0 };
+	struct string_list namespaces = { 0 };
 
 	if (part != CEL_PART_CORE)
 		return 1;
-	gpu_request_names(cfg, &names, &requests);
-	cel_resources(&requests, &names);
+	cel_gpu_requests(cfg, &requests);
 	for (size_t i = 0; i < cfg->n_namespace_models; i++)
 		names_add(&namespaces, cfg->namespace_models[i].namespace_name,
 			  t);
@@ -1108,13 +1123,10 @@ static int cel_obsolete_cuda_hostpath(const struct config *cfg,
 	}
 	if ((core ? cfg->vendor_driver_dirs.n : cfg->ambiguous_host_paths.n) &&
 	    cfg->ambiguous_mount_paths.n) {
-		struct string_list names = { 0 };
 		struct cel_text requests = { 0 };
 
-		if (core) {
-			gpu_request_names(cfg, &names, &requests);
-			cel_resources(&requests, &names);
-		}
+		if (core)
+			cel_gpu_requests(cfg, &requests);
 		cel_or(t);
 		cel_add(t, "has(p.s.volumes) && p.s.volumes.exists(v, "
 			"type(v) == map && has(v.hostPath) && "
