@@ -234,6 +234,12 @@ struct source_limits cli_limits(const struct config *cfg);
 struct config *cli_load_config(const char *path);
 
 /*
+ * The enum rules_target named by a --target argument; prints the error
+ * and returns -1 when it names none.
+ */
+int cli_target_parse(const char *name);
+
+/*
  * Options anywhere on the command line (git and kubectl style), "--"
  * ending them. After cli_args_init(), call cli_args_next() with a
  * getopt_long() option string (without a leading '+' or '-') until it

@@ -458,7 +458,8 @@ static void migrate_usage(FILE *out)
 {
 	fputs("usage: gpumend migrate [-i|--in-place] [--check] [--diff] [--json-patch]\n"
 	      "                       [--chart|--no-chart] [--exclude GLOB]...\n"
-	      "                       [--skip-unparsable] [-q|--quiet] [-c FILE] [PATH...]\n"
+	      "                       [--skip-unparsable] [--target device-plugin|dra]\n"
+	      "                       [-q|--quiet] [-c FILE] [PATH...]\n"
 	      "\n"
 	      "Rewrites Kubernetes manifests written for the legacy GPU stack so that\n"
 	      "they run on today's (device plugin, GPU Feature Discovery, sharing).\n"
@@ -480,6 +481,10 @@ static void migrate_usage(FILE *out)
 	      "      --skip-unparsable\n"
 	      "                    skip named files too that are neither manifests\n"
 	      "                    nor parse (pre-commit names every JSON file)\n"
+	      "      --target device-plugin|dra\n"
+	      "                    what GPU requests become: nvidia.com/gpu (default), or\n"
+	      "                    DRA claims and ResourceClaimTemplates (docs/dra.md);\n"
+	      "                    overrides the config's target\n"
 	      "  -q, --quiet       no summary line, no note on skipped files\n"
 	      "  -c, --config FILE configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help        show this help\n"
@@ -500,6 +505,7 @@ int cmd_migrate(int argc, char **argv)
 		{ "exclude", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "skip-unparsable", no_argument, NULL, 'U' },
+		{ "target", required_argument, NULL, 'T' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -508,7 +514,7 @@ int cmd_migrate(int argc, char **argv)
 	struct walk_options walk = { 0 };
 	const char *config_path = NULL;
 	struct cli_args args;
-	int opt, walk_errors = 0;
+	int opt, walk_errors = 0, target = -1;
 
 	/* the --exclude patterns, by pointer: no more than the arguments */
 	walk.excludes = calloc((size_t)argc, sizeof(char *));
@@ -528,6 +534,12 @@ int cmd_migrate(int argc, char **argv)
 		case 'E': walk.excludes[walk.n_excludes++] = optarg; break;
 		case 'q': m.quiet = 1; break;
 		case 'U': m.skip_named = 1; break;
+		case 'T':
+			if ((target = cli_target_parse(optarg)) < 0) {
+				free(walk.excludes);
+				return 2;
+			}
+			break;
 		case 'c': config_path = optarg; break;
 		case 'h': migrate_usage(stdout); free(walk.excludes); return 0;
 		default: migrate_usage(stderr); free(walk.excludes); return 2;
@@ -544,6 +556,8 @@ int cmd_migrate(int argc, char **argv)
 		free(walk.excludes);
 		return 2;
 	}
+	if (target >= 0)
+		m.cfg->target = (enum rules_target)target;
 	m.filter = cli_filter_new(m.cfg);
 	m.n_inputs = several_inputs(argv + 1, args.n) ? 2 : 1;
 	if (paths_walk(argv + 1, args.n, &walk, migrate_path, &m,

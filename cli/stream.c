@@ -53,6 +53,15 @@ struct config *cli_load_config(const char *path)
 	return cfg;
 }
 
+int cli_target_parse(const char *name)
+{
+	int target = rules_target_find(name);
+
+	if (target < 0)
+		msg_error("--target must be device-plugin or dra, not '%s'", name);
+	return target;
+}
+
 /* 1 when `key` stands in `text` as a key: quoted or not, then ':'. */
 static int text_has_key(const char *text, size_t len, const char *key)
 {

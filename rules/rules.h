@@ -92,6 +92,19 @@ const char *rule_mode_name(enum rule_mode mode);
 const char *severity_name(enum severity severity);
 const char *sharing_strategy_name(enum sharing_strategy strategy);
 
+/*
+ * What whole-GPU requests are migrated to: the device plugin's extended
+ * resource (nvidia.com/gpu), or Dynamic Resource Allocation claims
+ * (resource.k8s.io/v1 ResourceClaimTemplates of NVIDIA's DRA driver),
+ * which only the offline front ends (`gpumend migrate`, `lint`) take.
+ */
+enum rules_target { RULES_TARGET_DEVICE_PLUGIN, RULES_TARGET_DRA };
+
+/* "device-plugin", "dra". */
+const char *rules_target_name(enum rules_target target);
+/* The target of that name; -1 when none. */
+int rules_target_find(const char *name);
+
 /* ------------------------------------------------------------------ */
 /* Configuration                                                       */
 
@@ -145,6 +158,9 @@ struct namespace_models {
 
 struct config {
 	enum rule_mode mode[RULE_COUNT];
+	enum rules_target target;       /* device-plugin unless set */
+	/* target dra: the DeviceClass of whole GPUs (gpu.nvidia.com) */
+	char *dra_device_class;
 
 	/* resource names */
 	char *legacy_gpu_resource;    /* alpha.kubernetes.io/nvidia-gpu */
