@@ -20,6 +20,10 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 		RULE_DEPRECATED_WORKLOAD_API, "deprecated-workload-api",
 		RULE_MODE_MUTATE, 1, 1,
 		"workloads on removed API versions (extensions/v1beta1, apps/v1beta1/2, batch/v1beta1), apps/v1 without selector" },
+	[RULE_DRA_UNSUPPORTED] = {
+		RULE_DRA_UNSUPPORTED, "dra-unsupported",
+		RULE_MODE_WARN, 0, 1,
+		"under --target dra: GPU sharing, Kepler GPUs and MIG devices, which NVIDIA's DRA driver does not serve as it ships" },
 	[RULE_LEGACY_GPU_RESOURCE] = {
 		RULE_LEGACY_GPU_RESOURCE, "legacy-gpu-resource",
 		RULE_MODE_MUTATE, 1, 0,
@@ -76,6 +80,7 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 
 static const rule_run_fn rule_runs[RULE_COUNT] = {
 	[RULE_DEPRECATED_WORKLOAD_API] = rule_run_deprecated_workload_api,
+	[RULE_DRA_UNSUPPORTED] = rule_run_dra_unsupported,
 	[RULE_LEGACY_GPU_RESOURCE] = rule_run_legacy_gpu_resource,
 	[RULE_LEGACY_GPU_NODE_LABEL] = rule_run_legacy_gpu_node_label,
 	[RULE_LEGACY_AFFINITY_ANNOTATION] = rule_run_legacy_affinity_annotation,
@@ -1172,6 +1177,35 @@ const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
 	return json_string_value(value);
 }
 
+int pod_annotation_find(struct rule_ctx *ctx, struct pod_spec *pod,
+			const char *key, json_t **value, char **pointer)
+{
+	json_t *annotations;
+	char *p_meta = NULL, *p_annotations;
+
+	*pointer = NULL;
+	annotations = json_member(pod->metadata, "annotations");
+	*value = json_member(annotations, key);
+	if (*value) {
+		p_annotations = json_pointer_join(pod->metadata_pointer,
+						  "annotations");
+	} else {
+		*value = json_member(annotations_of(ctx->object), key);
+		if (!*value)
+			return 0;
+		if (!(p_meta = json_pointer_join(ctx->object_pointer,
+						 "metadata")))
+			return -1;
+		p_annotations = json_pointer_join(p_meta, "annotations");
+		free(p_meta);
+	}
+	if (!p_annotations)
+		return -1;
+	*pointer = json_pointer_join(p_annotations, key);
+	free(p_annotations);
+	return *pointer ? 0 : -1;
+}
+
 /* 1 when `value` (of a resource in limits or requests) is not 0. */
 static int asks_for(json_t *value)
 {
@@ -1277,18 +1311,24 @@ int selector_value_is(json_t *value, const char *want)
 	return same_name(json_string_value(value), want);
 }
 
-int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
+int pod_sharing_source(const struct config *cfg, struct pod_spec *pod,
+		       struct sharing_source *src)
 {
 	json_t *labels = json_member(pod->metadata, "labels");
 	json_t *selector = json_member(pod->spec, "nodeSelector");
 
-	if (json_member(labels, cfg->sharing_label))
+	*src = (struct sharing_source){ 0 };
+	if (json_member(labels, cfg->sharing_label)) {
+		src->label = cfg->sharing_label;
 		return 1;
+	}
 	for (size_t i = 0; i < cfg->share_selectors.n; i++)
 		if (selector_value_is(json_member(selector,
 						  cfg->share_selectors.items[i].key),
-				      cfg->share_selectors.items[i].value))
+				      cfg->share_selectors.items[i].value)) {
+			src->selector = cfg->share_selectors.items[i].key;
 			return 1;
+		}
 	for (size_t l = 0; l < 3; l++) {
 		json_t *list = json_member(pod->spec, container_lists[l]), *c;
 		size_t i;
@@ -1304,12 +1344,24 @@ int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
 
 				json_object_foreach(map, name, value)
 					if (is_sharing_resource(cfg, name) &&
-					    asks_for(value))
+					    asks_for(value)) {
+						src->list = container_lists[l];
+						src->index = i;
+						src->section = sections[s];
+						src->resource = name;
 						return 1;
+					}
 			}
 		}
 	}
 	return 0;
+}
+
+int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
+{
+	struct sharing_source src;
+
+	return pod_sharing_source(cfg, pod, &src);
 }
 
 int resource_is_migrated(const struct config *cfg, const char *name)

@@ -95,6 +95,7 @@ typedef int (*container_fn)(struct rule_ctx *ctx, struct pod_spec *pod,
 
 /* One function per rule file, run once per object (see engine.c). */
 int rule_run_deprecated_workload_api(struct rule_ctx *ctx);
+int rule_run_dra_unsupported(struct rule_ctx *ctx);
 int rule_run_legacy_gpu_resource(struct rule_ctx *ctx);
 int rule_run_legacy_gpu_node_label(struct rule_ctx *ctx);
 int rule_run_legacy_affinity_annotation(struct rule_ctx *ctx);
@@ -275,6 +276,15 @@ const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
 			   const char *key);
 
 /*
+ * Finds the annotation `key` as pod_annotation() does (the pod's own
+ * metadata, else the object's): its value, borrowed, in *value (NULL when
+ * absent), and its pointer, new, in *pointer (NULL when absent). 0, or -1
+ * when out of memory.
+ */
+int pod_annotation_find(struct rule_ctx *ctx, struct pod_spec *pod,
+			const char *key, json_t **value, char **pointer);
+
+/*
  * 1 when the container asks for a GPU: the GPU resource, the legacy one,
  * the shared one, a legacy sharing resource, a vendor whole-GPU resource or
  * the hami memory resource, in limits or requests, with a value other
@@ -303,6 +313,24 @@ int selector_value_is(json_t *value, const char *want);
  * sharing node selector, or it carries gpumend's sharing label.
  */
 int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod);
+
+/* What makes a pod share a GPU: one of the three, the others NULL. */
+struct sharing_source {
+	const char *label;      /* gpumend's sharing label, its key */
+	const char *selector;   /* a legacy sharing node selector, its key */
+	const char *resource;   /* a sharing resource, its name, ... */
+	const char *list;       /* ... in this container list, */
+	size_t index;           /* at this index, */
+	const char *section;    /* in "limits" or "requests" */
+};
+
+/*
+ * pod_shares_gpu(), saying why in *src (borrowed strings, valid while
+ * the pod and cfg are): the label first, then the selectors, then the
+ * first sharing resource. 1 when the pod shares a GPU, else 0.
+ */
+int pod_sharing_source(const struct config *cfg, struct pod_spec *pod,
+		       struct sharing_source *src);
 
 /*
  * The entry of cfg->obsolete_components whose pattern the image of a

@@ -776,6 +776,29 @@ static int triggers_deprecated_workload_api(const struct config *cfg,
 }
 
 /*
+ * dra-unsupported acts only under the dra target, on: a pod that shares a
+ * GPU (pod_sharing_source(): gpumend's sharing label, the key of a legacy
+ * sharing selector, or a sharing resource, which is a GPU request name);
+ * a pod pinned to a Kepler model, which must request a GPU; a resource
+ * whose name starts with "nvidia.com/mig-". Under any other target it
+ * acts on nothing.
+ */
+static int triggers_dra_unsupported(const struct config *cfg,
+				    struct trigger_set *set)
+{
+	if (cfg->target != RULES_TARGET_DRA)
+		return 0;
+	if (gpu_request_triggers(cfg, set) ||
+	    trigger_add(set, cfg->sharing_label) ||
+	    trigger_add(set, "nvidia.com/mig-"))
+		return -1;
+	for (size_t i = 0; i < cfg->share_selectors.n; i++)
+		if (trigger_add(set, cfg->share_selectors.items[i].key))
+			return -1;
+	return 0;
+}
+
+/*
  * legacy-gpu-resource reports and rewrites only a container whose limits
  * or requests hold the key cfg->legacy_gpu_resource or one of
  * cfg->vendor_gpu_resources (section_read() finds no legacy value
@@ -1390,6 +1413,7 @@ int rules_rule_cel(const struct config *cfg, enum rule_id rule,
 
 static const trigger_fn rule_triggers[RULE_COUNT] = {
 	[RULE_DEPRECATED_WORKLOAD_API] = triggers_deprecated_workload_api,
+	[RULE_DRA_UNSUPPORTED] = triggers_dra_unsupported,
 	[RULE_LEGACY_GPU_RESOURCE] = triggers_legacy_gpu_resource,
 	[RULE_LEGACY_GPU_NODE_LABEL] = triggers_legacy_gpu_node_label,
 	[RULE_LEGACY_AFFINITY_ANNOTATION] = triggers_legacy_affinity_annotation,
