@@ -706,6 +706,21 @@ out_free:
 int chart_run(struct chart_job *job, enum chart_kind kind, const char *text,
 	      size_t len, struct buf *out, struct source_error *err)
 {
+	if (job->cfg->target == RULES_TARGET_DRA) {
+		/* a template's claims would need templates of their own,
+		 * written with the chart's actions: refused, not half done */
+		struct chart_finding f = {
+			.line = 1, .column = 1, .rule = "legacy-gpu-resource",
+			.severity = SEVERITY_ERROR,
+			.message = "target dra is not supported in charts: the chart is left as it is; migrate what it renders (helm template ... | gpumend migrate --target dra)",
+		};
+
+		memset(err, 0, sizeof(*err));
+		job->errors = 1;
+		return job->report(job->arg, &f) ||
+		       (out && buf_append(out, text, len)) ?
+		       -1 : 0;
+	}
 	if (kind == CHART_VALUES)
 		return values_run(job, text, len, out, err);
 	return template_run(job, text, len, out, err);

@@ -240,6 +240,15 @@ struct config *cli_load_config(const char *path);
 int cli_target_parse(const char *name);
 
 /*
+ * Target dra: a new JSON array of the ResourceClaimTemplates that the
+ * documents of `text` hold (List items too), for
+ * rules_options.claim_templates; empty under another target, or when
+ * none is there. NULL when out of memory.
+ */
+json_t *cli_claim_templates_new(const char *text, size_t len,
+				const struct config *cfg);
+
+/*
  * Options anywhere on the command line (git and kubectl style), "--"
  * ending them. After cli_args_init(), call cli_args_next() with a
  * getopt_long() option string (without a leading '+' or '-') until it

@@ -53,6 +53,9 @@ struct file_run {
 	int streaming;         /* part of the output is written already */
 	int failed;            /* writing failed */
 	struct atomic_file af; /* -i: the temporary file, once streaming */
+	/* target dra: the file's ResourceClaimTemplates, those written
+	 * after its documents included (rules_options.claim_templates) */
+	json_t *templates;
 };
 
 /*
@@ -145,6 +148,42 @@ static int print_finding(struct migrate *m, const char *file,
 	return 0;
 }
 
+/*
+ * Target dra: writes the templates the rules made for `doc` after it, each
+ * a document of its own. A JSON file cannot hold a second document: it is
+ * left as it is, with an error (a List takes them as items instead).
+ * 0, 1 for that error, -1 when out of memory.
+ */
+static int write_documents(struct file_run *run, struct source_doc *doc,
+			   json_t *documents)
+{
+	json_t *document;
+	size_t i;
+
+	if (!documents || json_array_size(documents) == 0)
+		return 0;
+	if (doc->root && doc->root->flow) {
+		const char *name = json_string_value(json_member(
+			json_member(json_array_get(documents, 0), "metadata"),
+			"name"));
+
+		msg_at(run->in->name, doc->line, 0, "error",
+		       "document %d: ResourceClaimTemplate '%s' cannot be written next to it: a JSON file holds one document (write it as YAML, or as a kind: List, whose items take it)",
+		       doc->index + 1, name ? name : "");
+		run->m->counts.findings[SEVERITY_ERROR]++;
+		return 1;
+	}
+	if (run->out.len && run->out.data[run->out.len - 1] != '\n' &&
+	    buf_putc(&run->out, '\n'))
+		return -1;
+	json_array_foreach(documents, i, document)
+		if (buf_puts(&run->out, "---\n") ||
+		    emit_document(&run->out, document, 0, 0) ||
+		    json_array_append(run->templates, document))
+			return -1;
+	return 0;
+}
+
 static int migrate_doc(void *arg, struct stream_doc *sd)
 {
 	struct file_run *run = arg;
@@ -207,6 +246,15 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 			msg_at(run->in->name, doc->line, 0, "note",
 			       "document %d written anew (its comments and layout are not kept): %s",
 			       doc->index + 1, why);
+		switch (write_documents(run, doc, res->documents)) {
+		case 0:
+			break;
+		case 1:
+			run->errors++;
+			break;
+		default:
+			goto out_nomem;
+		}
 	}
 	run->pos = doc->end;
 	input_release(run->in, doc->start);
@@ -319,6 +367,12 @@ static int migrate_path(void *arg, const char *path, int named)
 	}
 	buf_init(&run.out, 0);
 	buf_init(&run.patches, 0);
+	if (kind == CHART_PLAIN &&
+	    !(run.templates = cli_claim_templates_new(in.text, in.len, m->cfg))) {
+		msg_error("out of memory");
+		goto out_failed;
+	}
+	opts.claim_templates = run.templates;
 	if (kind != CHART_PLAIN)
 		rc = migrate_chart(&run, kind, root, &err);
 	else
@@ -438,6 +492,7 @@ out_free:
 		atomic_abort(&run.af);
 	buf_free(&run.out);
 	buf_free(&run.patches);
+	json_decref(run.templates);
 	input_free(&in);
 	free(root);
 	return 0;
@@ -558,6 +613,13 @@ int cmd_migrate(int argc, char **argv)
 	}
 	if (target >= 0)
 		m.cfg->target = (enum rules_target)target;
+	if (m.json_patch && m.cfg->target == RULES_TARGET_DRA) {
+		/* a patch changes one object: the templates are new ones */
+		msg_error("--json-patch cannot show the target dra: its ResourceClaimTemplates are new documents, not patches");
+		config_free(m.cfg);
+		free(walk.excludes);
+		return 2;
+	}
 	m.filter = cli_filter_new(m.cfg);
 	m.n_inputs = several_inputs(argv + 1, args.n) ? 2 : 1;
 	if (paths_walk(argv + 1, args.n, &walk, migrate_path, &m,

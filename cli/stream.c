@@ -53,6 +53,60 @@ struct config *cli_load_config(const char *path)
 	return cfg;
 }
 
+/* Adds `object` to `out` when it is a ResourceClaimTemplate; the items
+ * of a List too. */
+static int templates_add(json_t *out, json_t *object)
+{
+	const char *kind = json_string_value(json_member(object, "kind"));
+	json_t *item;
+	size_t i;
+
+	if (!kind)
+		return 0;
+	if (strcmp(kind, "ResourceClaimTemplate") == 0)
+		return json_array_append(out, object);
+	if (strcmp(kind, "List") != 0)
+		return 0;
+	json_array_foreach(json_member(object, "items"), i, item)
+		if (templates_add(out, item))
+			return -1;
+	return 0;
+}
+
+json_t *cli_claim_templates_new(const char *text, size_t len,
+				const struct config *cfg)
+{
+	static const char word[] = "ResourceClaimTemplate";
+	struct source_limits limits = cli_limits(cfg);
+	struct source_parser *parser;
+	struct source_doc doc;
+	struct source_error err;
+	json_t *out = json_array();
+	int got;
+
+	if (!out || cfg->target != RULES_TARGET_DRA ||
+	    !memmem(text, len, word, sizeof(word) - 1))
+		return out;
+	if (!(parser = source_parser_new(text, len, &limits))) {
+		json_decref(out);
+		return NULL;
+	}
+	source_parser_set_tree(parser, 0);
+	/* a document that does not parse is the stream's to report */
+	while ((got = source_next_doc(parser, &doc, &err)) == 1) {
+		int rc = doc.json ? templates_add(out, doc.json) : 0;
+
+		source_doc_clear(&doc);
+		if (rc) {
+			json_decref(out);
+			out = NULL;
+			break;
+		}
+	}
+	source_parser_free(parser);
+	return out;
+}
+
 int cli_target_parse(const char *name)
 {
 	int target = rules_target_find(name);

@@ -153,6 +153,7 @@ void rules_result_clear(struct rules_result *result)
 	}
 	free(result->ops);
 	free(result->findings);
+	json_decref(result->documents);
 	rules_result_init(result);
 }
 
@@ -822,6 +823,35 @@ static int namespace_may_opt_out(const struct config *cfg, const char *ns)
 	return 0;
 }
 
+/*
+ * Target dra: once every rule has run, the whole-GPU counts they left
+ * become claims, as a step of legacy-gpu-resource (its mode and
+ * opt-outs), whose triggers then hold the GPU resource.
+ */
+static int run_dra(struct rule_ctx *ctx, const char *pointer)
+{
+	enum rule_id r = RULE_LEGACY_GPU_RESOURCE;
+
+	if (ctx->cfg->target != RULES_TARGET_DRA ||
+	    ctx->cfg->mode[r] == RULE_MODE_OFF)
+		return 0;
+	if ((ctx->opts->skip_rules >> r & 1) &&
+	    (ctx->result->n_ops == 0 ||
+	     (ctx->opts->triggers_in && !(added_rules(ctx) >> r & 1))))
+		return 0;
+	ctx->object = json_pointer_get(ctx->root, pointer);
+	if (!json_is_object(ctx->object) ||
+	    opted_out(ctx->cfg, &ctx->object_opt, ctx->object, r,
+		      ctx->deny_locked))
+		return 0;
+	ctx->rule = r;
+	if (rule_run_dra(ctx) != 0 || ctx->failed) {
+		fail(ctx, pointer, "failed");
+		return -1;
+	}
+	return 0;
+}
+
 static int run_object(struct rule_ctx *ctx, json_t *object,
 		      const char *pointer)
 {
@@ -870,7 +900,7 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 			return -1;
 		}
 	}
-	return 0;
+	return run_dra(ctx, pointer);
 }
 
 /* The items of `object` when it is a `kind: List`, else NULL. */

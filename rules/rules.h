@@ -331,6 +331,14 @@ struct rules_result {
 	size_t n_findings, cap_findings;
 	int denied;        /* a rule in deny mode found something */
 	int errors;        /* findings of severity error that were not fixed */
+	/*
+	 * Target dra: new objects (ResourceClaimTemplates) for the front end
+	 * to write as documents of their own after this one, in order; NULL
+	 * when none. A List gets its templates as items instead, through
+	 * operations, and a front end that cannot write a document must
+	 * refuse the result (a JSON file holds one).
+	 */
+	json_t *documents;
 };
 
 /*
@@ -427,6 +435,14 @@ struct rules_options {
 	 * rules_apply() fails (-1, budget->spent set).
 	 */
 	struct rules_budget *budget;
+	/*
+	 * Target dra: the ResourceClaimTemplates the input holds besides the
+	 * object (a JSON array of objects, borrowed), or NULL. A template the
+	 * object's claims need that is there already, with the same name,
+	 * namespace and spec, is named, not written again; one of that name
+	 * with another spec makes the next name be taken.
+	 */
+	const json_t *claim_templates;
 };
 
 void rules_result_init(struct rules_result *result);
@@ -718,6 +734,18 @@ int json_text_string(json_dump_callback_t append, void *data,
  * quantity or the value does not fit.
  */
 int quantity_parse_milli(const char *text, long long *milli);
+
+/*
+ * Returns a new CEL device selector (resource.k8s.io/v1, NVIDIA's DRA
+ * driver) that accepts a GPU whose productName, the NVML name
+ * ("NVIDIA A100-SXM4-80GB"), is one of the `n` GPU Feature Discovery
+ * model label values `models` ("NVIDIA-A100-SXM4-80GB"): spaces become
+ * '-' as GFD writes them (the strings extension's replace()), and a value
+ * ending with `shared_suffix` (NULL: none) names the model without it.
+ * NULL when n is 0 or out of memory.
+ */
+char *dra_model_selector_new(char *const *models, size_t n,
+			     const char *shared_suffix);
 
 /*
  * Normalises a GPU model name the way GPU Feature Discovery builds the

@@ -109,6 +109,9 @@ int rule_run_obsolete_gpu_component(struct rule_ctx *ctx);
 int rule_run_legacy_scheduler_config(struct rule_ctx *ctx);
 int rule_run_invalid_resource(struct rule_ctx *ctx);
 int rule_run_removed_api(struct rule_ctx *ctx);
+/* Target dra, after every rule of an object, as legacy-gpu-resource:
+ * whole-GPU counts become claims (rules/dra.c). */
+int rule_run_dra(struct rule_ctx *ctx);
 
 /*
  * Calls `fn` for every PodSpec of the current object (any mapping holding a

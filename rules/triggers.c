@@ -809,6 +809,10 @@ static int triggers_legacy_gpu_resource(const struct config *cfg,
 {
 	if (trigger_add(set, cfg->legacy_gpu_resource))
 		return -1;
+	/* target dra: every whole-GPU count becomes a claim */
+	if (cfg->target == RULES_TARGET_DRA &&
+	    trigger_add(set, cfg->gpu_resource))
+		return -1;
 	return trigger_add_list(set, &cfg->vendor_gpu_resources);
 }
 
