@@ -32,7 +32,6 @@
 #include "rules_private.h"
 
 #define AFFINITY_ANNOTATION "scheduler.alpha.kubernetes.io/affinity"
-#define MIG_PREFIX "nvidia.com/mig-"
 #define STAY "keep it on the device-plugin target"
 
 /* ------------------------------------------------------------------ */
@@ -417,8 +416,7 @@ static int judge_mig(struct rule_ctx *ctx, struct pod_spec *pod,
 			char *p_res, *p_map, *p;
 			int rc;
 
-			if (strncmp(name, MIG_PREFIX, strlen(MIG_PREFIX)) != 0 ||
-			    !name[strlen(MIG_PREFIX)])
+			if (!is_mig_resource(name))
 				continue;
 			/* one finding per resource: at its limit, if any */
 			if (s == 1 && json_member(limits, name))
@@ -428,7 +426,7 @@ static int judge_mig(struct rule_ctx *ctx, struct pod_spec *pod,
 			p = p_map ? json_pointer_join(p_map, name) : NULL;
 			rc = p ? rule_report(ctx, SEVERITY_ERROR, p, 0,
 					     "MIG device '%s' is, under DRA, a device of class 'mig.nvidia.com' with profile '%s', which --target dra does not write; claim it by hand or " STAY,
-					     name, name + strlen(MIG_PREFIX)) : -1;
+					     name, name + strlen(MIG_RESOURCE_PREFIX)) : -1;
 			free(p);
 			free(p_map);
 			free(p_res);

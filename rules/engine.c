@@ -1251,6 +1251,14 @@ static int same_name(const char *a, const char *b)
 	return a && b && strcmp(a, b) == 0;
 }
 
+int is_mig_resource(const char *name)
+{
+	size_t len = sizeof(MIG_RESOURCE_PREFIX) - 1;
+
+	return name && strncmp(name, MIG_RESOURCE_PREFIX, len) == 0 &&
+	       name[len];
+}
+
 /* 1 when `name` is a resource that asks for GPUs or GPU memory. */
 static int is_gpu_resource(const struct config *cfg, const char *name)
 {
@@ -1270,7 +1278,7 @@ static int is_gpu_resource(const struct config *cfg, const char *name)
 	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
 		if (same_name(name, cfg->vendor_gpu_resources.items[i]))
 			return 1;
-	return 0;
+	return is_mig_resource(name);
 }
 
 int container_requests_gpu(const struct config *cfg, json_t *container)

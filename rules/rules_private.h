@@ -288,11 +288,21 @@ int pod_annotation_find(struct rule_ctx *ctx, struct pod_spec *pod,
 			const char *key, json_t **value, char **pointer);
 
 /*
+ * The device plugin's MIG devices under its mixed strategy:
+ * nvidia.com/mig-1g.5gb and the like.
+ */
+#define MIG_RESOURCE_PREFIX "nvidia.com/mig-"
+
+/* 1 when `name` is a MIG device resource: MIG_RESOURCE_PREFIX and a
+ * profile. */
+int is_mig_resource(const char *name);
+
+/*
  * 1 when the container asks for a GPU: the GPU resource, the legacy one,
- * the shared one, a legacy sharing resource, a vendor whole-GPU resource or
- * the hami memory resource, in limits or requests, with a value other
- * than 0; or any DRA claim in resources.claims, whose device class cannot
- * be seen from the pod.
+ * the shared one, a legacy sharing resource, a vendor whole-GPU resource,
+ * a MIG device or the hami memory resource, in limits or requests, with a
+ * value other than 0; or any DRA claim in resources.claims, whose device
+ * class cannot be seen from the pod.
  */
 int container_requests_gpu(const struct config *cfg, json_t *container);
 /*

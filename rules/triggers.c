@@ -413,8 +413,8 @@ static void gpu_request_names(const struct config *cfg,
 
 /*
  * The CEL test of container_requests_gpu() on container `c`, as a
- * disjunct of `t`: a GPU request name in its limits or requests, or a DRA
- * claim.
+ * disjunct of `t`: a GPU request name or a MIG device in its limits or
+ * requests, or a DRA claim.
  */
 static void cel_gpu_requests(const struct config *cfg, struct cel_text *t)
 {
@@ -423,7 +423,11 @@ static void cel_gpu_requests(const struct config *cfg, struct cel_text *t)
 	gpu_request_names(cfg, &names, t);
 	cel_resources(t, &names);
 	cel_or(t);
-	cel_add(t, "has(c.resources) && has(c.resources.claims)");
+	cel_add(t, "has(c.resources) && (has(c.resources.claims) || "
+		"(has(c.resources.limits) && c.resources.limits.exists(k, "
+		"k.startsWith('" MIG_RESOURCE_PREFIX "'))) || "
+		"(has(c.resources.requests) && c.resources.requests.exists(k, "
+		"k.startsWith('" MIG_RESOURCE_PREFIX "'))))");
 }
 
 static void triggers_minimize(struct string_list *out);
@@ -731,13 +735,15 @@ static void cel_annotation(struct cel_text *t, const char *key)
 
 /*
  * The names container_requests_gpu() looks for: no rule that needs a GPU
- * request can fire on a pod without one of them as a key of its limits or
- * requests, or the key "claims" of its resources.
+ * request can fire on a pod without one of them (or a MIG device's
+ * prefix) as a key of its limits or requests, or the key "claims" of its
+ * resources.
  */
 static int gpu_request_triggers(const struct config *cfg,
 				struct trigger_set *set)
 {
 	if (trigger_add(set, "claims") ||
+	    trigger_add(set, MIG_RESOURCE_PREFIX) ||
 	    trigger_add(set, cfg->gpu_resource) ||
 	    trigger_add(set, cfg->legacy_gpu_resource) ||
 	    trigger_add(set, cfg->shared_gpu_resource) ||
@@ -790,7 +796,7 @@ static int triggers_dra_unsupported(const struct config *cfg,
 		return 0;
 	if (gpu_request_triggers(cfg, set) ||
 	    trigger_add(set, cfg->sharing_label) ||
-	    trigger_add(set, "nvidia.com/mig-"))
+	    trigger_add(set, MIG_RESOURCE_PREFIX))
 		return -1;
 	for (size_t i = 0; i < cfg->share_selectors.n; i++)
 		if (trigger_add(set, cfg->share_selectors.items[i].key))
