@@ -240,13 +240,27 @@ struct config *cli_load_config(const char *path);
 int cli_target_parse(const char *name);
 
 /*
- * Target dra: a new JSON array of the ResourceClaimTemplates that the
- * documents of `text` hold (List items too), for
- * rules_options.claim_templates; empty under another target, or when
- * none is there. NULL when out of memory.
+ * Target dra: the ResourceClaimTemplates a file holds, and those written
+ * into it, kept as text: the CLI's json lives one document long
+ * (arena.h). cli_templates_read() adds those of the documents of `text`
+ * (List items too; none under another target), cli_templates_add() one
+ * object when it is a template; both -1 when out of memory.
+ * cli_templates_find() is a rules_options.claim_template_find over
+ * them.
  */
-json_t *cli_claim_templates_new(const char *text, size_t len,
-				const struct config *cfg);
+struct cli_template {
+	char *name, *namespace, *spec;  /* spec: canonical JSON text */
+};
+struct cli_templates {
+	struct cli_template *items;
+	size_t n, cap;
+};
+int cli_templates_read(struct cli_templates *list, const char *text,
+		       size_t len, const struct config *cfg);
+int cli_templates_add(struct cli_templates *list, const json_t *object);
+int cli_templates_find(const void *arg, const char *name,
+		       const char *namespace, const json_t *spec);
+void cli_templates_clear(struct cli_templates *list);
 
 /*
  * Options anywhere on the command line (git and kubectl style), "--"

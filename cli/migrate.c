@@ -54,8 +54,8 @@ struct file_run {
 	int failed;            /* writing failed */
 	struct atomic_file af; /* -i: the temporary file, once streaming */
 	/* target dra: the file's ResourceClaimTemplates, those written
-	 * after its documents included (rules_options.claim_templates) */
-	json_t *templates;
+	 * after its documents included */
+	struct cli_templates templates;
 };
 
 /*
@@ -179,7 +179,7 @@ static int write_documents(struct file_run *run, struct source_doc *doc,
 	json_array_foreach(documents, i, document)
 		if (buf_puts(&run->out, "---\n") ||
 		    emit_document(&run->out, document, 0, 0) ||
-		    json_array_append(run->templates, document))
+		    cli_templates_add(&run->templates, document))
 			return -1;
 	return 0;
 }
@@ -368,11 +368,12 @@ static int migrate_path(void *arg, const char *path, int named)
 	buf_init(&run.out, 0);
 	buf_init(&run.patches, 0);
 	if (kind == CHART_PLAIN &&
-	    !(run.templates = cli_claim_templates_new(in.text, in.len, m->cfg))) {
+	    cli_templates_read(&run.templates, in.text, in.len, m->cfg)) {
 		msg_error("out of memory");
 		goto out_failed;
 	}
-	opts.claim_templates = run.templates;
+	opts.claim_template_find = cli_templates_find;
+	opts.claim_template_arg = &run.templates;
 	if (kind != CHART_PLAIN)
 		rc = migrate_chart(&run, kind, root, &err);
 	else
@@ -492,7 +493,7 @@ out_free:
 		atomic_abort(&run.af);
 	buf_free(&run.out);
 	buf_free(&run.patches);
-	json_decref(run.templates);
+	cli_templates_clear(&run.templates);
 	input_free(&in);
 	free(root);
 	return 0;

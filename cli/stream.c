@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE     /* memmem */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -53,58 +54,110 @@ struct config *cli_load_config(const char *path)
 	return cfg;
 }
 
-/* Adds `object` to `out` when it is a ResourceClaimTemplate; the items
- * of a List too. */
-static int templates_add(json_t *out, json_t *object)
+/* The canonical text of a spec: equal specs give equal texts. */
+static char *spec_text_new(const json_t *spec)
 {
-	const char *kind = json_string_value(json_member(object, "kind"));
-	json_t *item;
-	size_t i;
-
-	if (!kind)
-		return 0;
-	if (strcmp(kind, "ResourceClaimTemplate") == 0)
-		return json_array_append(out, object);
-	if (strcmp(kind, "List") != 0)
-		return 0;
-	json_array_foreach(json_member(object, "items"), i, item)
-		if (templates_add(out, item))
-			return -1;
-	return 0;
+	return json_text_new(spec, JSON_COMPACT | JSON_SORT_KEYS);
 }
 
-json_t *cli_claim_templates_new(const char *text, size_t len,
-				const struct config *cfg)
+int cli_templates_add(struct cli_templates *list, const json_t *object)
+{
+	const char *kind = json_string_value(json_member(object, "kind"));
+	json_t *meta = json_member(object, "metadata"), *item;
+	const char *name = json_string_value(json_member(meta, "name"));
+	const char *ns = json_string_value(json_member(meta, "namespace"));
+	struct cli_template *t;
+	size_t i;
+
+	if (kind && strcmp(kind, "List") == 0) {
+		json_array_foreach(json_member(object, "items"), i, item)
+			if (cli_templates_add(list, item))
+				return -1;
+		return 0;
+	}
+	if (!kind || strcmp(kind, "ResourceClaimTemplate") != 0 || !name)
+		return 0;
+	if (list->n == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 8;
+		struct cli_template *grown = realloc(list->items,
+						     cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		list->items = grown;
+		list->cap = cap;
+	}
+	t = &list->items[list->n];
+	t->name = strdup(name);
+	t->namespace = ns ? strdup(ns) : NULL;
+	t->spec = spec_text_new(json_member(object, "spec"));
+	list->n++;
+	return t->name && (!ns || t->namespace) && t->spec ? 0 : -1;
+}
+
+int cli_templates_find(const void *arg, const char *name,
+		       const char *namespace, const json_t *spec)
+{
+	const struct cli_templates *list = arg;
+	char *text = NULL;
+	int there = 0;
+
+	for (size_t i = 0; i < list->n && !there; i++) {
+		const struct cli_template *t = &list->items[i];
+
+		if (strcmp(t->name, name) != 0 ||
+		    (t->namespace ? !namespace || strcmp(t->namespace,
+							 namespace) != 0
+				  : namespace != NULL))
+			continue;
+		/* out of memory reads as another spec: a new name */
+		if (!text)
+			text = spec_text_new(spec);
+		there = text && strcmp(text, t->spec) == 0 ? 1 : 2;
+	}
+	free(text);
+	return there;
+}
+
+void cli_templates_clear(struct cli_templates *list)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		free(list->items[i].name);
+		free(list->items[i].namespace);
+		free(list->items[i].spec);
+	}
+	free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+int cli_templates_read(struct cli_templates *list, const char *text,
+		       size_t len, const struct config *cfg)
 {
 	static const char word[] = "ResourceClaimTemplate";
 	struct source_limits limits = cli_limits(cfg);
 	struct source_parser *parser;
 	struct source_doc doc;
 	struct source_error err;
-	json_t *out = json_array();
-	int got;
+	int rc = 0;
 
-	if (!out || cfg->target != RULES_TARGET_DRA ||
+	if (cfg->target != RULES_TARGET_DRA ||
 	    !memmem(text, len, word, sizeof(word) - 1))
-		return out;
-	if (!(parser = source_parser_new(text, len, &limits))) {
-		json_decref(out);
-		return NULL;
-	}
+		return 0;
+	if (!(parser = source_parser_new(text, len, &limits)))
+		return -1;
 	source_parser_set_tree(parser, 0);
 	/* a document that does not parse is the stream's to report */
-	while ((got = source_next_doc(parser, &doc, &err)) == 1) {
-		int rc = doc.json ? templates_add(out, doc.json) : 0;
-
-		source_doc_clear(&doc);
-		if (rc) {
-			json_decref(out);
-			out = NULL;
-			break;
+	while (rc == 0 && source_next_doc(parser, &doc, &err) == 1) {
+		rc = doc.json ? cli_templates_add(list, doc.json) : 0;
+		if (json_arena_active()) {
+			/* as stream_each(): the region frees it at once */
+			doc.json = NULL;
+			json_arena_reset();
 		}
+		source_doc_clear(&doc);
 	}
 	source_parser_free(parser);
-	return out;
+	return rc;
 }
 
 int cli_target_parse(const char *name)

@@ -403,7 +403,7 @@ static json_t *template_find(json_t *list, const char *name,
 
 /*
  * The name of the template that gives `count` GPUs matching `selector`:
- * one the file holds already (rules_options.claim_templates, the List's
+ * one the file holds already (rules_options.claim_template_find, the List's
  * items, what this object made), or a new one, written as an item of the
  * List or as a document of its own (result->documents). NULL when out of
  * memory or names run out (*why set).
@@ -415,6 +415,7 @@ static char *template_for(struct rule_ctx *ctx, struct dra_object *o,
 	json_t *items = NULL, *want = NULL, *found;
 	const char *kind = json_string_value(json_member(ctx->root, "kind"));
 	char name[256];
+	int there;
 
 	*why = NULL;
 	if (kind && strcmp(kind, "List") == 0)
@@ -431,18 +432,22 @@ static char *template_for(struct rule_ctx *ctx, struct dra_object *o,
 		found = template_find(o->made, name, o->namespace);
 		if (!found)
 			found = template_find(items, name, o->namespace);
-		if (!found)
-			found = template_find((json_t *)ctx->opts->claim_templates,
-					      name, o->namespace);
-		if (found) {
-			/* the same requests: shared, or made before */
-			if (json_equal(json_member(found, "spec"),
-				       json_member(want, "spec"))) {
-				json_decref(want);
-				return strdup(name);
-			}
-			continue;
+		if (found)
+			there = json_equal(json_member(found, "spec"),
+					   json_member(want, "spec")) ? 1 : 2;
+		else if (ctx->opts->claim_template_find)
+			there = ctx->opts->claim_template_find(
+				ctx->opts->claim_template_arg, name,
+				o->namespace, json_member(want, "spec"));
+		else
+			there = 0;
+		/* the same requests: shared, or made before */
+		if (there == 1) {
+			json_decref(want);
+			return strdup(name);
 		}
+		if (there)
+			continue;
 		if (json_array_append(o->made, want))
 			break;
 		if (items) {

@@ -436,13 +436,16 @@ struct rules_options {
 	 */
 	struct rules_budget *budget;
 	/*
-	 * Target dra: the ResourceClaimTemplates the input holds besides the
-	 * object (a JSON array of objects, borrowed), or NULL. A template the
-	 * object's claims need that is there already, with the same name,
-	 * namespace and spec, is named, not written again; one of that name
-	 * with another spec makes the next name be taken.
+	 * Target dra, or NULL: whether the input holds, besides the object,
+	 * a ResourceClaimTemplate `name` in `namespace` (NULL: none given):
+	 * 0 none, 1 one whose spec equals `spec`, 2 one with another spec. A
+	 * template the object's claims need that is there already is named,
+	 * not written again; one of that name with another spec makes the
+	 * next name be taken.
 	 */
-	const json_t *claim_templates;
+	int (*claim_template_find)(const void *arg, const char *name,
+				   const char *namespace, const json_t *spec);
+	const void *claim_template_arg;
 };
 
 void rules_result_init(struct rules_result *result);
