@@ -1281,19 +1281,12 @@ static int is_gpu_resource(const struct config *cfg, const char *name)
 	return is_mig_resource(name);
 }
 
-int container_requests_gpu(const struct config *cfg, json_t *container)
+enum gpu_request_kind container_gpu_request_kind(const struct config *cfg,
+						json_t *container)
 {
 	json_t *resources = json_member(container, "resources");
 	const char *sections[] = { "limits", "requests" };
 
-	/*
-	 * A DRA claim (resources.claims, naming one of the pod's
-	 * resourceClaims) may hold a GPU: its device class is in a
-	 * ResourceClaimTemplate or ResourceClaim, which neither a file nor
-	 * an admission review carries, so every claim counts as one.
-	 */
-	if (json_array_size(json_member(resources, "claims")) > 0)
-		return 1;
 	for (int s = 0; s < 2; s++) {
 		json_t *map = json_member(resources, sections[s]), *value;
 		const char *name;
@@ -1304,22 +1297,49 @@ int container_requests_gpu(const struct config *cfg, json_t *container)
 		json_object_keylen_foreach(map, name, len, value)
 			if (strlen(name) == len && is_gpu_resource(cfg, name) &&
 			    asks_for(value))
-				return 1;
+				return GPU_REQUEST_RESOURCE;
 	}
-	return 0;
+	/*
+	 * A DRA claim (resources.claims, naming one of the pod's
+	 * resourceClaims) may hold a GPU: its device class is in a
+	 * ResourceClaimTemplate or ResourceClaim, which neither a file nor
+	 * an admission review carries, so every claim counts as one.
+	 */
+	if (json_array_size(json_member(resources, "claims")) > 0)
+		return GPU_REQUEST_CLAIM;
+	return GPU_REQUEST_NONE;
 }
 
-int pod_requests_gpu(const struct config *cfg, json_t *spec)
+int container_requests_gpu(const struct config *cfg, json_t *container)
 {
+	return container_gpu_request_kind(cfg, container) != GPU_REQUEST_NONE;
+}
+
+enum gpu_request_kind pod_gpu_request_kind(const struct config *cfg,
+					  json_t *spec)
+{
+	enum gpu_request_kind most = GPU_REQUEST_NONE;
+
 	for (size_t l = 0; l < 3; l++) {
 		json_t *list = json_member(spec, container_lists[l]), *c;
 		size_t i;
 
-		json_array_foreach(list, i, c)
-			if (container_requests_gpu(cfg, c))
-				return 1;
+		json_array_foreach(list, i, c) {
+			enum gpu_request_kind r =
+				container_gpu_request_kind(cfg, c);
+
+			if (r == GPU_REQUEST_RESOURCE)
+				return r;
+			if (r > most)
+				most = r;
+		}
 	}
-	return 0;
+	return most;
+}
+
+int pod_requests_gpu(const struct config *cfg, json_t *spec)
+{
+	return pod_gpu_request_kind(cfg, spec) != GPU_REQUEST_NONE;
 }
 
 /* 1 when `name` is a legacy sharing resource: memory, count or compute. */

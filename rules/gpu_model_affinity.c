@@ -120,13 +120,22 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
 	const struct config *cfg = ctx->cfg;
 	struct model_source src = { 0 };
+	enum gpu_request_kind request;
 	json_t *values = NULL;
 	const char *at;
 	char names[48];
 	int rc = -1;
 
 	(void)arg;
-	if (!pod_requests_gpu(cfg, pod->spec))
+	request = pod_gpu_request_kind(cfg, pod->spec);
+	/*
+	 * Under the dra target, a pod that asks through claims alone has its
+	 * model in its claims' selector (the dra target writes it there when
+	 * it converts the pod), and a DRA-only node may carry no GPU Feature
+	 * Discovery label: node affinity is not for it.
+	 */
+	if (request == GPU_REQUEST_NONE ||
+	    (request == GPU_REQUEST_CLAIM && cfg->target == RULES_TARGET_DRA))
 		return 0;
 	if (pod_annotation_find(ctx, pod, ctx->cfg->models_annotation,
 				&src.annotation, &src.pointer) != 0)

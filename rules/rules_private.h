@@ -305,6 +305,22 @@ int is_mig_resource(const char *name);
  * class cannot be seen from the pod.
  */
 int container_requests_gpu(const struct config *cfg, json_t *container);
+
+/* How a container asks for its GPU: a resource wins over a claim. */
+enum gpu_request_kind {
+	GPU_REQUEST_NONE,
+	GPU_REQUEST_CLAIM,      /* a DRA claim, and no GPU resource */
+	GPU_REQUEST_RESOURCE,   /* a GPU resource, as container_requests_gpu() */
+};
+
+/* container_requests_gpu(), saying through what. */
+enum gpu_request_kind container_gpu_request_kind(const struct config *cfg,
+						json_t *container);
+
+/* The most of container_gpu_request_kind() over the containers of `spec`. */
+enum gpu_request_kind pod_gpu_request_kind(const struct config *cfg,
+					  json_t *spec);
+
 /*
  * 1 when `name` is a resource that legacy-gpu-resource or gpu-sharing
  * migrates away: the legacy GPU resource, a vendor's whole-GPU resource,
