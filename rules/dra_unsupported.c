@@ -425,7 +425,7 @@ static int judge_mig(struct rule_ctx *ctx, struct pod_spec *pod,
 			p_map = p_res ? json_pointer_join(p_res, sections[s]) : NULL;
 			p = p_map ? json_pointer_join(p_map, name) : NULL;
 			rc = p ? rule_report(ctx, SEVERITY_ERROR, p, 0,
-					     "MIG device '%s' is, under DRA, a device of class 'mig.nvidia.com' with profile '%s', which --target dra does not write; claim it by hand or " STAY,
+					     "MIG device '%s' is, under DRA, a 'mig.nvidia.com' device with device.attributes[\"gpu.nvidia.com\"].profile == \"%s\", a claim --target dra does not write: write it by hand or " STAY,
 					     name, name + strlen(MIG_RESOURCE_PREFIX)) : -1;
 			free(p);
 			free(p_map);
