@@ -360,81 +360,73 @@ static int judge_kepler(struct rule_ctx *ctx, struct pod_spec *pod)
 static int judge_sharing(struct rule_ctx *ctx, struct pod_spec *pod)
 {
 	struct sharing_source src;
-	const char *what, *base, *key;
-	char *p_map, *p = NULL, *p_c = NULL, *p_list = NULL, *p_res = NULL;
+	const char *what, *key;
+	char *p_map = NULL, *p = NULL;
 	int rc;
 
 	if (!pod_sharing_source(ctx->cfg, pod, &src))
 		return 0;
-	if (src.label) {
-		what = "label";
-		key = src.label;
-		p_map = json_pointer_join(pod->metadata_pointer, "labels");
-	} else if (src.selector) {
-		what = "nodeSelector";
-		key = src.selector;
-		p_map = json_pointer_join(pod->pointer, "nodeSelector");
-	} else {
+	if (src.resource) {
+		char *p_list = json_pointer_join(pod->pointer, src.list);
+		struct container c = { 0 };
+
 		what = "resource";
 		key = src.resource;
-		p_list = json_pointer_join(pod->pointer, src.list);
-		p_c = p_list ? json_pointer_join_index(p_list, src.index) : NULL;
-		p_res = p_c ? json_pointer_join(p_c, "resources") : NULL;
-		p_map = p_res ? json_pointer_join(p_res, src.section) : NULL;
+		c.pointer = p_map = p_list ?
+			json_pointer_join_index(p_list, src.index) : NULL;
+		if (c.pointer)
+			p = container_resource_pointer_new(&c, src.section, key);
+		free(p_list);
+	} else {
+		what = src.label ? "label" : "nodeSelector";
+		key = src.label ? src.label : src.selector;
+		p_map = src.label ?
+			json_pointer_join(pod->metadata_pointer, "labels") :
+			json_pointer_join(pod->pointer, "nodeSelector");
+		if (p_map)
+			p = json_pointer_join(p_map, key);
 	}
-	base = p_map;
-	if (base)
-		p = json_pointer_join(base, key);
 	rc = p ? rule_report(ctx, SEVERITY_ERROR, p, 0,
 			     "%s '%s' shares a GPU; NVIDIA's DRA driver shares GPUs only behind its alpha gates TimeSlicingSettings, MPSSupport or ConsumableShares (--consumable-shares, with Kubernetes' DRAConsumableCapacity), off by default: " STAY,
 			     what, key) : -1;
 	free(p);
 	free(p_map);
-	free(p_res);
-	free(p_c);
-	free(p_list);
 	return rc;
 }
 
 /* ------------------------------------------------------------------ */
 /* MIG                                                                 */
 
+static int judge_mig_resource(struct rule_ctx *ctx, struct container *c,
+			      const char *section, const char *name,
+			      json_t *value, void *arg)
+{
+	json_t *limits = json_member(json_member(c->container, "resources"),
+				     "limits");
+	char *p;
+	int rc;
+
+	(void)value;
+	(void)arg;
+	/* one finding per resource: at its limit, if any */
+	if (!is_mig_resource(name) ||
+	    (strcmp(section, "requests") == 0 && json_member(limits, name)))
+		return 0;
+	if (!(p = container_resource_pointer_new(c, section, name)))
+		return -1;
+	rc = rule_report(ctx, SEVERITY_ERROR, p, 0,
+			 "MIG device '%s' is, under DRA, a 'mig.nvidia.com' device with device.attributes[\"gpu.nvidia.com\"].profile == \"%s\", a claim --target dra does not write: write it by hand or " STAY,
+			 name, name + strlen(MIG_RESOURCE_PREFIX));
+	free(p);
+	return rc;
+}
+
 static int judge_mig(struct rule_ctx *ctx, struct pod_spec *pod,
 		     struct container *c, void *arg)
 {
-	json_t *resources = json_member(c->container, "resources");
-	json_t *limits = json_member(resources, "limits");
-	const char *sections[] = { "limits", "requests" };
-
 	(void)pod;
-	(void)arg;
-	for (int s = 0; s < 2; s++) {
-		json_t *map = json_member(resources, sections[s]), *value;
-		const char *name;
-
-		json_object_foreach(map, name, value) {
-			char *p_res, *p_map, *p;
-			int rc;
-
-			if (!is_mig_resource(name))
-				continue;
-			/* one finding per resource: at its limit, if any */
-			if (s == 1 && json_member(limits, name))
-				continue;
-			p_res = json_pointer_join(c->pointer, "resources");
-			p_map = p_res ? json_pointer_join(p_res, sections[s]) : NULL;
-			p = p_map ? json_pointer_join(p_map, name) : NULL;
-			rc = p ? rule_report(ctx, SEVERITY_ERROR, p, 0,
-					     "MIG device '%s' is, under DRA, a 'mig.nvidia.com' device with device.attributes[\"gpu.nvidia.com\"].profile == \"%s\", a claim --target dra does not write: write it by hand or " STAY,
-					     name, name + strlen(MIG_RESOURCE_PREFIX)) : -1;
-			free(p);
-			free(p_map);
-			free(p_res);
-			if (rc)
-				return -1;
-		}
-	}
-	return 0;
+	return container_for_each_resource(ctx, c, judge_mig_resource, arg) ?
+		-1 : 0;
 }
 
 static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)

@@ -1194,6 +1194,36 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 	return 0;
 }
 
+int container_for_each_resource(struct rule_ctx *ctx, struct container *c,
+				resource_fn fn, void *arg)
+{
+	json_t *resources = json_member(c->container, "resources");
+	const char *sections[] = { "limits", "requests" };
+
+	for (int s = 0; s < 2; s++) {
+		json_t *map = json_member(resources, sections[s]), *value;
+		const char *name;
+		int rc;
+
+		json_object_foreach(map, name, value)
+			if ((rc = fn(ctx, c, sections[s], name, value, arg)))
+				return rc;
+	}
+	return 0;
+}
+
+char *container_resource_pointer_new(const struct container *c,
+				     const char *section, const char *name)
+{
+	char *resources = json_pointer_join(c->pointer, "resources");
+	char *map = resources ? json_pointer_join(resources, section) : NULL;
+	char *at = map ? json_pointer_join(map, name) : NULL;
+
+	free(resources);
+	free(map);
+	return at;
+}
+
 const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
 			   const char *key)
 {

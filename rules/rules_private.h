@@ -126,6 +126,24 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   container_fn fn, void *arg);
 
 /*
+ * One resource of container `c`: the member `name` (with `value`) of its
+ * resources' `section`, "limits" or "requests".
+ */
+typedef int (*resource_fn)(struct rule_ctx *ctx, struct container *c,
+			   const char *section, const char *name,
+			   json_t *value, void *arg);
+
+/* Calls `fn` for every resource of `c`, its limits first. Stops at the
+ * first nonzero return of `fn` and returns it. */
+int container_for_each_resource(struct rule_ctx *ctx, struct container *c,
+				resource_fn fn, void *arg);
+
+/* The pointer of the resource `name` of `c`'s `section`, new, or NULL
+ * when out of memory. */
+char *container_resource_pointer_new(const struct container *c,
+				     const char *section, const char *name);
+
+/*
  * Spends `steps` of the review's work budget (rules_options.budget);
  * 0, or -1 with the failure recorded once it is spent. Every loop whose
  * length the input decides spends from it.
