@@ -99,7 +99,6 @@ struct pod_models {
 	char *kept_pointer;        /* where that constraint is */
 	char *selector_key;        /* nodeSelector/<label>, to remove */
 	char *requirement;         /* the required node selector requirement */
-	json_t *affinity;          /* the pod's, borrowed */
 };
 
 static void pod_models_clear(struct pod_models *m)
@@ -138,7 +137,6 @@ static int models_keep(struct pod_models *m, char *pointer)
 }
 
 struct requirement_walk {
-	const struct config *cfg;
 	struct pod_models *m;
 	size_t found;
 };
@@ -169,7 +167,7 @@ static int pod_models_read(struct rule_ctx *ctx, struct pod_spec *pod,
 	json_t *selector = json_member(json_member(pod->spec, "nodeSelector"),
 				       label);
 	json_t *required, *terms, *requirement, *values, *value;
-	struct requirement_walk w = { ctx->cfg, m, 0 };
+	struct requirement_walk w = { m, 0 };
 	char *p_affinity;
 	size_t i;
 	int rc;
@@ -186,8 +184,8 @@ static int pod_models_read(struct rule_ctx *ctx, struct pod_spec *pod,
 		if (models_add(&m->models, json_string_value(selector)))
 			return -1;
 	}
-	m->affinity = json_member(pod->spec, "affinity");
-	required = json_member(json_member(m->affinity, "nodeAffinity"),
+	required = json_member(json_member(json_member(pod->spec, "affinity"),
+					   "nodeAffinity"),
 			       "requiredDuringSchedulingIgnoredDuringExecution");
 	terms = json_member(required, "nodeSelectorTerms");
 	if (!(p_affinity = json_pointer_join(pod->pointer, "affinity")))
@@ -664,8 +662,17 @@ static int collect_request(struct rule_ctx *ctx, struct pod_spec *pod,
 		gpu_request_clear(&req);
 		return -1;
 	}
-	if (rc > 0 || req.count == 0 ||
+	if (rc == 0 && req.count > 0 &&
 	    run->n == sizeof(run->reqs) / sizeof(run->reqs[0])) {
+		rc = rule_report(ctx, SEVERITY_ERROR, c->pointer, 0,
+				 "more than %zu containers of the pod ask for GPUs; their claims are not made",
+				 run->n) ? -1 : 1;
+		if (rc < 0) {
+			gpu_request_clear(&req);
+			return -1;
+		}
+	}
+	if (rc > 0 || req.count == 0) {
 		run->bad |= rc > 0;
 		gpu_request_clear(&req);
 		return 0;
