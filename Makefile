@@ -55,6 +55,7 @@ RULES_SRCS += rules/quantity.c
 RULES_SRCS += rules/affinity.c
 RULES_SRCS += rules/config.c
 RULES_SRCS += rules/deprecated_workload_api.c
+RULES_SRCS += rules/dra_unsupported.c
 RULES_SRCS += rules/legacy_gpu_resource.c
 RULES_SRCS += rules/dra.c
 RULES_SRCS += rules/legacy_gpu_node_label.c

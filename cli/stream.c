@@ -123,7 +123,7 @@ int cli_templates_read(struct cli_templates *list, const char *text,
 		       size_t len, const struct config *cfg)
 {
 	static const char word[] = "ResourceClaimTemplate";
-	struct source_limits limits = cli_limits(cfg);
+	struct source_limits limits = source_limits_of(cfg);
 	struct source_parser *parser;
 	struct source_doc doc;
 	struct source_error err;

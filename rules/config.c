@@ -708,6 +708,8 @@ static const char default_yaml[] =
 	"rules:\n"
 	"  deprecated-workload-api:\n"
 	"    mode: mutate  # offline only: the API server converts these itself\n"
+	"  dra-unsupported:\n"
+	"    mode: warn    # --target dra only: what DRA cannot take yet, as errors\n"
 	"  legacy-gpu-resource:\n"
 	"    mode: mutate\n"
 	"  legacy-gpu-node-label:\n"

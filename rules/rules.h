@@ -29,10 +29,12 @@
  * Rules, in the order the engine runs them. The order matters:
  * deprecated-workload-api derives selectors from the template labels before
  * gpu-sharing adds its own label; the label translation runs before the
- * rules that look for gpu.product constraints.
+ * rules that look for gpu.product constraints; dra-unsupported reads the
+ * pods before any rule has changed them.
  */
 enum rule_id {
 	RULE_DEPRECATED_WORKLOAD_API,
+	RULE_DRA_UNSUPPORTED,
 	RULE_LEGACY_GPU_RESOURCE,
 	RULE_LEGACY_GPU_NODE_LABEL,
 	RULE_LEGACY_AFFINITY_ANNOTATION,

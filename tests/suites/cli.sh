@@ -56,7 +56,7 @@ POSIXLY_CORRECT=1 "$G" lint "$ex/pod-driver-hostpath.yaml" --fail-on error >/dev
 
 # --- rules and config ----------------------------------------------------
 n=$("$G" rules | tail -n +2 | wc -l)
-[ "$n" = 14 ] && pass "rules lists fourteen rules" || fail "rules lists $n rules"
+[ "$n" = 15 ] && pass "rules lists fifteen rules" || fail "rules lists $n rules"
 "$G" config >"$dir/default.yaml" && "$G" config -c "$dir/default.yaml" >"$dir/effective.yaml" &&
 	pass "the default config loads back" || fail "the default config loads back"
 cat >"$dir/bad.yaml" <<'EOF'

@@ -144,6 +144,7 @@ TEST(config_defaults_round_trip)
 static const char every_key[] =
 	"{\"target\": \"dra\", \"rules\": {"
 	"  \"deprecated-workload-api\": {\"mode\": \"off\"},"
+	"  \"dra-unsupported\": {\"mode\": \"deny\"},"
 	"  \"legacy-gpu-resource\": {\"mode\": \"warn\"},"
 	"  \"legacy-gpu-node-label\": {\"mode\": \"deny\"},"
 	"  \"legacy-affinity-annotation\": {\"mode\": \"off\"},"
