@@ -154,7 +154,8 @@ TEST_OBJS    = $(patsubst %.c,$(BUILD)/%.o,$(ALL_SRCS))
 ALL_OBJS     = $(TEST_OBJS) \
                $(patsubst %.c,$(BUILD)/%.o,$(CLI_MAIN) $(WEBHOOK_MAIN) $(UNIT_SRCS))
 
-.PHONY: all deps test-deps test check bench demo install clean fuzz fresh
+.PHONY: all deps test-deps test check bench demo install clean fuzz fresh \
+	generated
 
 all: $(BUILD)/gpumend $(BUILD)/gpumend-webhook
 
@@ -255,6 +256,21 @@ check:
 
 demo: all
 	@sh tests/demo.sh $(BUILD)
+
+# Rewrites every file that is gpumend's own output, after a change to the
+# rules, their conditions or the config defaults: the base's config and
+# registration, the chart's copies (with the alerts), and the expected
+# registrations of tests/webhook-config. Review the diff before committing.
+generated: all
+	$(BUILD)/gpumend config >manifests/base/config.yaml
+	$(BUILD)/gpumend webhook-config -c manifests/base/config.yaml \
+	  >manifests/base/mutatingwebhookconfiguration.yaml
+	cp manifests/base/config.yaml charts/gpumend/files/config.yaml
+	cp manifests/base/mutatingwebhookconfiguration.yaml \
+	  charts/gpumend/files/mutatingwebhookconfiguration.yaml
+	cp manifests/monitoring/prometheusrule.yaml charts/gpumend/files/
+	@WEBHOOK_CONFIG_UPDATE=1 GPUMEND_BUILD=$(BUILD) \
+	  sh tests/suites/webhook_config.sh | tail -n 1
 
 bench: all
 	@sh tests/bench/run.sh $(BUILD)
