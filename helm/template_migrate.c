@@ -2884,7 +2884,7 @@ static int hold_document(struct tjob *tj, const struct tdoc *bad,
 				c->held = 1;
 				c->reason = HOLD_READBACK;
 				c->action = -1;
-				snprintf(c->why, sizeof(c->why), "%s", why);
+				snprintf(c->why, sizeof(c->why), "%.159s", why);
 				if (report_held(tj, td, c))
 					return -1;
 				held++;
