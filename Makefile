@@ -332,28 +332,32 @@ deb:
 deb-test:
 	@sh tests/deb/test.sh
 
-# The container image, built from the Dockerfile offline with buildah
-# (installed when missing; a local debian:12-slim is made with debootstrap
-# when there is none, its packages cached in ~/.cache/gpumend/image), and
-# tested: the binaries run inside it as user 65532 with nothing writable,
-# the webhook inside it answers a review over TLS as the host's build does.
-# IMAGE names it (default gpumend:VERSION).
+# The container image for linux/amd64 and linux/arm64 (tests/image/build.sh),
+# built offline with buildah (installed when missing) from the Dockerfile:
+# each architecture's root is made here (tests/image/rootfs.sh; arm64
+# cross-compiled through Debian's multiarch packages, installed when
+# missing, as root), then the two images are joined in a manifest list.
+# image-test tests each as the Deployment runs it: the binaries run inside
+# it (arm64 under qemu-aarch64-static) as user 65532 with nothing
+# writable, the webhook inside it answers a review over TLS as the host's
+# build does. IMAGE names the list (default gpumend:VERSION), IMAGE-ARCH
+# each image; IMAGE_ARCHES (default amd64 arm64) chooses the architectures.
 .PHONY: image image-test
 image:
-	@sh tests/image/build.sh
+	@GPUMEND_BUILD=$(BUILD) MAKE="$(MAKE)" sh tests/image/build.sh
 
 image-test: all
 	@GPUMEND_BUILD=$(BUILD) sh tests/image/test.sh
 
-# Pushes the image (IMAGE, default gpumend:VERSION) to REGISTRY
-# (HOST[:PORT][/PATH]) as REGISTRY/gpumend:VERSION, with buildah;
-# TLS_VERIFY=false for a registry without TLS. Then point the manifests
-# at it: kustomize edit set image gpumend=REGISTRY/gpumend:VERSION.
+# Pushes the manifest list and its images (IMAGE, default gpumend:VERSION)
+# to REGISTRY (HOST[:PORT][/PATH]) as REGISTRY/gpumend:VERSION, with
+# buildah; TLS_VERIFY=false for a registry without TLS. Then point the
+# manifests at it: kustomize edit set image gpumend=REGISTRY/gpumend:VERSION.
 .PHONY: image-push
 image-push:
 	@[ -n "$(REGISTRY)" ] || { echo "gpumend: error: name the registry:" \
 	  "make image-push REGISTRY=HOST[:PORT][/PATH]" >&2; exit 2; }
-	buildah push --quiet --tls-verify=$(or $(TLS_VERIFY),true) \
+	buildah manifest push --all --quiet --tls-verify=$(or $(TLS_VERIFY),true) \
 	  $(or $(IMAGE),gpumend:$(VERSION)) docker://$(REGISTRY)/gpumend:$(VERSION)
 	@echo "gpumend: pushed $(REGISTRY)/gpumend:$(VERSION); now, in your" \
 	  "overlay: kustomize edit set image gpumend=$(REGISTRY)/gpumend:$(VERSION)"
@@ -379,6 +383,6 @@ install: all
 	$(BUILD)/gpumend completion fish >$(DESTDIR)$(FISHCOMPDIR)/gpumend.fish
 
 clean:
-	rm -rf build build-asan build-dist build-deb dist
+	rm -rf build build-asan build-dist build-deb build-image dist
 
 -include $(ALL_OBJS:.o=.d)

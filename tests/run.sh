@@ -11,6 +11,12 @@
 # names it (with the reason it may be skipped there, and "sanitize" when
 # only `make check` may skip it).
 #
+# Under the sanitizers (`make check`, GPUMEND_SANITIZE set), a suite that
+# tests/skips.allow names as "SUITE: *" with "sanitize" is not run at all:
+# a tool-only suite, which runs external tools over files and exercises no
+# memory handling of ours that another suite does not. It is listed as
+# one skipped check, "SUITE: * # REASON", so the sum says so.
+#
 # GPUMEND_SUITES (default tests/suites/*.sh), GPUMEND_UNIT (default
 # $GPUMEND_BUILD/test_unit; empty: none) and GPUMEND_SKIPS_ALLOW (default
 # tests/skips.allow) choose other suites and allowlist
@@ -87,9 +93,27 @@ allowed() {
 		END { exit !found }' "$allow"
 }
 
+# tool_only SUITE: the reason tests/skips.allow gives for not running
+# SUITE under the sanitizers (its "SUITE: *" entry, with "sanitize");
+# nothing when there is none.
+tool_only() {
+	[ -f "$allow" ] || return 0
+	awk -F '\t' -v key="$1: *" '
+		!/^#/ && $1 == key && $2 ~ /[^ ]/ && $3 == "sanitize" { print $2; exit }' "$allow"
+}
+
 [ -z "$unit" ] || run_suite "$unit"
 for suite in ${GPUMEND_SUITES:-tests/suites/*.sh}; do
 	[ -f "$suite" ] || continue
+	name=$(basename "$suite" .sh)
+	why=""
+	[ -z "${GPUMEND_SANITIZE:-}" ] || why=$(tool_only "$name")
+	if [ -n "$why" ]; then
+		echo "== $suite: not run under the sanitizers: $why"
+		echo "$name: * # $why" >>"$skips"
+		total_skipped=$((total_skipped + 1))
+		continue
+	fi
 	echo "== $suite"
 	run_suite sh "$suite"
 done

@@ -31,6 +31,7 @@
 set -eu
 REPO_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO_DIR"
+. tests/tools/apt.sh
 : "${MAKE:=make}"
 DIST=dist
 VERSION=$(cat VERSION)
@@ -48,39 +49,11 @@ die() {
 }
 since() { echo "$(($(date +%s) - $1)) s"; }
 
-# missing PACKAGE...: those of PACKAGE (NAME or NAME:ARCH) not installed
-missing() {
-	for _p in "$@"; do
-		[ "$(dpkg-query -W -f='${Status}' "$_p" 2>/dev/null)" = "install ok installed" ] ||
-			printf '%s ' "$_p"
-	done
-}
-
 # ------------------------------------------------------------- set-up
 t0=$(date +%s)
 command -v dpkg-query >/dev/null 2>&1 || die "not a Debian machine (no dpkg-query)"
-need=$(missing $NATIVE_PKGS $ARM64_PKGS $TEST_PKGS)
-if [ -n "$need" ]; then
-	[ "$(id -u)" = 0 ] || die "run as root, or install: $need"
-	export DEBIAN_FRONTEND=noninteractive
-	update=""
-	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-		say "adding arm64 to dpkg's architectures (multiarch)"
-		dpkg --add-architecture arm64
-		update=yes
-	fi
-	# the arm64 package lists: fetched when apt does not know an arm64
-	# package yet (the first run after adding the architecture)
-	apt-cache show libjansson-dev:arm64 >/dev/null 2>&1 || update=yes
-	say "installing $need"
-	if [ -n "$update" ]; then
-		apt-get -o DPkg::Lock::Timeout=600 update -qq ||
-			die "apt-get update failed"
-	fi
-	# shellcheck disable=SC2086
-	apt-get -o DPkg::Lock::Timeout=600 install -y -qq $need >/dev/null ||
-		die "apt-get install $need failed"
-fi
+# shellcheck disable=SC2086
+apt_need dist $NATIVE_PKGS $ARM64_PKGS $TEST_PKGS || exit 1
 say "set-up: $(since "$t0")"
 
 revision=$($MAKE -s --no-print-directory revision)

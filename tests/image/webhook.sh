@@ -6,7 +6,9 @@
 # the image exists):
 #
 #   tests/image/webhook.sh start DIR CERTDIR [ARG...]
-#       Starts the webhook from $IMAGE (default gpumend:VERSION) in the
+#       Starts the webhook from $IMAGE (default gpumend:VERSION, the
+#       manifest list: this machine's architecture; gpumend:VERSION-arm64
+#       runs under qemu-aarch64-static, see tests/image/lib.sh) in the
 #       background with `buildah run --isolation chroot` (no OCI runtime
 #       needed; the host's network, so it listens on the host's 127.0.0.1),
 #       as user and group 65532, the image's own directories mounted
@@ -79,7 +81,7 @@ listening() {
 	[ ! -f "$dir/status" ] || return 1
 	port=$(sed -n 's/.*"msg":"started".*"listen":"[^"]*:\([0-9]*\)".*/\1/p' \
 		"$dir/webhook.log" | head -n 1)
-	pid=$(descendant "$runner" gpumend-webhook)
+	pid=$(descendant "$runner" "$comm")
 	[ -n "$port" ] && [ -n "$pid" ]
 }
 
@@ -131,6 +133,10 @@ start() {
 
 	image_container || exit 1
 	echo "$image_ctr" >"$dir/container"
+	# The webhook's process name: qemu's (15 characters, as the kernel
+	# keeps it) when it runs a foreign architecture.
+	comm=gpumend-webhook
+	[ -z "$image_emu" ] || comm=$(printf '%.15s' "${image_emu##*/}")
 	set -- -v "$certs:/tls:ro" -- /usr/local/bin/gpumend-webhook \
 		--listen 127.0.0.1:0 --tls-cert /tls/tls.crt --tls-key /tls/tls.key "$@"
 	[ -z "$config_dir" ] || set -- -v "$config_dir:/config:ro" "$@"
@@ -140,8 +146,8 @@ start() {
 		# timeout runs a new shell, which gets the functions from lib.sh.
 		export IMAGE_DIR
 		timeout -k 5 "$GPUMEND_WEBHOOK_LIFETIME" sh -c \
-			'. "$IMAGE_DIR/lib.sh"; image_ctr=$1 image_root=$2; shift 2; image_run "$@"' \
-			image-run "$image_ctr" "$image_root" "$@" \
+			'. "$IMAGE_DIR/lib.sh"; image_ctr=$1 image_root=$2 image_emu=$3; shift 3; image_run "$@"' \
+			image-run "$image_ctr" "$image_root" "$image_emu" "$@" \
 			</dev/null >"$dir/webhook.out" 2>"$dir/webhook.log"
 		echo $? >"$dir/status.tmp"
 		buildah rm "$image_ctr" >/dev/null 2>&1

@@ -5,7 +5,9 @@
 # adds the counts up, lists every skipped check with its reason, ends with
 # "N passed, N failed, N skipped"; under CI=true a skip fails the run
 # unless the allowlist names it with a reason; a suite that does not finish
-# fails. And tests/skips.allow gives a reason for each entry.
+# fails; under the sanitizers a suite the allowlist names as "SUITE: *"
+# (sanitize) is not run, and listed as skipped. And tests/skips.allow
+# gives a reason for each entry.
 . "$(dirname "$0")/../lib.sh"
 
 # not dir=$(scratch): see tests/lib.sh
@@ -22,6 +24,7 @@ suite beta 'pass three; skip "other" "not today"; skip "third" "nor that"; finis
 suite broken 'pass four; fail five; finish broken'
 suite unfinished 'pass six; exit 0'
 suite old 'pass seven; echo "old: 1 passed, 0 failed"'
+suite tool 'pass eight; pass nine; finish tool'
 
 # runs OUT [VAR=VALUE...] -- SUITE...: tests/run.sh on those suites (no
 # unit tests; a plain run, not the sanitizers', unless VAR says so), its
@@ -87,6 +90,24 @@ runs ci-san CI=true GPUMEND_SANITIZE=1 GPUMEND_SKIPS_ALLOW="$dir/allow3" -- alph
 check "CI=true: a sanitize-only entry allows the skip under the sanitizers" \
 	[ "$rc" = 0 -a "$(last ci-san)" = "3 passed, 0 failed, 3 skipped" ]
 
+# "SUITE: *" with "sanitize": the whole suite is not run under the
+# sanitizers, and says so; a plain run runs it
+printf 'alpha: the thing%sreason\ntool: *%sruns tools only%ssanitize\n' \
+	"$tab" "$tab" "$tab" >"$dir/allow4"
+runs tool-san CI=true GPUMEND_SANITIZE=1 GPUMEND_SKIPS_ALLOW="$dir/allow4" -- alpha tool
+check "sanitizers: a 'SUITE: *' suite is not run, one skip with its reason: $(last tool-san)" \
+	sh -c "[ '$rc' = 0 ] && [ '$(last tool-san)' = '2 passed, 0 failed, 2 skipped' ] &&
+		! grep -q '^ok - eight' '$dir/tool-san' &&
+		grep -q 'tool.sh: not run under the sanitizers: runs tools only' '$dir/tool-san' &&
+		grep -qx '  tool: \* # runs tools only' '$dir/tool-san'"
+runs tool-plain CI=true GPUMEND_SKIPS_ALLOW="$dir/allow4" -- alpha tool
+check "a plain run runs a 'SUITE: *' suite: $(last tool-plain)" \
+	[ "$rc" = 0 -a "$(last tool-plain)" = "4 passed, 0 failed, 1 skipped" ]
+printf 'tool: *%sno third field\n' "$tab" >"$dir/allow5"
+runs tool-nosan CI=true GPUMEND_SANITIZE=1 GPUMEND_SKIPS_ALLOW="$dir/allow5" -- tool
+check "sanitizers: 'SUITE: *' without 'sanitize' does not stop the suite" \
+	[ "$rc" = 0 -a "$(last tool-nosan)" = "2 passed, 0 failed, 0 skipped" ]
+
 runs fails -- alpha broken
 check "a failure fails the run: $(last fails)" \
 	[ "$rc" != 0 -a "$(last fails)" = "3 passed, 1 failed, 1 skipped" ]
@@ -99,8 +120,12 @@ check "a summary without its skipped count is read as none skipped" \
 	[ "$rc" = 0 -a "$(last old)" = "1 passed, 0 failed, 0 skipped" ]
 
 # the allowlist in the tree: each entry names a check and says why
-bad=$(awk -F '\t' '!/^#/ && NF && !($1 ~ /^[A-Za-z0-9_-]+: ./ && $2 ~ /[^ ]/ && ($3 == "" || $3 == "sanitize") && NF <= 3)' \
-	"$TESTS_DIR/skips.allow")
-check "tests/skips.allow: every entry is 'SUITE: NAME<tab>reason[<tab>sanitize]'${bad:+: $bad}" [ -z "$bad" ]
+bad=$(awk -F '\t' '!/^#/ && NF && !($1 ~ /^[A-Za-z0-9_-]+: ./ && $2 ~ /[^ ]/ && ($3 == "" || $3 == "sanitize") && NF <= 3 &&
+		($1 !~ /: \*$/ || $3 == "sanitize"))' "$TESTS_DIR/skips.allow")
+check "tests/skips.allow: every entry is 'SUITE: NAME<tab>reason[<tab>sanitize]', 'SUITE: *' with sanitize${bad:+: $bad}" [ -z "$bad" ]
+# and each "SUITE: *" names a suite
+bad=$(awk -F '\t' '!/^#/ && $1 ~ /: \*$/ { sub(/: \*$/, "", $1); print $1 }' "$TESTS_DIR/skips.allow" |
+	while read -r s; do [ -f "$TESTS_DIR/suites/$s.sh" ] || printf '%s ' "$s"; done)
+check "tests/skips.allow: each 'SUITE: *' is a suite in tests/suites${bad:+: not $bad}" [ -z "$bad" ]
 
 finish runner
