@@ -52,7 +52,7 @@ static int check_name(struct rule_ctx *ctx, struct container *c,
 		kind = 3;
 	else
 		return 0;
-	resources = json_pointer_join(c->pointer, "resources");
+	resources = json_pointer_join(c->pointer, c->resources);
 	map = resources ? json_pointer_join(resources, section) : NULL;
 	at = map ? json_pointer_join(map, name) : NULL;
 	free(resources);
@@ -78,7 +78,7 @@ static int check_name(struct rule_ctx *ctx, struct container *c,
 static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   struct container *c, void *arg)
 {
-	json_t *resources = json_member(c->container, "resources");
+	json_t *resources = json_member(c->container, c->resources);
 	json_t *limits = json_member(resources, "limits");
 	const char *sections[] = { "limits", "requests" };
 
