@@ -1193,6 +1193,9 @@ static int collect_shaped_pod_specs(json_t *object, struct walk_path *w,
 	while ((shape = pod_shape_next(group, version, kind, &from)) != NULL) {
 		struct shape_walk sw = { w, list, shape->form, budget, NULL };
 
+		size_t before = list->n;
+		json_t *alone;
+
 		place_pointer_of(place, sizeof(place), w->text,
 				 shape->form->placement);
 		if (*place)
@@ -1204,6 +1207,13 @@ static int collect_shaped_pod_specs(json_t *object, struct walk_path *w,
 			if (collect_shape_path(&sw, object, NULL,
 					       shape->paths[i]))
 				return -1;
+		/* a run of a task by reference: its placement alone */
+		alone = *place && list->n == before ?
+			json_pointer_get(object, place + strlen(w->text)) : NULL;
+		if (json_is_object(alone) &&
+		    pod_list_add(list, place, alone, NULL, &pod_form_placement,
+				 NULL))
+			return -1;
 	}
 	return pod_list_sort_shaped(list);
 }

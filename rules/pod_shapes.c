@@ -27,6 +27,15 @@ const struct pod_form pod_form_spec = {
 };
 
 /*
+ * The placement of a run whose task specs are not in it (a TaskRun of a
+ * taskRef): a pod of no containers, its nodeSelector, affinity,
+ * tolerations and volumes its own.
+ */
+const struct pod_form pod_form_placement = {
+	"pod template", { { NULL, 0 } }, 0, 0, NULL,
+};
+
+/*
  * An Argo Workflows template: the pod of one step. Its container is
  * `container:`, `script:` (a container with a `source`) or the list of
  * `containerSet:`, beside `initContainers` and `sidecars`; the pod-level

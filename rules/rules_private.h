@@ -104,6 +104,8 @@ struct pod_form {
 
 /* A PodSpec: containers, initContainers, ephemeralContainers. */
 extern const struct pod_form pod_form_spec;
+/* A run's placement alone (a TaskRun's podTemplate, with a taskRef). */
+extern const struct pod_form pod_form_placement;
 
 /*
  * The container member `path` of `spec` (a mapping), or NULL: the value
