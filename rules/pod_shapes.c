@@ -430,7 +430,8 @@ static void cel_containers(struct cel_text *t, const char *base,
  * list of its containers, when its form is not a PodSpec (CEL_CONTAINERS
  * reads a PodSpec's lists itself). Its metadata is its own "metadata"
  * when its form says so, else the "metadata" beside it when the path ends
- * in "spec" (and a mapping), else {}.
+ * in "spec" (and a mapping), else the object's for a Tekton task spec,
+ * else {}.
  */
 static void cel_pod_map(struct cel_text *t, const char *base, const char *path,
 			size_t len, const struct pod_form *form)
@@ -456,6 +457,12 @@ static void cel_pod_map(struct cel_text *t, const char *base, const char *path,
 		cel_addf(t, "has(%s.%.*smetadata) && type(%s.%.*smetadata) == map"
 			 " ? %s.%.*smetadata : {}", base, parent, path, base,
 			 parent, path, base, parent, path);
+	} else if (form && form->placed_apart) {
+		/* a Tekton task spec: the rules read the annotations of the
+		 * object (pod_annotation()), a run's, which Tekton copies
+		 * onto the pod */
+		cel_add(t, "has(object.metadata) && type(object.metadata) == map"
+			" ? object.metadata : {}");
 	} else {
 		/* dyn(): {} alone would give the map literal a map type */
 		cel_add(t, "dyn({})");
