@@ -44,7 +44,8 @@ LDLIBS_ALL = $(call ldlibs,$(PKGS))
 
 # The layers, bottom up. Each folder sees only its own headers and those of
 # the layers below it (INCLUDES), so an include that runs back up does not
-# compile: rules/ <- lib/ <- certs/ <- cli/, and lib/ <- webhook/.
+# compile: rules/ <- lib/ <- certs/ <- cli/, lib/ <- helm/ <- cli/, and
+# lib/ <- webhook/.
 
 # rules/: the engine, one file per rule plus the core. Knows nothing of
 # HTTP, TLS, YAML or files.
@@ -54,7 +55,9 @@ RULES_SRCS += rules/quantity.c
 RULES_SRCS += rules/affinity.c
 RULES_SRCS += rules/config.c
 RULES_SRCS += rules/deprecated_workload_api.c
+RULES_SRCS += rules/dra_unsupported.c
 RULES_SRCS += rules/legacy_gpu_resource.c
+RULES_SRCS += rules/dra.c
 RULES_SRCS += rules/legacy_gpu_node_label.c
 RULES_SRCS += rules/legacy_affinity_annotation.c
 RULES_SRCS += rules/critical_pod_annotation.c
@@ -74,9 +77,10 @@ RULES_SRCS += rules/values.c
 RULES_SRCS += rules/rule_help.c
 $(BUILD)/rules/%.o: INCLUDES := -Irules
 
-# lib/: what both front ends share. Buffers, messages, json regions, the
+# lib/: what the layers above share. Buffers, messages, json regions, the
 # YAML/JSON source reader and emitter, the config file, the one-pass JSON
-# reader, the AdmissionReview answer.
+# reader, the AdmissionReview answer, input files and atomic writes, the
+# text patcher, the object of a finding.
 LIB_SRCS += lib/buf.c
 LIB_SRCS += lib/msg.c
 LIB_SRCS += lib/arena.c
@@ -89,22 +93,28 @@ LIB_SRCS += lib/nul.c
 LIB_SRCS += lib/json_write.c
 LIB_SRCS += lib/admission.c
 LIB_SRCS += lib/registration.c
+LIB_SRCS += lib/utf16.c
+LIB_SRCS += lib/files.c
+LIB_SRCS += lib/text_patch.c
+LIB_SRCS += lib/report_object.c
 $(BUILD)/lib/%.o: INCLUDES := -Irules -Ilib
 
 # certs/: certificate work (`gpumend certs`), on the shared layer.
 CERTS_SRCS += certs/certs.c
 $(BUILD)/certs/%.o: INCLUDES := -Ilib -Icerts
 
-# cli/: the CLI. Subcommands, files, text patching, diffs, report formats.
+# helm/: Helm charts, templates and values migrated in place. helm.h is
+# its one public header.
+HELM_SRCS += helm/template_mask.c
+HELM_SRCS += helm/template_migrate.c
+HELM_SRCS += helm/chart.c
+$(BUILD)/helm/%.o: INCLUDES := -Irules -Ilib -Ihelm
+
+# cli/: the CLI. Subcommands, walks, diffs, report formats.
 CLI_SRCS += cli/args.c
-CLI_SRCS += cli/files.c
+CLI_SRCS += cli/walk.c
 CLI_SRCS += cli/ignore.c
-CLI_SRCS += cli/utf16.c
 CLI_SRCS += cli/stream.c
-CLI_SRCS += cli/text_patch.c
-CLI_SRCS += cli/template_mask.c
-CLI_SRCS += cli/template_migrate.c
-CLI_SRCS += cli/chart.c
 CLI_SRCS += cli/diff.c
 CLI_SRCS += cli/report.c
 CLI_SRCS += cli/migrate.c
@@ -114,7 +124,7 @@ CLI_SRCS += cli/review.c
 CLI_SRCS += cli/webhook_config.c
 CLI_SRCS += cli/completion.c
 CLI_MAIN := cli/main.c
-$(BUILD)/cli/%.o: INCLUDES := -Irules -Ilib -Icerts -Icli
+$(BUILD)/cli/%.o: INCLUDES := -Irules -Ilib -Icerts -Ihelm -Icli
 
 # webhook/: the server. TLS, HTTP, metrics, logs, reloads.
 WEBHOOK_SRCS += webhook/log.c
@@ -127,19 +137,25 @@ WEBHOOK_MAIN := webhook/main.c
 $(BUILD)/webhook/%.o: INCLUDES := -Irules -Ilib -Iwebhook
 
 # The tests see every layer.
-$(BUILD)/tests/%.o: INCLUDES := -Irules -Ilib -Icerts -Icli -Iwebhook
+$(BUILD)/tests/%.o: INCLUDES := -Irules -Ilib -Icerts -Ihelm -Icli -Iwebhook
 
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-ALL_SRCS     = $(RULES_SRCS) $(LIB_SRCS) $(CERTS_SRCS) $(CLI_SRCS) $(WEBHOOK_SRCS)
+ALL_SRCS     = $(RULES_SRCS) $(LIB_SRCS) $(CERTS_SRCS) $(HELM_SRCS) $(CLI_SRCS) \
+               $(WEBHOOK_SRCS)
+# rules/ and lib/ reach the binaries as an archive, so that each takes
+# only the objects it uses (the webhook none of the CLI's files and text
+# patching).
 BASE_OBJS    = $(patsubst %.c,$(BUILD)/%.o,$(RULES_SRCS) $(LIB_SRCS))
-CLI_OBJS     = $(BASE_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(CERTS_SRCS) $(CLI_SRCS))
-WEBHOOK_OBJS = $(BASE_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(WEBHOOK_SRCS))
+BASE_LIB     = $(BUILD)/libgpumend.a
+CLI_OBJS     = $(patsubst %.c,$(BUILD)/%.o,$(CERTS_SRCS) $(HELM_SRCS) $(CLI_SRCS))
+WEBHOOK_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(WEBHOOK_SRCS))
 TEST_OBJS    = $(patsubst %.c,$(BUILD)/%.o,$(ALL_SRCS))
 ALL_OBJS     = $(TEST_OBJS) \
                $(patsubst %.c,$(BUILD)/%.o,$(CLI_MAIN) $(WEBHOOK_MAIN) $(UNIT_SRCS))
 
-.PHONY: all deps test-deps test check bench demo install clean fuzz fresh
+.PHONY: all deps test-deps test check bench demo install clean fuzz fresh \
+	generated
 
 all: $(BUILD)/gpumend $(BUILD)/gpumend-webhook
 
@@ -187,10 +203,14 @@ $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/gpumend: $(CLI_OBJS) $(BUILD)/$(CLI_MAIN:.c=.o)
+$(BASE_LIB): $(BASE_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/gpumend: $(CLI_OBJS) $(BUILD)/$(CLI_MAIN:.c=.o) $(BASE_LIB)
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(call ldlibs,$(CLI_PKGS))
 
-$(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o)
+$(BUILD)/gpumend-webhook: $(WEBHOOK_OBJS) $(BUILD)/$(WEBHOOK_MAIN:.c=.o) $(BASE_LIB)
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(call ldlibs,$(WEBHOOK_PKGS))
 
 $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
@@ -236,6 +256,21 @@ check:
 
 demo: all
 	@sh tests/demo.sh $(BUILD)
+
+# Rewrites every file that is gpumend's own output, after a change to the
+# rules, their conditions or the config defaults: the base's config and
+# registration, the chart's copies (with the alerts), and the expected
+# registrations of tests/webhook-config. Review the diff before committing.
+generated: all
+	$(BUILD)/gpumend config >manifests/base/config.yaml
+	$(BUILD)/gpumend webhook-config -c manifests/base/config.yaml \
+	  >manifests/base/mutatingwebhookconfiguration.yaml
+	cp manifests/base/config.yaml charts/gpumend/files/config.yaml
+	cp manifests/base/mutatingwebhookconfiguration.yaml \
+	  charts/gpumend/files/mutatingwebhookconfiguration.yaml
+	cp manifests/monitoring/prometheusrule.yaml charts/gpumend/files/
+	@WEBHOOK_CONFIG_UPDATE=1 GPUMEND_BUILD=$(BUILD) \
+	  sh tests/suites/webhook_config.sh | tail -n 1
 
 bench: all
 	@sh tests/bench/run.sh $(BUILD)

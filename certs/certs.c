@@ -13,7 +13,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,8 +33,8 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "buf.h"
 #include "certs.h"
+#include "files.h"
 #include "msg.h"
 
 #define CERTS_MAX_IPS     32
@@ -889,82 +888,26 @@ static int path_join(char *out, size_t n, const char *dir, const char *name)
 }
 
 /*
- * Writes `f` to DIR/NAME atomically: a temporary file in DIR with the final
- * mode from the start, written and fsync'd, then renamed over NAME when
- * `replace`, else hard-linked to NAME, which fails if NAME has appeared
- * since it was checked. Reported; returns 0 or -1.
+ * Writes `f` to DIR/NAME atomically (files.h): replacing NAME when
+ * `replace`, else only when no file has that name, not even one that
+ * appeared since it was checked. Reported; returns 0 or -1.
  */
-static int file_write_atomic(const char *dir, struct out_file *f, int replace)
+static int out_file_write(const char *dir, struct out_file *f, int replace)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX];
+	struct atomic_file af;
 	struct stat st;
-	int fd, existed;
+	int existed;
 
 	if (path_join(path, sizeof(path), dir, f->name))
 		return -1;
-	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, f->name) >=
-	    (int)sizeof(tmp)) {
-		msg_error("path too long: '%s'", path);
-		return -1;
-	}
 	existed = lstat(path, &st) == 0;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		msg_error("cannot create a file in '%s': %s", dir,
-			  strerror(errno));
+	if (atomic_begin(&af, path, f->mode,
+			 replace ? ATOMIC_WRITE : ATOMIC_CREATE) ||
+	    atomic_write(&af, f->pem, f->len) || atomic_commit(&af))
 		return -1;
-	}
-	if (fchmod(fd, f->mode) != 0 ||
-	    buf_write_all(fd, f->pem, f->len) != 0 || fsync(fd) != 0) {
-		msg_error("cannot write '%s': %s", path, strerror(errno));
-		close(fd);
-		goto out_unlink;
-	}
-	if (close(fd) != 0) {
-		msg_error("cannot write '%s': %s", path, strerror(errno));
-		goto out_unlink;
-	}
-	if (replace) {
-		if (rename(tmp, path) != 0) {
-			msg_error("cannot replace '%s': %s", path,
-				  strerror(errno));
-			goto out_unlink;
-		}
-	} else if (link(tmp, path) != 0) {
-		int link_errno = errno;
-
-		/* file systems without hard links: fall back on a check */
-		if (link_errno != EEXIST && lstat(path, &st) != 0 &&
-		    rename(tmp, path) == 0) {
-			f->created = 1;
-			return 0;
-		}
-		if (link_errno == EEXIST)
-			msg_error("'%s' already exists (use --force to replace it)",
-				  path);
-		else
-			msg_error("cannot create '%s': %s", path,
-				  strerror(link_errno));
-		goto out_unlink;
-	} else {
-		unlink(tmp);
-	}
 	f->created = !existed;
 	return 0;
-out_unlink:
-	unlink(tmp);
-	return -1;
-}
-
-/* Makes the renames durable. */
-static void dir_sync(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY);
-
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
 }
 
 /* Reads DIR/NAME, reported; NULL on failure. */
@@ -1111,10 +1054,9 @@ static int certs_create(int argc, char **argv)
 		goto out_free;
 	}
 	for (size_t k = first; k < 4; k++) {
-		if (file_write_atomic(o.out_dir, &files[k], o.force))
+		if (out_file_write(o.out_dir, &files[k], o.force))
 			goto out_remove;
 	}
-	dir_sync(o.out_dir);
 
 	ca_pem = files[1].pem;
 	ca_pem_len = files[1].len;

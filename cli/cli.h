@@ -1,67 +1,20 @@
 /* SPDX-FileCopyrightText: 2026 The gpumend authors */
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cli.h - what the CLI's subcommands share: reading inputs, walking
- * directories, writing files atomically, running the rules over a stream.
+ * cli.h - what the CLI's subcommands share: walking directories, running
+ * the rules over a stream, counting and summing up a run (reading inputs
+ * and writing files atomically: files.h).
  */
 #ifndef GPUMEND_CLI_H
 #define GPUMEND_CLI_H
 
 #include <stddef.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 
+#include "files.h"
 #include "rules.h"
 #include "source.h"
 
 struct json_scan_filter;
-
-/* A file (or standard input) read whole. */
-struct input {
-	char *name;          /* as given, or "<stdin>"; owned */
-	char *path;          /* NULL for stdin; owned */
-	char *text;          /* owned; mapped files are not NUL-terminated */
-	size_t len;
-	mode_t mode;
-	int mapped;          /* text is a read-only mapping of the file */
-	size_t released;     /* pages before this were given back */
-	int fd;              /* a regular file, kept open to watch it; else -1 */
-	struct stat st;      /* the file when it was opened */
-	int guard;           /* its slot in the SIGBUS guard; -1: none */
-	int changed;         /* input_changed() found it so (and said so) */
-	/* enum utf16_order: the file was UTF-16 with a byte order mark, and
-	 * `text` is its UTF-8 (utf16.h); what is written of it goes back */
-	int utf16;
-};
-
-/* The most read from standard input, a pipe or a device. */
-#define INPUT_STREAM_MAX ((size_t)64 << 20)
-
-/*
- * Reads `path` ("-" for standard input). On failure prints the error and
- * returns -1. Files over `max_bytes` (0: no cap) are refused.
- */
-int input_read(const char *path, size_t max_bytes, struct input *in);
-void input_free(struct input *in);
-
-/*
- * 1 when the file changed since input_read() opened it (truncated,
- * rewritten, even in place at the same size: its size, modification or
- * change time differ), so that what was read of it may be a mix of old and
- * new; then the file's text may hold zeros where it was cut (a mapped file
- * read past its new end would otherwise kill the process with SIGBUS).
- * Call it after the text was last read, and before anything is written
- * from it; it says why in an error naming the file, once. 0 for standard
- * input and devices.
- */
-int input_changed(struct input *in);
-
-/*
- * Says that the bytes before `upto` will not be read again, so that the
- * pages of a mapped file holding them can be given back (they would be
- * read from the file again if they were).
- */
-void input_release(struct input *in, size_t upto);
 
 /*
  * Paths left alone, in gitignore syntax: the defaults (node_modules/,
@@ -116,39 +69,6 @@ struct walk_options {
 };
 int paths_walk(char **paths, int n, const struct walk_options *wo,
 	       path_fn fn, void *arg, int *errors);
-
-/*
- * Replaces the file at `path` with `data` atomically: a temporary file in
- * the same directory, written, fsynced, given the original's mode, owner
- * and group, renamed over it. The original is never lost. A file with
- * other hard links is refused (a new file would part it from them), and so
- * is one whose owner and group cannot be kept. SIGTERM, SIGINT or SIGHUP
- * meanwhile removes the temporary file (and then does what it does).
- * Prints the error and returns -1.
- */
-int file_write_atomic(const char *path, const char *data, size_t len,
-		      mode_t mode);
-
-/*
- * The same in steps, for output written as it is produced: atomic_begin
- * makes the temporary file, atomic_write appends, atomic_commit gives it
- * the mode, fsyncs and renames it over the file, atomic_abort removes it.
- * Each prints its error; a failed write or commit aborts.
- */
-struct atomic_file {
-	const char *path;    /* as given, for messages */
-	char *real;          /* the file replaced (symlinks resolved) */
-	char *tmp;
-	int fd;
-	mode_t mode;
-	int keep_owner;      /* the file exists: its owner and group are kept */
-	uid_t uid;
-	gid_t gid;
-};
-int atomic_begin(struct atomic_file *af, const char *path, mode_t mode);
-int atomic_write(struct atomic_file *af, const char *data, size_t len);
-int atomic_commit(struct atomic_file *af);
-void atomic_abort(struct atomic_file *af);
 
 /* One document as the rules saw it. */
 struct stream_doc {
@@ -224,14 +144,40 @@ int cli_skip_unparsed(const struct input *in, const struct source_error *err,
 	"skipped; one named is an error, unless --skip-unparsable. A summary\n" \
 	"line ends the run on stderr.\n"
 
-/* The source limits a configuration asks for. */
-struct source_limits cli_limits(const struct config *cfg);
-
 /*
  * Loads the configuration named by -c (NULL: the defaults); prints the
  * error and returns NULL on failure.
  */
 struct config *cli_load_config(const char *path);
+
+/*
+ * The enum rules_target named by a --target argument; prints the error
+ * and returns -1 when it names none.
+ */
+int cli_target_parse(const char *name);
+
+/*
+ * Target dra: the ResourceClaimTemplates a file holds, and those written
+ * into it, kept as text: the CLI's json lives one document long
+ * (arena.h). cli_templates_read() adds those of the documents of `text`
+ * (List items too; none under another target), cli_templates_add() one
+ * object when it is a template; both -1 when out of memory.
+ * cli_templates_find() is a rules_options.claim_template_find over
+ * them.
+ */
+struct cli_template {
+	char *name, *namespace, *spec;  /* spec: canonical JSON text */
+};
+struct cli_templates {
+	struct cli_template *items;
+	size_t n, cap;
+};
+int cli_templates_read(struct cli_templates *list, const char *text,
+		       size_t len, const struct config *cfg);
+int cli_templates_add(struct cli_templates *list, const json_t *object);
+int cli_templates_find(const void *arg, const char *name,
+		       const char *namespace, const json_t *spec);
+void cli_templates_clear(struct cli_templates *list);
 
 /*
  * Options anywhere on the command line (git and kubectl style), "--"

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "buf.h"
-#include "chart.h"
 #include "cli.h"
+#include "helm.h"
 #include "json_scan.h"
 #include "msg.h"
 #include "report.h"
@@ -277,6 +277,9 @@ static void lint_usage(FILE *out)
 	      "      --exclude GLOB    leave out the paths GLOB matches (repeatable)\n"
 	      "      --skip-unparsable skip named files too that are neither manifests\n"
 	      "                        nor parse (pre-commit names every JSON file)\n"
+	      "      --target device-plugin|dra\n"
+	      "                        report what migrate --target would do (overrides\n"
+	      "                        the config's target; docs/dra.md)\n"
 	      "  -q, --quiet           no summary line, no note on skipped files\n"
 	      "  -c, --config FILE     configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help            show this help\n"
@@ -321,6 +324,7 @@ int cmd_lint(int argc, char **argv)
 		{ "exclude", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "skip-unparsable", no_argument, NULL, 'U' },
+		{ "target", required_argument, NULL, 'T' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -333,7 +337,7 @@ int cmd_lint(int argc, char **argv)
 	struct report_item *items = NULL;
 	struct buf out;
 	struct cli_args args;
-	int opt, walk_errors = 0, failing = 0, rc;
+	int opt, walk_errors = 0, failing = 0, rc, target = -1;
 
 	/* the --exclude patterns, by pointer: no more than the arguments */
 	walk.excludes = calloc((size_t)argc, sizeof(char *));
@@ -365,6 +369,12 @@ int cmd_lint(int argc, char **argv)
 		case 'E': walk.excludes[walk.n_excludes++] = optarg; break;
 		case 'q': l.quiet = 1; break;
 		case 'U': l.skip_named = 1; break;
+		case 'T':
+			if ((target = cli_target_parse(optarg)) < 0) {
+				free(walk.excludes);
+				return 2;
+			}
+			break;
 		case 'c': config_path = optarg; break;
 		case 'h': lint_usage(stdout); free(walk.excludes); return 0;
 		default: lint_usage(stderr); free(walk.excludes); return 2;
@@ -376,6 +386,8 @@ int cmd_lint(int argc, char **argv)
 		free(walk.excludes);
 		return 2;
 	}
+	if (target >= 0)
+		l.cfg->target = (enum rules_target)target;
 	l.filter = cli_filter_new(l.cfg);
 	rc = paths_walk(argv + 1, args.n, &walk, lint_path, &l,
 			&walk_errors);

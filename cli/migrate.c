@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "chart.h"
 #include "cli.h"
 #include "diff.h"
+#include "helm.h"
 #include "json_scan.h"
 #include "msg.h"
 #include "report.h"
@@ -53,6 +53,9 @@ struct file_run {
 	int streaming;         /* part of the output is written already */
 	int failed;            /* writing failed */
 	struct atomic_file af; /* -i: the temporary file, once streaming */
+	/* target dra: the file's ResourceClaimTemplates, those written
+	 * after its documents included */
+	struct cli_templates templates;
 };
 
 /*
@@ -99,7 +102,8 @@ static int run_flush(struct file_run *run)
 	if (!run->streaming) {
 		run->streaming = 1;
 		if (m->in_place && run->in->path) {
-			if (atomic_begin(&run->af, run->in->path, run->in->mode))
+			if (atomic_begin(&run->af, run->in->path, run->in->mode,
+					 ATOMIC_REPLACE))
 				return -1;
 		} else if (m->n_inputs > 1 && run->in->path) {
 			printf("# Source: %s\n", run->in->name);
@@ -145,12 +149,48 @@ static int print_finding(struct migrate *m, const char *file,
 	return 0;
 }
 
+/*
+ * Target dra: writes the templates the rules made for `doc` after it, each
+ * a document of its own. A JSON file cannot hold a second document: it is
+ * left as it is, with an error (a List takes them as items instead).
+ * 0, 1 for that error, -1 when out of memory.
+ */
+static int write_documents(struct file_run *run, struct source_doc *doc,
+			   json_t *documents)
+{
+	json_t *document;
+	size_t i;
+
+	if (!documents || json_array_size(documents) == 0)
+		return 0;
+	if (doc->root && doc->root->flow) {
+		const char *name = json_string_value(json_member(
+			json_member(json_array_get(documents, 0), "metadata"),
+			"name"));
+
+		msg_at(run->in->name, doc->line, 0, "error",
+		       "document %d: ResourceClaimTemplate '%s' cannot be written next to it: a JSON file holds one document (write it as YAML, or as a kind: List, whose items take it)",
+		       doc->index + 1, name ? name : "");
+		run->m->counts.findings[SEVERITY_ERROR]++;
+		return 1;
+	}
+	if (run->out.len && run->out.data[run->out.len - 1] != '\n' &&
+	    buf_putc(&run->out, '\n'))
+		return -1;
+	json_array_foreach(documents, i, document)
+		if (buf_puts(&run->out, "---\n") ||
+		    emit_document(&run->out, document, 0, 0) ||
+		    cli_templates_add(&run->templates, document))
+			return -1;
+	return 0;
+}
+
 static int migrate_doc(void *arg, struct stream_doc *sd)
 {
 	struct file_run *run = arg;
 	struct source_doc *doc = sd->doc;
 	const struct rules_result *res = sd->result;
-	struct source_limits limits = cli_limits(run->m->cfg);
+	struct source_limits limits = source_limits_of(run->m->cfg);
 	char why[256];
 	int reemitted = 0;
 
@@ -207,6 +247,15 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 			msg_at(run->in->name, doc->line, 0, "note",
 			       "document %d written anew (its comments and layout are not kept): %s",
 			       doc->index + 1, why);
+		switch (write_documents(run, doc, res->documents)) {
+		case 0:
+			break;
+		case 1:
+			run->errors++;
+			break;
+		default:
+			goto out_nomem;
+		}
 	}
 	run->pos = doc->end;
 	input_release(run->in, doc->start);
@@ -319,6 +368,13 @@ static int migrate_path(void *arg, const char *path, int named)
 	}
 	buf_init(&run.out, 0);
 	buf_init(&run.patches, 0);
+	if (kind == CHART_PLAIN &&
+	    cli_templates_read(&run.templates, in.text, in.len, m->cfg)) {
+		msg_error("out of memory");
+		goto out_failed;
+	}
+	opts.claim_template_find = cli_templates_find;
+	opts.claim_template_arg = &run.templates;
 	if (kind != CHART_PLAIN)
 		rc = migrate_chart(&run, kind, root, &err);
 	else
@@ -438,6 +494,7 @@ out_free:
 		atomic_abort(&run.af);
 	buf_free(&run.out);
 	buf_free(&run.patches);
+	cli_templates_clear(&run.templates);
 	input_free(&in);
 	free(root);
 	return 0;
@@ -458,7 +515,8 @@ static void migrate_usage(FILE *out)
 {
 	fputs("usage: gpumend migrate [-i|--in-place] [--check] [--diff] [--json-patch]\n"
 	      "                       [--chart|--no-chart] [--exclude GLOB]...\n"
-	      "                       [--skip-unparsable] [-q|--quiet] [-c FILE] [PATH...]\n"
+	      "                       [--skip-unparsable] [--target device-plugin|dra]\n"
+	      "                       [-q|--quiet] [-c FILE] [PATH...]\n"
 	      "\n"
 	      "Rewrites Kubernetes manifests written for the legacy GPU stack so that\n"
 	      "they run on today's (device plugin, GPU Feature Discovery, sharing).\n"
@@ -480,6 +538,10 @@ static void migrate_usage(FILE *out)
 	      "      --skip-unparsable\n"
 	      "                    skip named files too that are neither manifests\n"
 	      "                    nor parse (pre-commit names every JSON file)\n"
+	      "      --target device-plugin|dra\n"
+	      "                    what GPU requests become: nvidia.com/gpu (default), or\n"
+	      "                    DRA claims and ResourceClaimTemplates (docs/dra.md);\n"
+	      "                    overrides the config's target\n"
 	      "  -q, --quiet       no summary line, no note on skipped files\n"
 	      "  -c, --config FILE configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help        show this help\n"
@@ -500,6 +562,7 @@ int cmd_migrate(int argc, char **argv)
 		{ "exclude", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "skip-unparsable", no_argument, NULL, 'U' },
+		{ "target", required_argument, NULL, 'T' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -508,7 +571,7 @@ int cmd_migrate(int argc, char **argv)
 	struct walk_options walk = { 0 };
 	const char *config_path = NULL;
 	struct cli_args args;
-	int opt, walk_errors = 0;
+	int opt, walk_errors = 0, target = -1;
 
 	/* the --exclude patterns, by pointer: no more than the arguments */
 	walk.excludes = calloc((size_t)argc, sizeof(char *));
@@ -528,6 +591,12 @@ int cmd_migrate(int argc, char **argv)
 		case 'E': walk.excludes[walk.n_excludes++] = optarg; break;
 		case 'q': m.quiet = 1; break;
 		case 'U': m.skip_named = 1; break;
+		case 'T':
+			if ((target = cli_target_parse(optarg)) < 0) {
+				free(walk.excludes);
+				return 2;
+			}
+			break;
 		case 'c': config_path = optarg; break;
 		case 'h': migrate_usage(stdout); free(walk.excludes); return 0;
 		default: migrate_usage(stderr); free(walk.excludes); return 2;
@@ -541,6 +610,15 @@ int cmd_migrate(int argc, char **argv)
 	chart_set_mode(m.chart);
 	m.cfg = cli_load_config(config_path);
 	if (!m.cfg) {
+		free(walk.excludes);
+		return 2;
+	}
+	if (target >= 0)
+		m.cfg->target = (enum rules_target)target;
+	if (m.json_patch && m.cfg->target == RULES_TARGET_DRA) {
+		/* a patch changes one object: the templates are new ones */
+		msg_error("--json-patch cannot show the target dra: its ResourceClaimTemplates are new documents, not patches");
+		config_free(m.cfg);
 		free(walk.excludes);
 		return 2;
 	}

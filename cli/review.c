@@ -151,7 +151,8 @@ int cmd_review(int argc, char **argv)
 		return 2;
 	}
 	if (config_path)
-		cfg = config_file_load(config_path, errbuf, sizeof(errbuf));
+		cfg = config_file_load_admission(config_path, errbuf,
+						 sizeof(errbuf));
 	else
 		cfg = config_new_default();
 	if (!cfg) {

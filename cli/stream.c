@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE     /* memmem */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -14,17 +15,6 @@
 #include "json_scan.h"
 #include "msg.h"
 #include "nul.h"
-
-struct source_limits cli_limits(const struct config *cfg)
-{
-	struct source_limits limits = {
-		.max_document_bytes = cfg->max_document_bytes,
-		.max_depth = cfg->max_depth,
-		.max_alias_nodes = cfg->max_alias_nodes,
-	};
-
-	return limits;
-}
 
 void run_summary(const struct run_counts *c, const char *touched,
 		 const char *clean)
@@ -51,6 +41,121 @@ struct config *cli_load_config(const char *path)
 	if (!cfg)
 		msg_error("%s", err);
 	return cfg;
+}
+
+/* The canonical text of a spec: equal specs give equal texts. */
+static char *spec_text_new(const json_t *spec)
+{
+	return json_text_new(spec, JSON_COMPACT | JSON_SORT_KEYS);
+}
+
+int cli_templates_add(struct cli_templates *list, const json_t *object)
+{
+	const char *kind = json_string_value(json_member(object, "kind"));
+	json_t *meta = json_member(object, "metadata"), *item;
+	const char *name = json_string_value(json_member(meta, "name"));
+	const char *ns = json_string_value(json_member(meta, "namespace"));
+	struct cli_template *t;
+	size_t i;
+
+	if (kind && strcmp(kind, "List") == 0) {
+		json_array_foreach(json_member(object, "items"), i, item)
+			if (cli_templates_add(list, item))
+				return -1;
+		return 0;
+	}
+	if (!kind || strcmp(kind, "ResourceClaimTemplate") != 0 || !name)
+		return 0;
+	if (list->n == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 8;
+		struct cli_template *grown = realloc(list->items,
+						     cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		list->items = grown;
+		list->cap = cap;
+	}
+	t = &list->items[list->n];
+	t->name = strdup(name);
+	t->namespace = ns ? strdup(ns) : NULL;
+	t->spec = spec_text_new(json_member(object, "spec"));
+	list->n++;
+	return t->name && (!ns || t->namespace) && t->spec ? 0 : -1;
+}
+
+int cli_templates_find(const void *arg, const char *name,
+		       const char *namespace, const json_t *spec)
+{
+	const struct cli_templates *list = arg;
+	char *text = NULL;
+	int there = 0;
+
+	for (size_t i = 0; i < list->n && !there; i++) {
+		const struct cli_template *t = &list->items[i];
+
+		if (strcmp(t->name, name) != 0 ||
+		    (t->namespace ? !namespace || strcmp(t->namespace,
+							 namespace) != 0
+				  : namespace != NULL))
+			continue;
+		/* out of memory reads as another spec: a new name */
+		if (!text)
+			text = spec_text_new(spec);
+		there = text && strcmp(text, t->spec) == 0 ? 1 : 2;
+	}
+	free(text);
+	return there;
+}
+
+void cli_templates_clear(struct cli_templates *list)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		free(list->items[i].name);
+		free(list->items[i].namespace);
+		free(list->items[i].spec);
+	}
+	free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+int cli_templates_read(struct cli_templates *list, const char *text,
+		       size_t len, const struct config *cfg)
+{
+	static const char word[] = "ResourceClaimTemplate";
+	struct source_limits limits = source_limits_of(cfg);
+	struct source_parser *parser;
+	struct source_doc doc;
+	struct source_error err;
+	int rc = 0;
+
+	if (cfg->target != RULES_TARGET_DRA ||
+	    !memmem(text, len, word, sizeof(word) - 1))
+		return 0;
+	if (!(parser = source_parser_new(text, len, &limits)))
+		return -1;
+	source_parser_set_tree(parser, 0);
+	/* a document that does not parse is the stream's to report */
+	while (rc == 0 && source_next_doc(parser, &doc, &err) == 1) {
+		rc = doc.json ? cli_templates_add(list, doc.json) : 0;
+		if (json_arena_active()) {
+			/* as stream_each(): the region frees it at once */
+			doc.json = NULL;
+			json_arena_reset();
+		}
+		source_doc_clear(&doc);
+	}
+	source_parser_free(parser);
+	return rc;
+}
+
+int cli_target_parse(const char *name)
+{
+	int target = rules_target_find(name);
+
+	if (target < 0)
+		msg_error("--target must be device-plugin or dra, not '%s'", name);
+	return target;
 }
 
 /* 1 when `key` stands in `text` as a key: quoted or not, then ':'. */
@@ -205,7 +310,7 @@ int stream_each(const char *text, size_t len, const struct config *cfg,
 		const struct rules_options *opts, stream_fn fn, void *arg,
 		struct source_error *err)
 {
-	struct source_limits limits = cli_limits(cfg);
+	struct source_limits limits = source_limits_of(cfg);
 	struct source_parser *parser = source_parser_new(text, len, &limits);
 	struct source_doc doc;
 	struct rules_result result;

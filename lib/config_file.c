@@ -15,8 +15,13 @@
 /* Config files are small; anything larger is a mistake. */
 #define CONFIG_MAX_BYTES (4u << 20)
 
-struct config *config_text_load(const char *name, const char *text,
-				size_t len, char *errbuf, size_t errlen)
+/*
+ * Loads `text`; with `admission`, a config whose target the admission front
+ * ends cannot serve is refused at its `target` key.
+ */
+static struct config *text_load(const char *name, const char *text,
+				size_t len, int admission, char *errbuf,
+				size_t errlen)
 {
 	static const struct source_limits limits = {
 		.max_document_bytes = CONFIG_MAX_BYTES,
@@ -54,6 +59,15 @@ struct config *config_text_load(const char *name, const char *text,
 		goto out_fail;
 	}
 	json_decref(doc);
+	if (admission && cfg->target == RULES_TARGET_DRA) {
+		/* a mutating webhook cannot create the ResourceClaimTemplates
+		 * that the pods it changed would name */
+		source_locate(root, "/target", &line, &column);
+		snprintf(errbuf, errlen,
+			 "%s:%d:%d: target 'dra' is for gpumend migrate and lint only: an admission webhook cannot create the ResourceClaimTemplates pods would name; use target device-plugin here (see docs/dra.md)",
+			 name, line, column);
+		goto out_fail;
+	}
 	source_node_free(root);
 	return cfg;
 out_fail:
@@ -62,7 +76,21 @@ out_fail:
 	return NULL;
 }
 
-struct config *config_file_load(const char *path, char *errbuf, size_t errlen)
+struct config *config_text_load(const char *name, const char *text,
+				size_t len, char *errbuf, size_t errlen)
+{
+	return text_load(name, text, len, 0, errbuf, errlen);
+}
+
+struct config *config_text_load_admission(const char *name, const char *text,
+					  size_t len, char *errbuf,
+					  size_t errlen)
+{
+	return text_load(name, text, len, 1, errbuf, errlen);
+}
+
+static struct config *file_load(const char *path, int admission,
+				char *errbuf, size_t errlen)
 {
 	FILE *f;
 	char *text;
@@ -71,7 +99,7 @@ struct config *config_file_load(const char *path, char *errbuf, size_t errlen)
 	struct config *cfg;
 
 	if (!path)
-		return config_text_load("(defaults)", "", 0, errbuf, errlen);
+		return text_load("(defaults)", "", 0, admission, errbuf, errlen);
 	f = fopen(path, "rb");
 	if (!f) {
 		snprintf(errbuf, errlen, "cannot open config '%s': %s", path,
@@ -107,7 +135,18 @@ struct config *config_file_load(const char *path, char *errbuf, size_t errlen)
 	}
 	fclose(f);
 	text[len] = '\0';
-	cfg = config_text_load(path, text, len, errbuf, errlen);
+	cfg = text_load(path, text, len, admission, errbuf, errlen);
 	free(text);
 	return cfg;
+}
+
+struct config *config_file_load(const char *path, char *errbuf, size_t errlen)
+{
+	return file_load(path, 0, errbuf, errlen);
+}
+
+struct config *config_file_load_admission(const char *path, char *errbuf,
+					  size_t errlen)
+{
+	return file_load(path, 1, errbuf, errlen);
 }

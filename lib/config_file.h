@@ -22,4 +22,17 @@ struct config *config_file_load(const char *path, char *errbuf, size_t errlen);
 struct config *config_text_load(const char *name, const char *text,
 				size_t len, char *errbuf, size_t errlen);
 
+/*
+ * The same for the front ends that answer admission reviews (the webhook,
+ * `gpumend review`): they serve the device-plugin target only, since a
+ * mutating webhook cannot create the ResourceClaimTemplates that pods
+ * migrated to DRA would name. A config with `target: dra` is refused, the
+ * message naming the place of its `target` key.
+ */
+struct config *config_file_load_admission(const char *path, char *errbuf,
+					  size_t errlen);
+struct config *config_text_load_admission(const char *name, const char *text,
+					  size_t len, char *errbuf,
+					  size_t errlen);
+
 #endif

@@ -3,8 +3,8 @@
 /*
  * source.h - YAML/JSON source files: the parsed document (a json_t for the
  * engine) and its source map (a tree of nodes with the byte spans of keys
- * and values in the file), and the YAML/JSON emitter. The CLI's text
- * patcher (cli/text_patch.h) edits files through these trees.
+ * and values in the file), and the YAML/JSON emitter. The text patcher
+ * (text_patch.h) edits files through these trees.
  */
 #ifndef GPUMEND_SOURCE_H
 #define GPUMEND_SOURCE_H
@@ -41,7 +41,7 @@ struct source_node {
 	struct source_child *children;
 	size_t n_children, cap_children;
 
-	/* text patcher state (cli/text_patch.c); the reader leaves it zero
+	/* text patcher state (text_patch.c); the reader leaves it zero
 	 * and source_node_free frees `removed` */
 	int added;                 /* new node: rendered from the result */
 	int replaced;              /* rendered from the result */
@@ -71,6 +71,9 @@ struct source_limits {
 	int max_depth;
 	size_t max_alias_nodes;
 };
+
+/* The source limits a configuration asks for. */
+struct source_limits source_limits_of(const struct config *cfg);
 
 struct source_parser;
 

@@ -597,6 +597,17 @@ static json_t *scalar_json(const yaml_event_t *ev)
 /* ------------------------------------------------------------------ */
 /* The parser                                                          */
 
+struct source_limits source_limits_of(const struct config *cfg)
+{
+	struct source_limits limits = {
+		.max_document_bytes = cfg->max_document_bytes,
+		.max_depth = cfg->max_depth,
+		.max_alias_nodes = cfg->max_alias_nodes,
+	};
+
+	return limits;
+}
+
 struct source_parser *source_parser_new(const char *text, size_t len,
 					const struct source_limits *limits)
 {

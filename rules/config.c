@@ -115,6 +115,11 @@ static const struct config_field models_fields[] = {
 	{ NULL, 0, 0 }
 };
 
+static const struct config_field dra_fields[] = {
+	FIELD("deviceClassName", FIELD_OBJECT_NAME, dra_device_class),
+	{ NULL, 0, 0 }
+};
+
 static const struct config_field annotations_fields[] = {
 	FIELD("skip", FIELD_NAME, skip_annotation),
 	FIELD("skipRules", FIELD_NAME, skip_rules_annotation),
@@ -139,7 +144,7 @@ static const struct config_field webhook_fields[] = {
 	{ NULL, 0, 0 }
 };
 
-/* In file order, after "rules". */
+/* In file order, after "target" and "rules". */
 static const struct config_section config_sections[] = {
 	{ "resources", resources_fields },
 	{ "labels", labels_fields },
@@ -149,6 +154,7 @@ static const struct config_section config_sections[] = {
 	{ "components", components_fields },
 	{ "priority", priority_fields },
 	{ "models", models_fields },
+	{ "dra", dra_fields },
 	{ "annotations", annotations_fields },
 	{ "limits", limits_fields },
 	{ "webhook", webhook_fields },
@@ -340,6 +346,7 @@ void config_free(struct config *cfg)
 	free(cfg->daemonset_priority_class);
 	free(cfg->default_priority_class);
 	free(cfg->models_annotation);
+	free(cfg->dra_device_class);
 	namespace_models_free(cfg->namespace_models, cfg->n_namespace_models);
 	free(cfg->skip_annotation);
 	free(cfg->skip_rules_annotation);
@@ -446,6 +453,7 @@ static struct config *config_dup(const struct config *src)
 	if (!cfg)
 		return NULL;
 	memcpy(cfg->mode, src->mode, sizeof(cfg->mode));
+	cfg->target = src->target;
 	for (const struct config_section *s = config_sections; s->key; s++)
 		for (const struct config_field *f = s->fields; f->key; f++)
 			if (field_copy(cfg, src, f))
@@ -627,6 +635,7 @@ struct config *config_new_default(void)
 	    !(cfg->sharing_label = strdup("gpumend.io/gpu-sharing")) ||
 	    !(cfg->memory_request_annotation = strdup("gpumend.io/gpu-memory-request")) ||
 	    !(cfg->models_annotation = strdup("gpumend.io/gpu-models")) ||
+	    !(cfg->dra_device_class = strdup("gpu.nvidia.com")) ||
 	    !(cfg->skip_annotation = strdup("gpumend.io/skip")) ||
 	    !(cfg->skip_rules_annotation = strdup("gpumend.io/skip-rules")) ||
 	    !(cfg->mutations_annotation = strdup("gpumend.io/mutations")))
@@ -687,12 +696,20 @@ static const char default_yaml[] =
 	"# Lists and mappings given here replace the default list or mapping as a\n"
 	"# whole. Print this file with `gpumend config`.\n"
 	"\n"
+	"# What whole-GPU requests become: device-plugin (nvidia.com/gpu, which\n"
+	"# Kubernetes 1.36 also serves from DRA) or dra (resourceClaims and\n"
+	"# ResourceClaimTemplates for NVIDIA's DRA driver; gpumend migrate and lint\n"
+	"# only: the webhook refuses it). See docs/dra.md.\n"
+	"target: device-plugin\n"
+	"\n"
 	"# Per-rule settings, keyed by rule id (`gpumend rules` lists them).\n"
 	"# mode: off (skip the rule), warn (report), deny (report; the webhook\n"
 	"# rejects the object), mutate (fix what it can, report the rest).\n"
 	"rules:\n"
 	"  deprecated-workload-api:\n"
 	"    mode: mutate  # offline only: the API server converts these itself\n"
+	"  dra-unsupported:\n"
+	"    mode: warn    # --target dra only: what DRA cannot take yet, as errors\n"
 	"  legacy-gpu-resource:\n"
 	"    mode: mutate\n"
 	"  legacy-gpu-node-label:\n"
@@ -869,6 +886,10 @@ static const char default_yaml[] =
 	"  annotation: gpumend.io/gpu-models  # pod annotation listing GPU models, comma-separated\n"
 	"  namespaces: {}          # GPU models that the GPU pods of a namespace must run on, e.g.\n"
 	"  #   ml-team: [\"Tesla K80\", \"A100-SXM4-80GB\"]\n"
+	"\n"
+	"# The dra target.\n"
+	"dra:\n"
+	"  deviceClassName: gpu.nvidia.com  # the DeviceClass of whole GPUs in claims\n"
 	"\n"
 	"# Opt-out and bookkeeping annotations.\n"
 	"annotations:\n"
@@ -1733,6 +1754,34 @@ static int section_apply(struct config *cfg,
 	return 0;
 }
 
+const char *rules_target_name(enum rules_target target)
+{
+	static const char *names[] = { "device-plugin", "dra" };
+
+	return (unsigned)target < 2 ? names[target] : "?";
+}
+
+int rules_target_find(const char *name)
+{
+	for (int t = RULES_TARGET_DEVICE_PLUGIN; name && t <= RULES_TARGET_DRA;
+	     t++)
+		if (strcmp(name, rules_target_name((enum rules_target)t)) == 0)
+			return t;
+	return -1;
+}
+
+static int target_apply(struct config *cfg, json_t *value,
+			const char *pointer, struct rules_error *err)
+{
+	int target = rules_target_find(json_string_value(value));
+
+	if (target < 0)
+		return config_fail(err, NULL, pointer,
+				   "target must be one of device-plugin, dra");
+	cfg->target = (enum rules_target)target;
+	return 0;
+}
+
 /* Applies `doc` to `cfg`, which may be left half changed on failure. */
 static int config_apply_all(struct config *cfg, json_t *doc,
 			    struct rules_error *err)
@@ -1751,6 +1800,8 @@ static int config_apply_all(struct config *cfg, json_t *doc,
 			s++;
 		if (strcmp(key, "rules") == 0)
 			rc = rules_apply_section(cfg, body, at, err);
+		else if (strcmp(key, "target") == 0)
+			rc = target_apply(cfg, body, at, err);
 		else if (s->key)
 			rc = section_apply(cfg, s, body, at, err);
 		else
@@ -2015,7 +2066,10 @@ json_t *config_to_json(const struct config *cfg)
 {
 	json_t *doc = json_object();
 
-	if (!doc || object_set_new(doc, "rules", rules_to_json(cfg)))
+	if (!doc ||
+	    object_set_new(doc, "target",
+			   json_text(rules_target_name(cfg->target))) ||
+	    object_set_new(doc, "rules", rules_to_json(cfg)))
 		goto out_free_doc;
 	for (const struct config_section *s = config_sections; s->key; s++) {
 		json_t *body = json_object();

@@ -20,6 +20,10 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 		RULE_DEPRECATED_WORKLOAD_API, "deprecated-workload-api",
 		RULE_MODE_MUTATE, 1, 1,
 		"workloads on removed API versions (extensions/v1beta1, apps/v1beta1/2, batch/v1beta1), apps/v1 without selector" },
+	[RULE_DRA_UNSUPPORTED] = {
+		RULE_DRA_UNSUPPORTED, "dra-unsupported",
+		RULE_MODE_WARN, 0, 1,
+		"under --target dra: GPU sharing, Kepler GPUs and MIG devices, which NVIDIA's DRA driver does not serve as it ships" },
 	[RULE_LEGACY_GPU_RESOURCE] = {
 		RULE_LEGACY_GPU_RESOURCE, "legacy-gpu-resource",
 		RULE_MODE_MUTATE, 1, 0,
@@ -76,6 +80,7 @@ static const struct rule_info rule_table[RULE_COUNT] = {
 
 static const rule_run_fn rule_runs[RULE_COUNT] = {
 	[RULE_DEPRECATED_WORKLOAD_API] = rule_run_deprecated_workload_api,
+	[RULE_DRA_UNSUPPORTED] = rule_run_dra_unsupported,
 	[RULE_LEGACY_GPU_RESOURCE] = rule_run_legacy_gpu_resource,
 	[RULE_LEGACY_GPU_NODE_LABEL] = rule_run_legacy_gpu_node_label,
 	[RULE_LEGACY_AFFINITY_ANNOTATION] = rule_run_legacy_affinity_annotation,
@@ -148,6 +153,7 @@ void rules_result_clear(struct rules_result *result)
 	}
 	free(result->ops);
 	free(result->findings);
+	json_decref(result->documents);
 	rules_result_init(result);
 }
 
@@ -844,6 +850,35 @@ static int namespace_may_opt_out(const struct config *cfg, const char *ns)
 	return 0;
 }
 
+/*
+ * Target dra: once every rule has run, the whole-GPU counts they left
+ * become claims, as a step of legacy-gpu-resource (its mode and
+ * opt-outs), whose triggers then hold the GPU resource.
+ */
+static int run_dra(struct rule_ctx *ctx, const char *pointer)
+{
+	enum rule_id r = RULE_LEGACY_GPU_RESOURCE;
+
+	if (ctx->cfg->target != RULES_TARGET_DRA ||
+	    ctx->cfg->mode[r] == RULE_MODE_OFF)
+		return 0;
+	if ((ctx->opts->skip_rules >> r & 1) &&
+	    (ctx->result->n_ops == 0 ||
+	     (ctx->opts->triggers_in && !(added_rules(ctx) >> r & 1))))
+		return 0;
+	ctx->object = json_pointer_get(ctx->root, pointer);
+	if (!json_is_object(ctx->object) ||
+	    opted_out(ctx->cfg, &ctx->object_opt, ctx->object, r,
+		      ctx->deny_locked))
+		return 0;
+	ctx->rule = r;
+	if (rule_run_dra(ctx) != 0 || ctx->failed) {
+		fail(ctx, pointer, "failed");
+		return -1;
+	}
+	return 0;
+}
+
 static int run_object(struct rule_ctx *ctx, json_t *object,
 		      const char *pointer)
 {
@@ -892,7 +927,7 @@ static int run_object(struct rule_ctx *ctx, json_t *object,
 			return -1;
 		}
 	}
-	return 0;
+	return run_dra(ctx, pointer);
 }
 
 /* The items of `object` when it is a `kind: List`, else NULL. */
@@ -968,6 +1003,7 @@ int rules_apply(const struct config *cfg, const struct rules_options *opts,
 		return 0;
 	rc = run_all(&ctx, object);
 	pod_list_clear(&pods);
+	json_decref(ctx.list_templates);
 	free(ctx.added_text);
 	return rc;
 }
@@ -1357,6 +1393,16 @@ static int pointer_of(char *out, size_t size, const char *base,
 	return len < 0 || (size_t)len >= size ? -1 : 0;
 }
 
+char *container_pointer_new(const struct pod_spec *pod,
+			    const struct container_member *m, size_t index)
+{
+	char pointer[2100];
+
+	if (pointer_of(pointer, sizeof(pointer), pod->pointer, m, index))
+		return NULL;
+	return strdup(pointer);
+}
+
 int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   container_fn fn, void *arg)
 {
@@ -1388,6 +1434,38 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 	return 0;
 }
 
+int container_for_each_resource(struct rule_ctx *ctx, struct container *c,
+				resource_fn fn, void *arg)
+{
+	json_t *resources = json_member(c->container, c->resources);
+	const char *sections[] = { "limits", "requests" };
+
+	for (int s = 0; s < 2; s++) {
+		json_t *map = json_member(resources, sections[s]), *value;
+		const char *name;
+		int rc;
+
+		json_object_foreach(map, name, value)
+			if ((rc = fn(ctx, c, sections[s], name, value, arg)))
+				return rc;
+	}
+	return 0;
+}
+
+char *container_resource_pointer_new(const struct container *c,
+				     const char *section, const char *name)
+{
+	/* a container a rule made up may leave its member unset */
+	char *resources = json_pointer_join(c->pointer, c->resources ?
+					    c->resources : "resources");
+	char *map = resources ? json_pointer_join(resources, section) : NULL;
+	char *at = map ? json_pointer_join(map, name) : NULL;
+
+	free(resources);
+	free(map);
+	return at;
+}
+
 const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
 			   const char *key)
 {
@@ -1399,6 +1477,35 @@ const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
 	if (!value)
 		value = json_member(annotations_of(ctx->object), key);
 	return json_string_value(value);
+}
+
+int pod_annotation_find(struct rule_ctx *ctx, struct pod_spec *pod,
+			const char *key, json_t **value, char **pointer)
+{
+	json_t *annotations;
+	char *p_meta = NULL, *p_annotations;
+
+	*pointer = NULL;
+	annotations = json_member(pod->metadata, "annotations");
+	*value = json_member(annotations, key);
+	if (*value) {
+		p_annotations = json_pointer_join(pod->metadata_pointer,
+						  "annotations");
+	} else {
+		*value = json_member(annotations_of(ctx->object), key);
+		if (!*value)
+			return 0;
+		if (!(p_meta = json_pointer_join(ctx->object_pointer,
+						 "metadata")))
+			return -1;
+		p_annotations = json_pointer_join(p_meta, "annotations");
+		free(p_meta);
+	}
+	if (!p_annotations)
+		return -1;
+	*pointer = json_pointer_join(p_annotations, key);
+	free(p_annotations);
+	return *pointer ? 0 : -1;
 }
 
 /* 1 when `value` (of a resource in limits or requests) is not 0. */
@@ -1414,6 +1521,14 @@ static int asks_for(json_t *value)
 static int same_name(const char *a, const char *b)
 {
 	return a && b && strcmp(a, b) == 0;
+}
+
+int is_mig_resource(const char *name)
+{
+	size_t len = sizeof(MIG_RESOURCE_PREFIX) - 1;
+
+	return name && strncmp(name, MIG_RESOURCE_PREFIX, len) == 0 &&
+	       name[len];
 }
 
 /* 1 when `name` is a resource that asks for GPUs or GPU memory. */
@@ -1435,7 +1550,7 @@ static int is_gpu_resource(const struct config *cfg, const char *name)
 	for (size_t i = 0; i < cfg->vendor_gpu_resources.n; i++)
 		if (same_name(name, cfg->vendor_gpu_resources.items[i]))
 			return 1;
-	return 0;
+	return is_mig_resource(name);
 }
 
 const char *container_resources_name(json_t *container)
@@ -1495,7 +1610,8 @@ int pod_place_make(struct rule_ctx *ctx, struct pod_spec *pod)
 	return json_is_object(pod->place) ? 0 : -1;
 }
 
-int container_requests_gpu(const struct config *cfg, json_t *container)
+enum gpu_request_kind container_gpu_request_kind(const struct config *cfg,
+						json_t *container)
 {
 	json_t *resources = container_resources(container);
 	const char *sections[] = { "limits", "requests" };
@@ -1510,9 +1626,17 @@ int container_requests_gpu(const struct config *cfg, json_t *container)
 		json_object_keylen_foreach(map, name, len, value)
 			if (strlen(name) == len && is_gpu_resource(cfg, name) &&
 			    asks_for(value))
-				return 1;
+				return GPU_REQUEST_RESOURCE;
 	}
-	return 0;
+	/*
+	 * A DRA claim (resources.claims, naming one of the pod's
+	 * resourceClaims) may hold a GPU: its device class is in a
+	 * ResourceClaimTemplate or ResourceClaim, which neither a file nor
+	 * an admission review carries, so every claim counts as one.
+	 */
+	if (json_array_size(json_member(resources, "claims")) > 0)
+		return GPU_REQUEST_CLAIM;
+	return GPU_REQUEST_NONE;
 }
 
 int rules_resources_request_gpu(const struct config *cfg, json_t *resources)
@@ -1524,15 +1648,32 @@ int rules_resources_request_gpu(const struct config *cfg, json_t *resources)
 	return requests;
 }
 
-int pod_requests_gpu(const struct config *cfg, const struct pod_spec *pod)
+int container_requests_gpu(const struct config *cfg, json_t *container)
 {
+	return container_gpu_request_kind(cfg, container) != GPU_REQUEST_NONE;
+}
+
+enum gpu_request_kind pod_gpu_request_kind(const struct config *cfg,
+					  const struct pod_spec *pod)
+{
+	enum gpu_request_kind most = GPU_REQUEST_NONE;
 	struct container_cursor cur = { 0, 0 };
 	json_t *c;
 
-	while ((c = pod_next_container(pod->form, pod->spec, &cur)))
-		if (container_requests_gpu(cfg, c))
-			return 1;
-	return 0;
+	while ((c = pod_next_container(pod->form, pod->spec, &cur))) {
+		enum gpu_request_kind r = container_gpu_request_kind(cfg, c);
+
+		if (r == GPU_REQUEST_RESOURCE)
+			return r;
+		if (r > most)
+			most = r;
+	}
+	return most;
+}
+
+int pod_requests_gpu(const struct config *cfg, const struct pod_spec *pod)
+{
+	return pod_gpu_request_kind(cfg, pod) != GPU_REQUEST_NONE;
 }
 
 /* 1 when `name` is a legacy sharing resource: memory, count or compute. */
@@ -1562,19 +1703,25 @@ int selector_value_is(json_t *value, const char *want)
 	return same_name(json_string_value(value), want);
 }
 
-int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
+int pod_sharing_source(const struct config *cfg, struct pod_spec *pod,
+		       struct sharing_source *src)
 {
 	json_t *labels = json_member(pod->metadata, "labels");
 	json_t *selector = json_member(pod->place, "nodeSelector"), *c;
 	struct container_cursor cur = { 0, 0 };
 
-	if (json_member(labels, cfg->sharing_label))
+	*src = (struct sharing_source){ 0 };
+	if (json_member(labels, cfg->sharing_label)) {
+		src->label = cfg->sharing_label;
 		return 1;
+	}
 	for (size_t i = 0; i < cfg->share_selectors.n; i++)
 		if (selector_value_is(json_member(selector,
 						  cfg->share_selectors.items[i].key),
-				      cfg->share_selectors.items[i].value))
+				      cfg->share_selectors.items[i].value)) {
+			src->selector = cfg->share_selectors.items[i].key;
 			return 1;
+		}
 	while ((c = pod_next_container(pod->form, pod->spec, &cur))) {
 		json_t *resources = container_resources(c);
 		const char *sections[] = { "limits", "requests" };
@@ -1586,11 +1733,24 @@ int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
 
 			json_object_foreach(map, name, value)
 				if (is_sharing_resource(cfg, name) &&
-				    asks_for(value))
+				    asks_for(value)) {
+					src->member =
+						&pod->form->members[cur.member];
+					src->index = cur.index - 1;
+					src->section = sections[s];
+					src->resource = name;
 					return 1;
+				}
 		}
 	}
 	return 0;
+}
+
+int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
+{
+	struct sharing_source src;
+
+	return pod_sharing_source(cfg, pod, &src);
 }
 
 int resource_is_migrated(const struct config *cfg, const char *name)

@@ -21,42 +21,6 @@ struct model_source {
 	const struct namespace_models *policy;
 };
 
-/*
- * Finds the models annotation: the pod's own metadata first, then the
- * object's (as pod_annotation() does), remembering where it is.
- */
-static int find_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
-			   struct model_source *src)
-{
-	const char *key = ctx->cfg->models_annotation;
-	json_t *annotations;
-	char *p_meta = NULL, *p_annotations;
-
-	annotations = json_member(pod->metadata, "annotations");
-	src->annotation = json_member(annotations, key);
-	if (src->annotation) {
-		p_annotations = json_pointer_join(pod->metadata_pointer,
-						  "annotations");
-	} else {
-		annotations = json_member(json_member(ctx->object,
-						      "metadata"),
-					      "annotations");
-		src->annotation = json_member(annotations, key);
-		if (!src->annotation)
-			return 0;
-		if (!(p_meta = json_pointer_join(ctx->object_pointer,
-						 "metadata")))
-			return -1;
-		p_annotations = json_pointer_join(p_meta, "annotations");
-		free(p_meta);
-	}
-	if (!p_annotations)
-		return -1;
-	src->pointer = json_pointer_join(p_annotations, key);
-	free(p_annotations);
-	return src->pointer ? 0 : -1;
-}
-
 /* Adds the normalised form of `name` to `values` unless empty or there. */
 static int add_model(json_t *values, const char *name, size_t len)
 {
@@ -156,15 +120,25 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
 	const struct config *cfg = ctx->cfg;
 	struct model_source src = { 0 };
+	enum gpu_request_kind request;
 	json_t *values = NULL;
 	const char *at;
 	char names[48];
 	int rc = -1;
 
 	(void)arg;
-	if (!pod_requests_gpu(cfg, pod))
+	request = pod_gpu_request_kind(cfg, pod);
+	/*
+	 * Under the dra target, a pod that asks through claims alone has its
+	 * model in its claims' selector (the dra target writes it there when
+	 * it converts the pod), and a DRA-only node may carry no GPU Feature
+	 * Discovery label: node affinity is not for it.
+	 */
+	if (request == GPU_REQUEST_NONE ||
+	    (request == GPU_REQUEST_CLAIM && cfg->target == RULES_TARGET_DRA))
 		return 0;
-	if (find_annotation(ctx, pod, &src) != 0)
+	if (pod_annotation_find(ctx, pod, ctx->cfg->models_annotation,
+				&src.annotation, &src.pointer) != 0)
 		goto out;
 	if (!src.annotation && ctx->namespace_name) {
 		for (size_t i = 0; i < cfg->n_namespace_models; i++)

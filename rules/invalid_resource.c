@@ -35,12 +35,17 @@ static int in_kubernetes_domain(const char *name, size_t prefix_len)
 /* Reports `name` of the section `section` ("limits" or "requests") when
  * no API server takes it or nothing serves it. */
 static int check_name(struct rule_ctx *ctx, struct container *c,
-		      const char *section, const char *name, json_t *limits)
+		      const char *section, const char *name, json_t *value,
+		      void *arg)
 {
+	json_t *limits = json_member(json_member(c->container, c->resources),
+				     "limits");
 	const char *slash = strchr(name, '/');
-	char *resources, *map, *at;
+	char *at;
 	int rc = 0, kind;
 
+	(void)value;
+	(void)arg;
 	if (!slash || resource_is_migrated(ctx->cfg, name))
 		return 0;
 	if (strchr(slash + 1, '/'))
@@ -52,12 +57,7 @@ static int check_name(struct rule_ctx *ctx, struct container *c,
 		kind = 3;
 	else
 		return 0;
-	resources = json_pointer_join(c->pointer, c->resources);
-	map = resources ? json_pointer_join(resources, section) : NULL;
-	at = map ? json_pointer_join(map, name) : NULL;
-	free(resources);
-	free(map);
-	if (!at)
+	if (!(at = container_resource_pointer_new(c, section, name)))
 		return -1;
 	if (kind == 1)
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
@@ -78,21 +78,8 @@ static int check_name(struct rule_ctx *ctx, struct container *c,
 static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   struct container *c, void *arg)
 {
-	json_t *resources = json_member(c->container, c->resources);
-	json_t *limits = json_member(resources, "limits");
-	const char *sections[] = { "limits", "requests" };
-
 	(void)pod;
-	(void)arg;
-	for (size_t s = 0; s < 2; s++) {
-		json_t *map = json_member(resources, sections[s]), *value;
-		const char *name;
-
-		json_object_foreach(map, name, value)
-			if (check_name(ctx, c, sections[s], name, limits))
-				return -1;
-	}
-	return 0;
+	return container_for_each_resource(ctx, c, check_name, arg) ? -1 : 0;
 }
 
 static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)

@@ -14,6 +14,11 @@ static const struct rule_help help_table[RULE_COUNT] = {
 		"gpumend migrate rewrites apiVersion to apps/v1 or batch/v1 and adds the spec.selector.matchLabels that apps/v1 requires, taken from the pod template's labels.",
 		"kubernetes,deprecated-api",
 	},
+	[RULE_DRA_UNSUPPORTED] = {
+		"Under the dra target only: GPU pods that NVIDIA's DRA driver does not serve as it ships. Pods that share a GPU (legacy sharing resources and selectors, nvidia.com/gpu.shared, time-slicing or MPS): the driver shares GPUs only behind its alpha feature gates TimeSlicingSettings, MPSSupport and ConsumableShares, off by default. Pods pinned to a Kepler GPU (Tesla K80, K40...): the driver needs NVIDIA driver 565 or later, and Kepler's last driver is R470. MIG device resources (nvidia.com/mig-1g.5gb): the dra target does not write mig.nvidia.com claims.",
+		"Keep such workloads on the device-plugin target, which Kubernetes 1.36 serves from DRA nodes as well, or write their claims by hand once the cluster enables the driver's gates. gpumend only reports these, as errors, so migrate --target dra leaves their files unchanged.",
+		"kubernetes,gpu,dra",
+	},
 	[RULE_LEGACY_GPU_RESOURCE] = {
 		"Containers that request alpha.kubernetes.io/nvidia-gpu (Kubernetes 1.9 and older) or a vendor's whole-GPU resource. Today's NVIDIA device plugin serves nvidia.com/gpu only, so such a pod never schedules.",
 		"gpumend migrate renames the resource to nvidia.com/gpu, keeping its count (0 drops it). A count that is not a whole number, or two keys with different counts, is reported as an error and left for a person to fix.",

@@ -29,10 +29,12 @@
  * Rules, in the order the engine runs them. The order matters:
  * deprecated-workload-api derives selectors from the template labels before
  * gpu-sharing adds its own label; the label translation runs before the
- * rules that look for gpu.product constraints.
+ * rules that look for gpu.product constraints; dra-unsupported reads the
+ * pods before any rule has changed them.
  */
 enum rule_id {
 	RULE_DEPRECATED_WORKLOAD_API,
+	RULE_DRA_UNSUPPORTED,
 	RULE_LEGACY_GPU_RESOURCE,
 	RULE_LEGACY_GPU_NODE_LABEL,
 	RULE_LEGACY_AFFINITY_ANNOTATION,
@@ -92,6 +94,19 @@ const char *rule_mode_name(enum rule_mode mode);
 const char *severity_name(enum severity severity);
 const char *sharing_strategy_name(enum sharing_strategy strategy);
 
+/*
+ * What whole-GPU requests are migrated to: the device plugin's extended
+ * resource (nvidia.com/gpu), or Dynamic Resource Allocation claims
+ * (resource.k8s.io/v1 ResourceClaimTemplates of NVIDIA's DRA driver),
+ * which only the offline front ends (`gpumend migrate`, `lint`) take.
+ */
+enum rules_target { RULES_TARGET_DEVICE_PLUGIN, RULES_TARGET_DRA };
+
+/* "device-plugin", "dra". */
+const char *rules_target_name(enum rules_target target);
+/* The target of that name; -1 when none. */
+int rules_target_find(const char *name);
+
 /* ------------------------------------------------------------------ */
 /* Configuration                                                       */
 
@@ -145,6 +160,9 @@ struct namespace_models {
 
 struct config {
 	enum rule_mode mode[RULE_COUNT];
+	enum rules_target target;       /* device-plugin unless set */
+	/* target dra: the DeviceClass of whole GPUs (gpu.nvidia.com) */
+	char *dra_device_class;
 
 	/* resource names */
 	char *legacy_gpu_resource;    /* alpha.kubernetes.io/nvidia-gpu */
@@ -313,6 +331,14 @@ struct rules_result {
 	size_t n_findings, cap_findings;
 	int denied;        /* a rule in deny mode found something */
 	int errors;        /* findings of severity error that were not fixed */
+	/*
+	 * Target dra: new objects (ResourceClaimTemplates) for the front end
+	 * to write as documents of their own after this one, in order; NULL
+	 * when none. A List gets its templates as items instead, through
+	 * operations, and a front end that cannot write a document must
+	 * refuse the result (a JSON file holds one).
+	 */
+	json_t *documents;
 };
 
 /*
@@ -409,6 +435,17 @@ struct rules_options {
 	 * rules_apply() fails (-1, budget->spent set).
 	 */
 	struct rules_budget *budget;
+	/*
+	 * Target dra, or NULL: whether the input holds, besides the object,
+	 * a ResourceClaimTemplate `name` in `namespace` (NULL: none given):
+	 * 0 none, 1 one whose spec equals `spec`, 2 one with another spec. A
+	 * template the object's claims need that is there already is named,
+	 * not written again; one of that name with another spec makes the
+	 * next name be taken.
+	 */
+	int (*claim_template_find)(const void *arg, const char *name,
+				   const char *namespace, const json_t *spec);
+	const void *claim_template_arg;
 };
 
 void rules_result_init(struct rules_result *result);
@@ -708,6 +745,18 @@ int json_text_string(json_dump_callback_t append, void *data,
  * quantity or the value does not fit.
  */
 int quantity_parse_milli(const char *text, long long *milli);
+
+/*
+ * Returns a new CEL device selector (resource.k8s.io/v1, NVIDIA's DRA
+ * driver) that accepts a GPU whose productName, the NVML name
+ * ("NVIDIA A100-SXM4-80GB"), is one of the `n` GPU Feature Discovery
+ * model label values `models` ("NVIDIA-A100-SXM4-80GB"): spaces become
+ * '-' as GFD writes them (the strings extension's replace()), and a value
+ * ending with `shared_suffix` (NULL: none) names the model without it.
+ * NULL when n is 0 or out of memory.
+ */
+char *dra_model_selector_new(char *const *models, size_t n,
+			     const char *shared_suffix);
 
 /*
  * Normalises a GPU model name the way GPU Feature Discovery builds the

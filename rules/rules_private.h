@@ -64,6 +64,9 @@ struct rule_ctx {
 		int stack;
 	} stack_memo[4];
 	unsigned n_stack_memo;
+	/* target dra, in a List: its ResourceClaimTemplate items by
+	 * namespace and name, found once (rules/dra.c); NULL before */
+	json_t *list_templates;
 };
 
 /*
@@ -169,7 +172,8 @@ struct container {
 	const char *list;           /* the member: "containers", "script", ... */
 	size_t index;               /* 0 in a single-container member */
 	int single;                 /* the member holds this one container */
-	const char *resources;      /* container_resources_name() */
+	const char *resources;      /* container_resources_name(); NULL:
+				       "resources" */
 };
 
 /*
@@ -198,6 +202,7 @@ typedef int (*container_fn)(struct rule_ctx *ctx, struct pod_spec *pod,
 
 /* One function per rule file, run once per object (see engine.c). */
 int rule_run_deprecated_workload_api(struct rule_ctx *ctx);
+int rule_run_dra_unsupported(struct rule_ctx *ctx);
 int rule_run_legacy_gpu_resource(struct rule_ctx *ctx);
 int rule_run_legacy_gpu_node_label(struct rule_ctx *ctx);
 int rule_run_legacy_affinity_annotation(struct rule_ctx *ctx);
@@ -211,6 +216,9 @@ int rule_run_obsolete_gpu_component(struct rule_ctx *ctx);
 int rule_run_legacy_scheduler_config(struct rule_ctx *ctx);
 int rule_run_invalid_resource(struct rule_ctx *ctx);
 int rule_run_removed_api(struct rule_ctx *ctx);
+/* Target dra, after every rule of an object, as legacy-gpu-resource:
+ * whole-GPU counts become claims (rules/dra.c). */
+int rule_run_dra(struct rule_ctx *ctx);
 
 /*
  * Calls `fn` for every pod spec of the current object (any mapping holding
@@ -221,9 +229,35 @@ int rule_run_removed_api(struct rule_ctx *ctx);
  */
 int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg);
 
+/*
+ * The pointer of the container at `index` of member `m` of `pod` (the
+ * member's own pointer when it holds one container), new; NULL when out
+ * of memory or too long.
+ */
+char *container_pointer_new(const struct pod_spec *pod,
+			    const struct container_member *m, size_t index);
+
 /* Calls `fn` for every container of every kind in `pod`. */
 int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   container_fn fn, void *arg);
+
+/*
+ * One resource of container `c`: the member `name` (with `value`) of its
+ * resources' `section`, "limits" or "requests".
+ */
+typedef int (*resource_fn)(struct rule_ctx *ctx, struct container *c,
+			   const char *section, const char *name,
+			   json_t *value, void *arg);
+
+/* Calls `fn` for every resource of `c`, its limits first. Stops at the
+ * first nonzero return of `fn` and returns it. */
+int container_for_each_resource(struct rule_ctx *ctx, struct container *c,
+				resource_fn fn, void *arg);
+
+/* The pointer of the resource `name` of `c`'s `section`, new, or NULL
+ * when out of memory. */
+char *container_resource_pointer_new(const struct container *c,
+				     const char *section, const char *name);
 
 /*
  * Spends `steps` of the review's work budget (rules_options.budget);
@@ -379,12 +413,48 @@ const char *pod_annotation(struct rule_ctx *ctx, struct pod_spec *pod,
 			   const char *key);
 
 /*
+ * Finds the annotation `key` as pod_annotation() does (the pod's own
+ * metadata, else the object's): its value, borrowed, in *value (NULL when
+ * absent), and its pointer, new, in *pointer (NULL when absent). 0, or -1
+ * when out of memory.
+ */
+int pod_annotation_find(struct rule_ctx *ctx, struct pod_spec *pod,
+			const char *key, json_t **value, char **pointer);
+
+/*
+ * The device plugin's MIG devices under its mixed strategy:
+ * nvidia.com/mig-1g.5gb and the like.
+ */
+#define MIG_RESOURCE_PREFIX "nvidia.com/mig-"
+
+/* 1 when `name` is a MIG device resource: MIG_RESOURCE_PREFIX and a
+ * profile. */
+int is_mig_resource(const char *name);
+
+/*
  * 1 when the container asks for a GPU: the GPU resource, the legacy one,
- * the shared one, a legacy sharing resource, a vendor whole-GPU resource or
- * the hami memory resource, in limits or requests, with a value other
- * than 0.
+ * the shared one, a legacy sharing resource, a vendor whole-GPU resource,
+ * a MIG device or the hami memory resource, in limits or requests, with a
+ * value other than 0; or any DRA claim in resources.claims, whose device
+ * class cannot be seen from the pod.
  */
 int container_requests_gpu(const struct config *cfg, json_t *container);
+
+/* How a container asks for its GPU: a resource wins over a claim. */
+enum gpu_request_kind {
+	GPU_REQUEST_NONE,
+	GPU_REQUEST_CLAIM,      /* a DRA claim, and no GPU resource */
+	GPU_REQUEST_RESOURCE,   /* a GPU resource, as container_requests_gpu() */
+};
+
+/* container_requests_gpu(), saying through what. */
+enum gpu_request_kind container_gpu_request_kind(const struct config *cfg,
+						json_t *container);
+
+/* The most of container_gpu_request_kind() over the containers of `pod`. */
+enum gpu_request_kind pod_gpu_request_kind(const struct config *cfg,
+					  const struct pod_spec *pod);
+
 /*
  * 1 when `name` is a resource that legacy-gpu-resource or gpu-sharing
  * migrates away: the legacy GPU resource, a vendor's whole-GPU resource,
@@ -406,6 +476,24 @@ int selector_value_is(json_t *value, const char *want);
  * sharing node selector, or it carries gpumend's sharing label.
  */
 int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod);
+
+/* What makes a pod share a GPU: one of the three, the others NULL. */
+struct sharing_source {
+	const char *label;      /* gpumend's sharing label, its key */
+	const char *selector;   /* a legacy sharing node selector, its key */
+	const char *resource;   /* a sharing resource, its name, ... */
+	const struct container_member *member; /* ... in this member, */
+	size_t index;           /* at this index (0 in a single one), */
+	const char *section;    /* in "limits" or "requests" */
+};
+
+/*
+ * pod_shares_gpu(), saying why in *src (borrowed strings, valid while
+ * the pod and cfg are): the label first, then the selectors, then the
+ * first sharing resource. 1 when the pod shares a GPU, else 0.
+ */
+int pod_sharing_source(const struct config *cfg, struct pod_spec *pod,
+		       struct sharing_source *src);
 
 /*
  * The entry of cfg->obsolete_components whose pattern the image of a

@@ -417,6 +417,25 @@ static void gpu_request_names(const struct config *cfg,
 		names_add(names, cfg->memory_resources[i].name, t);
 }
 
+/*
+ * The CEL test of container_requests_gpu() on container `c`, as a
+ * disjunct of `t`: a GPU request name or a MIG device in its limits or
+ * requests, or a DRA claim.
+ */
+static void cel_gpu_requests(const struct config *cfg, struct cel_text *t)
+{
+	struct string_list names = { 0 };
+
+	gpu_request_names(cfg, &names, t);
+	cel_resources(t, &names);
+	cel_or(t);
+	cel_add(t, "has(c.resources) && (has(c.resources.claims) || "
+		"(has(c.resources.limits) && c.resources.limits.exists(k, "
+		"k.startsWith('" MIG_RESOURCE_PREFIX "'))) || "
+		"(has(c.resources.requests) && c.resources.requests.exists(k, "
+		"k.startsWith('" MIG_RESOURCE_PREFIX "'))))");
+}
+
 static void triggers_minimize(struct string_list *out);
 static int trigger_cmp(const void *a, const void *b);
 
@@ -722,13 +741,16 @@ static void cel_annotation(struct cel_text *t, const char *key)
 
 /*
  * The names container_requests_gpu() looks for: no rule that needs a GPU
- * request can fire on a pod without one of them as a key of its limits or
- * requests.
+ * request can fire on a pod without one of them (or a MIG device's
+ * prefix) as a key of its limits or requests, or the key "claims" of its
+ * resources.
  */
 static int gpu_request_triggers(const struct config *cfg,
 				struct trigger_set *set)
 {
-	if (trigger_add(set, cfg->gpu_resource) ||
+	if (trigger_add(set, "claims") ||
+	    trigger_add(set, MIG_RESOURCE_PREFIX) ||
+	    trigger_add(set, cfg->gpu_resource) ||
 	    trigger_add(set, cfg->legacy_gpu_resource) ||
 	    trigger_add(set, cfg->shared_gpu_resource) ||
 	    trigger_add(set, cfg->gpu_memory_resource) ||
@@ -766,6 +788,29 @@ static int triggers_deprecated_workload_api(const struct config *cfg,
 }
 
 /*
+ * dra-unsupported acts only under the dra target, on: a pod that shares a
+ * GPU (pod_sharing_source(): gpumend's sharing label, the key of a legacy
+ * sharing selector, or a sharing resource, which is a GPU request name);
+ * a pod pinned to a Kepler model, which must request a GPU; a resource
+ * whose name starts with "nvidia.com/mig-". Under any other target it
+ * acts on nothing.
+ */
+static int triggers_dra_unsupported(const struct config *cfg,
+				    struct trigger_set *set)
+{
+	if (cfg->target != RULES_TARGET_DRA)
+		return 0;
+	if (gpu_request_triggers(cfg, set) ||
+	    trigger_add(set, cfg->sharing_label) ||
+	    trigger_add(set, MIG_RESOURCE_PREFIX))
+		return -1;
+	for (size_t i = 0; i < cfg->share_selectors.n; i++)
+		if (trigger_add(set, cfg->share_selectors.items[i].key))
+			return -1;
+	return 0;
+}
+
+/*
  * legacy-gpu-resource reports and rewrites only a container whose limits
  * or requests hold the key cfg->legacy_gpu_resource or one of
  * cfg->vendor_gpu_resources (section_read() finds no legacy value
@@ -775,6 +820,10 @@ static int triggers_legacy_gpu_resource(const struct config *cfg,
 					struct trigger_set *set)
 {
 	if (trigger_add(set, cfg->legacy_gpu_resource))
+		return -1;
+	/* target dra: every whole-GPU count becomes a claim */
+	if (cfg->target == RULES_TARGET_DRA &&
+	    trigger_add(set, cfg->gpu_resource))
 		return -1;
 	return trigger_add_list(set, &cfg->vendor_gpu_resources);
 }
@@ -881,12 +930,11 @@ static int cel_gpu_model_affinity(const struct config *cfg,
 				  enum cel_part part, struct cel_frag *out)
 {
 	struct cel_text *t = &out->pod, requests = { 0 };
-	struct string_list names = { 0 }, namespaces = { 0 };
+	struct string_list namespaces = { 0 };
 
 	if (part != CEL_PART_CORE)
 		return 1;
-	gpu_request_names(cfg, &names, &requests);
-	cel_resources(&requests, &names);
+	cel_gpu_requests(cfg, &requests);
 	for (size_t i = 0; i < cfg->n_namespace_models; i++)
 		names_add(&namespaces, cfg->namespace_models[i].namespace_name,
 			  t);
@@ -1114,13 +1162,10 @@ static int cel_obsolete_cuda_hostpath(const struct config *cfg,
 	}
 	if ((core ? cfg->vendor_driver_dirs.n : cfg->ambiguous_host_paths.n) &&
 	    cfg->ambiguous_mount_paths.n) {
-		struct string_list names = { 0 };
 		struct cel_text requests = { 0 };
 
-		if (core) {
-			gpu_request_names(cfg, &names, &requests);
-			cel_resources(&requests, &names);
-		}
+		if (core)
+			cel_gpu_requests(cfg, &requests);
 		cel_or(t);
 		cel_add(t, "has(p.s.volumes) && p.s.volumes.exists(v, "
 			"type(v) == map && has(v.hostPath) && "
@@ -1384,6 +1429,7 @@ int rules_rule_cel(const struct config *cfg, enum rule_id rule,
 
 static const trigger_fn rule_triggers[RULE_COUNT] = {
 	[RULE_DEPRECATED_WORKLOAD_API] = triggers_deprecated_workload_api,
+	[RULE_DRA_UNSUPPORTED] = triggers_dra_unsupported,
 	[RULE_LEGACY_GPU_RESOURCE] = triggers_legacy_gpu_resource,
 	[RULE_LEGACY_GPU_NODE_LABEL] = triggers_legacy_gpu_node_label,
 	[RULE_LEGACY_AFFINITY_ANNOTATION] = triggers_legacy_affinity_annotation,

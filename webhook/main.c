@@ -460,7 +460,8 @@ static struct config *config_load(struct state *st, int force, int initial)
 	free(st->config_text);
 	st->config_text = text;
 	st->config_len = len;
-	cfg = config_text_load(st->config_path, text, len, err, sizeof(err));
+	cfg = config_text_load_admission(st->config_path, text, len, err,
+					 sizeof(err));
 	if (!cfg)
 		goto out_refused;
 	return cfg;

@@ -704,7 +704,7 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 	struct migrate_run *run = arg;
 	struct source_doc *doc = sd->doc;
 	const struct rules_result *res = sd->result;
-	struct source_limits limits = cli_limits(run->cfg);
+	struct source_limits limits = source_limits_of(run->cfg);
 	struct source_error err;
 	char why[256];
 	int reemitted = 0;

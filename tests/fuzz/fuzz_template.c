@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_template.c - libFuzzer target: bytes in as a Helm template, the
- * template masker (cli/template_mask.c) and the template pipeline of
+ * template masker (helm/template_mask.c) and the template pipeline of
  * `gpumend migrate` and `gpumend lint` out.
  *
  * What must hold: a refused template names a place inside it; otherwise
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "chart.h"
+#include "helm.h"
 #include "fuzz.h"
 #include "template_mask.h"
 

@@ -88,7 +88,7 @@ objects() {
 
 build() {
 	[ -n "${FUZZ_SRCS:-}" ] ||
-		FUZZ_SRCS=$(ls rules/*.c lib/*.c certs/*.c cli/*.c webhook/*.c | grep -v "/main.c$")
+		FUZZ_SRCS=$(ls rules/*.c lib/*.c certs/*.c helm/*.c cli/*.c webhook/*.c | grep -v "/main.c$")
 	find_clang
 	objs=$(objects)
 	say "building the project's objects in $B with $CLANG"
@@ -102,7 +102,7 @@ build() {
 	[ $_rc -eq 0 ] || die "building the objects failed"
 	mkdir -p "$B/fuzz"
 	cflags="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $WARN -O1 -g \
-		-Irules -Ilib -Icerts -Icli -Iwebhook -Itests/fuzz \
+		-Irules -Ilib -Icerts -Ihelm -Icli -Iwebhook -Itests/fuzz \
 		$(pkg-config --cflags $PKGS)"
 	libs="$(pkg-config --libs $PKGS) -lpthread"
 	# shellcheck disable=SC2086

@@ -92,9 +92,7 @@ int main(int argc, char **argv)
 
 		if (!cfg)
 			return 2;
-		limits.max_document_bytes = cfg->max_document_bytes;
-		limits.max_depth = cfg->max_depth;
-		limits.max_alias_nodes = cfg->max_alias_nodes;
+		limits = source_limits_of(cfg);
 		config_free(cfg);
 		for (int i = 2; i < argc && rc == 0; i++)
 			rc = seed_json(argv[i], &limits) ? 2 : 0;

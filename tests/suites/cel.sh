@@ -22,6 +22,7 @@
 scratch >/dev/null
 dir=$_scratch
 cel="$TESTS_DIR/cel"
+dra="$dir/dra"
 
 # Where the registration comes from: generator (`gpumend webhook-config
 # -o json`, the default config), sample (tests/cel/sample-webhook-config.jq,
@@ -90,6 +91,60 @@ while IFS='	' read -r name want expr device; do
 	printf '%s\n' "$device" >"$dir/device-$i.json"
 	known "celcheck selector: $name" "$want" 2 "$celcheck" selector -expr "$expr" "$dir/device-$i.json"
 done <"$dir/selector"
+
+# ------------------------------------------------------------------
+# The DRA selectors `gpumend migrate --target dra` writes (the golden
+# outputs of tests/golden/dra/): each compiles in the device selector
+# environment and accepts exactly the sample devices (tests/cel/devices.tsv)
+# whose name, spaces as '-', it names; so the model named matches and a
+# near one (A100-SXM4-40GB for A100-SXM4-80GB) does not.
+
+mkdir -p "$dra"
+n_devices=0
+sed -e '/^#/d' -e '/^$/d' "$cel/devices.tsv" >"$dra/names"
+while IFS= read -r product; do
+	n_devices=$((n_devices + 1))
+	jq -n --arg p "$product" \
+		'{driver: "gpu.nvidia.com", attributes: {"gpu.nvidia.com": {productName: $p}}, capacity: {}}' \
+		>"$dra/device-$n_devices.json"
+done <"$dra/names"
+{
+	for f in "$TESTS_DIR"/golden/dra/*/expected.yaml; do
+		[ -f "$f" ] && sed -n 's/^ *expression: //p' "$f"
+	done
+	for f in "$TESTS_DIR"/golden/dra/*/expected.json; do
+		[ -f "$f" ] && jq -r '.. | .cel? | .expression? // empty' "$f"
+	done
+} | sort -u >"$dra/selectors"
+n_selectors=0
+while IFS= read -r expr; do
+	n_selectors=$((n_selectors + 1))
+	# the models it names: its string literals after "gpu.nvidia.com",
+	# " " and "-"
+	printf '%s\n' "$expr" | grep -o '"[^"]*"' | sed -n '4,$s/"//gp' >"$dra/models"
+	i=0 want=""
+	while IFS= read -r product; do
+		i=$((i + 1))
+		label=$(printf '%s' "$product" | tr ' ' '-')
+		if grep -qxF -- "$label" "$dra/models"; then
+			want="$want device-$i.json true"
+		else
+			want="$want device-$i.json false"
+		fi
+	done <"$dra/names"
+	(cd "$dra" && "$celcheck" selector -expr "$expr" $(seq -f 'device-%g.json' "$n_devices")) \
+		>"$dra/got" 2>"$dra/got.err"
+	got=$(awk -F '\t' '{ printf " %s %s", $1, $2 }' "$dra/got")
+	matched=$(awk -F '\t' '$2 == "true"' "$dra/got" | wc -l)
+	if [ "$got" = "$want" ] && [ "$matched" -ge 1 ]; then
+		pass "dra selector accepts exactly its models ($matched of $n_devices sample GPUs): $expr"
+	else
+		fail "dra selector: $expr"
+		printf '    want:%s\n    got: %s\n' "$want" "$got"
+		sed 's/^/    /' "$dra/got.err"
+	fi
+done <"$dra/selectors"
+check "dra selectors: the golden outputs hold some ($n_selectors)" [ "$n_selectors" -ge 5 ]
 
 # ------------------------------------------------------------------
 # The registration

@@ -289,9 +289,12 @@ else
 	chmod u+x "$multitool"
 	# a sample of every rule: the examples, the monorepo, the golden cases
 	(cd "$REPO_DIR" && "$G" lint --quiet --format sarif examples tests/golden) >"$tmp/all.sarif" 2>/dev/null
+	# and the rule that acts under the dra target alone
+	(cd "$REPO_DIR" && "$G" lint --quiet --format sarif --target dra \
+		tests/golden/dra-unsupported-*/input.yaml) >"$tmp/dra.sarif" 2>/dev/null
 	cp "$report" "$tmp/mono.sarif"
 	cp "$tmp/list.sarif" "$tmp/list-stdin.sarif"
-	for s in all mono list-stdin; do
+	for s in all dra mono list-stdin; do
 		rm -f "$tmp/$s.check.sarif"
 		# .NET: no ICU needed for this
 		DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$multitool" validate \
@@ -316,7 +319,8 @@ else
 	done
 	# every rule of `gpumend rules` was in what the multitool checked
 	"$G" rules | awk 'NR > 1 { print $1 }' | sort >"$tmp/rules.want"
-	jq -r '.runs[0].tool.driver.rules[].id' "$tmp/all.sarif" | sort >"$tmp/rules.got"
+	jq -r '.runs[0].tool.driver.rules[].id' "$tmp/all.sarif" "$tmp/dra.sarif" |
+		sort -u >"$tmp/rules.got"
 	missing=$(comm -23 "$tmp/rules.want" "$tmp/rules.got" | tr '\n' ' ')
 	[ -s "$tmp/rules.want" ] && [ -z "$missing" ] &&
 		pass "sarif multitool: the sample holds every rule" ||

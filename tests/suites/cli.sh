@@ -56,7 +56,7 @@ POSIXLY_CORRECT=1 "$G" lint "$ex/pod-driver-hostpath.yaml" --fail-on error >/dev
 
 # --- rules and config ----------------------------------------------------
 n=$("$G" rules | tail -n +2 | wc -l)
-[ "$n" = 14 ] && pass "rules lists fourteen rules" || fail "rules lists $n rules"
+[ "$n" = 15 ] && pass "rules lists fifteen rules" || fail "rules lists $n rules"
 "$G" config >"$dir/default.yaml" && "$G" config -c "$dir/default.yaml" >"$dir/effective.yaml" &&
 	pass "the default config loads back" || fail "the default config loads back"
 cat >"$dir/bad.yaml" <<'EOF'
@@ -68,6 +68,26 @@ EOF
 [ $rc = 2 ] && grep -q "bad.yaml:3:5: mode must be one of off, warn, deny, mutate" "$dir/err" &&
 	pass "a bad config value names its line and column" ||
 	{ fail "a bad config value names its line and column"; cat "$dir/err"; }
+printf 'target: dra\ndra:\n  deviceClassName: gpu.example.com\n' >"$dir/dra.yaml"
+"$G" config -c "$dir/dra.yaml" >"$dir/out" 2>"$dir/err" &&
+	grep -qx 'target: dra' "$dir/out" && grep -qx '  deviceClassName: gpu.example.com' "$dir/out" &&
+	pass "config prints target and dra.deviceClassName" ||
+	{ fail "config prints target and dra.deviceClassName"; cat "$dir/err"; }
+"$G" review -c "$dir/dra.yaml" </dev/null >/dev/null 2>"$dir/err"; rc=$?
+[ $rc = 2 ] && grep -q "dra.yaml:1:1: target 'dra' is for gpumend migrate and lint only" "$dir/err" &&
+	pass "review refuses target dra at its key" ||
+	{ fail "review refuses target dra at its key"; cat "$dir/err"; }
+printf 'target: cuda\n' >"$dir/bad3.yaml"
+"$G" lint -c "$dir/bad3.yaml" "$ex" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc = 2 ] && grep -q "bad3.yaml:1:1: target must be one of device-plugin, dra" "$dir/err" &&
+	pass "an unknown target names its line and column" ||
+	{ fail "an unknown target names its line and column"; cat "$dir/err"; }
+for cmd in migrate lint; do
+	"$G" $cmd --target cuda "$ex" >/dev/null 2>"$dir/err"; rc=$?
+	[ $rc = 2 ] && grep -q "target must be device-plugin or dra, not 'cuda'" "$dir/err" &&
+		pass "$cmd --target cuda: a usage error" ||
+		{ fail "$cmd --target cuda: a usage error"; cat "$dir/err"; }
+done
 printf 'sharing:\n  strateg: mps\n' >"$dir/bad2.yaml"
 "$G" lint -c "$dir/bad2.yaml" "$ex" >/dev/null 2>"$dir/err"; rc=$?
 [ $rc = 2 ] && grep -q "bad2.yaml:2:3: unknown key 'strateg'" "$dir/err" &&

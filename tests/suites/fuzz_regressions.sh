@@ -23,14 +23,17 @@ pkgs="jansson yaml-0.1 libmicrohttpd openssl gnutls"
 # ------------------------------------------------------ replay drivers
 objs=""
 for o in "$GPUMEND_BUILD"/rules/*.o "$GPUMEND_BUILD"/lib/*.o \
-	"$GPUMEND_BUILD"/certs/*.o "$GPUMEND_BUILD"/cli/*.o \
-	"$GPUMEND_BUILD"/webhook/*.o; do
+	"$GPUMEND_BUILD"/certs/*.o "$GPUMEND_BUILD"/helm/*.o \
+	"$GPUMEND_BUILD"/cli/*.o "$GPUMEND_BUILD"/webhook/*.o; do
 	case $o in */main.o) continue ;; esac
-	[ -f "$o" ] && objs="$objs $o"
+	# an object left from a source since moved or removed would
+	# define its symbols twice
+	src=${o#"$GPUMEND_BUILD"/}
+	[ -f "$o" ] && [ -f "$REPO_DIR/${src%.o}.c" ] && objs="$objs $o"
 done
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g \
-	-I$REPO_DIR/rules -I$REPO_DIR/lib -I$REPO_DIR/certs -I$REPO_DIR/cli \
-	-I$REPO_DIR/webhook \
+	-I$REPO_DIR/rules -I$REPO_DIR/lib -I$REPO_DIR/certs -I$REPO_DIR/helm \
+	-I$REPO_DIR/cli -I$REPO_DIR/webhook \
 	-I$TESTS_DIR/fuzz $(pkg-config --cflags $pkgs 2>/dev/null)"
 # objects built with the sanitizers (make check) need them at link time
 # shellcheck disable=SC2086

@@ -2,9 +2,10 @@
 # SPDX-FileCopyrightText: 2026 The gpumend authors
 # SPDX-License-Identifier: Apache-2.0
 # tests/suites/layers.sh - the folders are the layers, and no include runs
-# back up: rules/ <- lib/ <- certs/ <- cli/, and lib/ <- webhook/. The
-# Makefile's per-layer include paths already make such an include fail to
-# compile; this names the file and the header when one is written.
+# back up: rules/ <- lib/ <- certs/ <- cli/, lib/ <- helm/ <- cli/, and
+# lib/ <- webhook/. The Makefile's per-layer include paths already make
+# such an include fail to compile; this names the file and the header when
+# one is written. Above helm/, only its public header is included.
 . "$(dirname "$0")/../lib.sh"
 cd "$REPO_DIR" || exit 2
 
@@ -14,36 +15,55 @@ allowed() {
 	rules) echo "rules" ;;
 	lib) echo "rules lib" ;;
 	certs) echo "lib certs" ;;
-	cli) echo "rules lib certs cli" ;;
+	helm) echo "rules lib helm" ;;
+	cli) echo "rules lib certs helm cli" ;;
 	webhook) echo "rules lib webhook" ;;
 	esac
 }
 
-for layer in rules lib certs cli webhook; do
+# public LAYER: the headers of LAYER that the layers above it may include
+# (nothing: all of them)
+public() {
+	case $1 in
+	helm) echo "helm.h" ;;
+	esac
+}
+
+layers="rules lib certs helm cli webhook"
+for layer in $layers; do
 	bad=""
 	for f in "$layer"/*.c "$layer"/*.h; do
 		[ -f "$f" ] || continue
 		for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
 			home=""
-			for d in rules lib certs cli webhook; do
+			for d in $layers; do
 				[ -f "$d/$h" ] && home="$home $d"
 			done
+			home=${home# }
 			case " $(allowed "$layer") " in
-			*" ${home# } "*) ;;
-			*) bad="$bad $f:$h(${home# })" ;;
+			*" $home "*) ;;
+			*) bad="$bad $f:$h($home)" ;;
 			esac
+			pub=$(public "$home")
+			if [ "$home" != "$layer" ] && [ -n "$pub" ]; then
+				case " $pub " in
+				*" $h "*) ;;
+				*) bad="$bad $f:$h($home, not public)" ;;
+				esac
+			fi
 		done
 	done
 	if [ -z "$bad" ]; then
 		pass "$layer/ includes only from: $(allowed "$layer")"
 	else
-		fail "$layer/ includes from above its layer:$bad"
+		fail "$layer/ includes from above its layer, or a private header:$bad"
 	fi
 done
 
 # one header name, one folder: a header found in two layers would make the
 # include paths ambiguous
-dups=$(ls rules lib certs cli webhook | grep '\.h$' | sort | uniq -d)
+# shellcheck disable=SC2086
+dups=$(ls $layers | grep '\.h$' | sort | uniq -d)
 check "every header name lives in one folder${dups:+ (twice: $dups)}" [ -z "$dups" ]
 
 finish layers

@@ -4,7 +4,8 @@
 # tests/suites/schema.sh - every Kubernetes object the project ships is
 # valid against the Kubernetes 1.36 OpenAPI schema (issue #29): each
 # kustomization under manifests/ as kustomize builds it, examples/ as
-# shipped and as `gpumend migrate` writes them, and the webhook
+# shipped and as `gpumend migrate` writes them (also with --target dra,
+# and the golden outputs of tests/golden/dra/), and the webhook
 # registration (`gpumend webhook-config -o json`, or tests/cel's sample
 # until it exists). tests/schema/validate.mjs runs npm's kubernetes-models
 # validators (types, enums, formats, required fields) and checks unknown
@@ -104,6 +105,34 @@ for f in "$REPO_DIR"/examples/*.yaml; do
 		fail "gpumend migrate $(basename "$f") fails ($(cat "$dir/migrate.err"))"
 done
 judge "examples/ as gpumend migrate writes them" "$dir"/migrated/*.yaml
+# --target dra: what it writes where it writes (a sharing or Kepler
+# example is an error there, and leaves nothing to validate)
+mkdir -p "$dir/dra"
+for f in "$REPO_DIR"/examples/*.yaml; do
+	"$GPUMEND" migrate -q --target dra <"$f" >"$dir/dra/$(basename "$f")" 2>/dev/null ||
+		rm -f "$dir/dra/$(basename "$f")"
+done
+judge "examples/ as gpumend migrate --target dra writes them" "$dir"/dra/*.yaml
+
+# ------------------------------------------------------------------
+# what `gpumend migrate --target dra` writes: the golden outputs of
+# tests/golden/dra/ (resource.k8s.io/v1 ResourceClaimTemplates, pods with
+# resourceClaims); a custom resource has no schema here, its templates do
+
+set --
+for f in "$TESTS_DIR"/golden/dra/*/expected.yaml "$TESTS_DIR"/golden/dra/*/expected.json; do
+	[ -f "$f" ] && set -- "$@" "$f"
+done
+check "tests/golden/dra: expected outputs to validate ($#)" [ "$#" -ge 8 ]
+validate "$@"
+templates=$(grep -c '^ok .* ResourceClaimTemplate$' "$dir/report")
+if grep -v '^ok ' "$dir/report" | grep -v '^noschema .* kubeflow.org/v1 PyTorchJob$' >"$dir/bad"; then
+	fail "tests/golden/dra: gpumend migrate --target dra writes invalid objects"
+	sed "s|$TESTS_DIR/||g; s/^/    /" "$dir/bad"
+else
+	pass "tests/golden/dra: $(grep -c '^ok ' "$dir/report") objects valid, $templates of them ResourceClaimTemplates"
+fi
+check "tests/golden/dra: the templates were validated ($templates)" [ "$templates" -ge 10 ]
 
 # ------------------------------------------------------------------
 # the webhook registration

@@ -31,6 +31,8 @@ static int lists_same(const struct string_list *a, const struct string_list *b)
 static int config_same(const struct config *a, const struct config *b)
 {
 	if (memcmp(a->mode, b->mode, sizeof(a->mode)) ||
+	    a->target != b->target ||
+	    !strings_same(a->dra_device_class, b->dra_device_class) ||
 	    !strings_same(a->legacy_gpu_resource, b->legacy_gpu_resource) ||
 	    !strings_same(a->gpu_resource, b->gpu_resource) ||
 	    !strings_same(a->shared_gpu_resource, b->shared_gpu_resource) ||
@@ -140,8 +142,9 @@ TEST(config_defaults_round_trip)
 
 /* Every key of the schema, each set away from its default. */
 static const char every_key[] =
-	"{\"rules\": {"
+	"{\"target\": \"dra\", \"rules\": {"
 	"  \"deprecated-workload-api\": {\"mode\": \"off\"},"
+	"  \"dra-unsupported\": {\"mode\": \"deny\"},"
 	"  \"legacy-gpu-resource\": {\"mode\": \"warn\"},"
 	"  \"legacy-gpu-node-label\": {\"mode\": \"deny\"},"
 	"  \"legacy-affinity-annotation\": {\"mode\": \"off\"},"
@@ -187,6 +190,7 @@ static const char every_key[] =
 	" \"models\": {\"annotation\": \"example.com/models\","
 	"  \"namespaces\": {\"ml-team\": [\"Tesla K80\", \"A100-SXM4-80GB\"],"
 	"   \"infer\": [\"Tesla T4\"]}},"
+	" \"dra\": {\"deviceClassName\": \"gpu.example.com\"},"
 	" \"annotations\": {\"skip\": \"example.com/skip\","
 	"  \"skipRules\": \"example.com/skip-rules\","
 	"  \"mutations\": \"example.com/mutations\","
@@ -303,6 +307,8 @@ TEST(config_every_key_set_and_read_back)
 		CHECK_STR(cfg->namespace_models[1].namespace_name, "infer");
 	}
 
+	CHECK(cfg->target == RULES_TARGET_DRA);
+	CHECK_STR(cfg->dra_device_class, "gpu.example.com");
 	CHECK_STR(cfg->skip_annotation, "example.com/skip");
 	CHECK_STR(cfg->skip_rules_annotation, "example.com/skip-rules");
 	CHECK_STR(cfg->mutations_annotation, "example.com/mutations");

@@ -2,14 +2,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_template.c - Helm templates and values: the template masker
- * (cli/template_mask.c), what an action reads of a chart's values
+ * (helm/template_mask.c), what an action reads of a chart's values
  * (chart_action_value), the values view of the engine (rules/values.c)
  * and the text patcher's edits (text_patch_edits).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart.h"
+#include "helm_private.h"
 #include "harness.h"
 #include "source.h"
 #include "template_mask.h"

@@ -10,8 +10,8 @@
  * it back into UTF-16 of the same order, mark included: the bytes no rule
  * changes come back as they were.
  */
-#ifndef GPUMEND_CLI_UTF16_H
-#define GPUMEND_CLI_UTF16_H
+#ifndef GPUMEND_UTF16_H
+#define GPUMEND_UTF16_H
 
 #include <stddef.h>
 

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 
 #include "arena.h"
-#include "chart.h"
-#include "cli.h"
+#include "files.h"
+#include "helm_private.h"
 #include "json_scan.h"
 #include "text_patch.h"
 
@@ -626,7 +626,7 @@ static int read_elsewhere(const struct refs *r, json_t *orig,
 
 json_t *chart_values_new(const char *root, const struct config *cfg)
 {
-	struct source_limits limits = cli_limits(cfg);
+	struct source_limits limits = source_limits_of(cfg);
 	struct source_parser *parser;
 	struct source_error err;
 	struct source_doc doc;
@@ -919,7 +919,7 @@ static void drop_image_rules(struct rules_result *res)
 static int values_run(struct chart_job *job, const char *text, size_t len,
 		      struct buf *out, struct source_error *err)
 {
-	struct source_limits limits = cli_limits(job->cfg);
+	struct source_limits limits = source_limits_of(job->cfg);
 	struct source_parser *parser = source_parser_new(text, len, &limits);
 	struct rules_options opts = {
 		.offline = 1, .report_only = job->lint,
@@ -1042,6 +1042,21 @@ out_free:
 int chart_run(struct chart_job *job, enum chart_kind kind, const char *text,
 	      size_t len, struct buf *out, struct source_error *err)
 {
+	if (job->cfg->target == RULES_TARGET_DRA) {
+		/* a template's claims would need templates of their own,
+		 * written with the chart's actions: refused, not half done */
+		struct chart_finding f = {
+			.line = 1, .column = 1, .rule = "legacy-gpu-resource",
+			.severity = SEVERITY_ERROR,
+			.message = "target dra is not supported in charts: the chart is left as it is; migrate what it renders (helm template ... | gpumend migrate --target dra)",
+		};
+
+		memset(err, 0, sizeof(*err));
+		job->errors = 1;
+		return job->report(job->arg, &f) ||
+		       (out && buf_append(out, text, len)) ?
+		       -1 : 0;
+	}
 	if (kind == CHART_VALUES)
 		return values_run(job, text, len, out, err);
 	return template_run(job, text, len, out, err);

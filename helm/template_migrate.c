@@ -41,10 +41,9 @@
 #include <string.h>
 
 #include "arena.h"
-#include "chart.h"
-#include "cli.h"
+#include "helm_private.h"
 #include "json_scan.h"
-#include "report.h"
+#include "report_object.h"
 #include "template_mask.h"
 #include "text_patch.h"
 
@@ -2933,7 +2932,7 @@ int template_run(struct chart_job *job, const char *text, size_t len,
 
 	memset(err, 0, sizeof(*err));
 	job->errors = 0;
-	tj.limits = cli_limits(job->cfg);
+	tj.limits = source_limits_of(job->cfg);
 	if (tpl_scan(text, len, &tj.t, &terr)) {
 		err->line = terr.line;
 		err->column = terr.column;

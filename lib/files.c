@@ -1,9 +1,8 @@
 /* SPDX-FileCopyrightText: 2026 The gpumend authors */
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * files.c - reading inputs, walking directories, atomic in-place writes.
+ * files.c - reading inputs, atomic in-place writes.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,8 +15,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "chart.h"
-#include "cli.h"
+#include "files.h"
 #include "msg.h"
 #include "utf16.h"
 
@@ -156,6 +154,28 @@ static int input_from_utf16(struct input *in)
 	return 0;
 }
 
+/*
+ * Ends input_read() once `in` holds the text (NULL: out of memory): its
+ * names and mode, and its UTF-8. 0, or -1 (said) with `in` freed.
+ */
+static int input_finish(struct input *in, const char *path, int is_stdin,
+			mode_t mode)
+{
+	in->name = strdup(is_stdin ? "<stdin>" : path);
+	in->path = is_stdin ? NULL : strdup(path);
+	in->mode = mode & 07777;
+	if (!in->text || !in->name || (!is_stdin && !in->path)) {
+		msg_error("out of memory");
+		goto out_free;
+	}
+	if (input_from_utf16(in) != 0)
+		goto out_free;
+	return 0;
+out_free:
+	input_free(in);
+	return -1;
+}
+
 /* ------------------------------------------------------------------ */
 
 int input_read(const char *path, size_t max_bytes, struct input *in)
@@ -198,19 +218,7 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 			in->len = (size_t)st.st_size;
 			in->mapped = 1;
 			in->guard = guard_add(map, (size_t)st.st_size);
-			in->name = strdup(path);
-			in->path = strdup(path);
-			in->mode = st.st_mode & 07777;
-			if (!in->name || !in->path) {
-				msg_error("out of memory");
-				input_free(in);
-				return -1;
-			}
-			if (input_from_utf16(in) != 0) {
-				input_free(in);
-				return -1;
-			}
-			return 0;
+			return input_finish(in, path, 0, st.st_mode);
 		}
 	}
 	/* a pipe or a device is read into memory: it gets a cap (files are
@@ -246,19 +254,7 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 		close(fd);
 	}
 	in->text = buf_detach(&b, &in->len);
-	in->name = strdup(is_stdin ? "<stdin>" : path);
-	in->path = is_stdin ? NULL : strdup(path);
-	in->mode = st.st_mode & 07777;
-	if (!in->text || !in->name || (!is_stdin && !in->path)) {
-		msg_error("out of memory");
-		input_free(in);
-		return -1;
-	}
-	if (input_from_utf16(in) != 0) {
-		input_free(in);
-		return -1;
-	}
-	return 0;
+	return input_finish(in, path, is_stdin, st.st_mode);
 out_close:
 	if (!is_stdin)
 		close(fd);
@@ -297,285 +293,6 @@ void input_release(struct input *in, size_t upto)
 			MADV_DONTNEED);
 		in->released = end;
 	}
-}
-
-static int has_manifest_suffix(const char *name)
-{
-	size_t n = strlen(name);
-
-	return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) ||
-	       (n > 4 && strcmp(name + n - 4, ".yml") == 0) ||
-	       (n > 5 && strcmp(name + n - 5, ".json") == 0);
-}
-
-struct visited {
-	dev_t *dev;
-	ino_t *ino;
-	size_t n, cap;
-};
-
-static int visited_add(struct visited *v, const struct stat *st)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (v->dev[i] == st->st_dev && v->ino[i] == st->st_ino)
-			return 1;
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 16;
-		dev_t *dev = realloc(v->dev, cap * sizeof(*dev));
-		ino_t *ino;
-
-		if (!dev)
-			return -1;
-		v->dev = dev;
-		ino = realloc(v->ino, cap * sizeof(*ino));
-		if (!ino)
-			return -1;
-		v->ino = ino;
-		v->cap = cap;
-	}
-	v->dev[v->n] = st->st_dev;
-	v->ino[v->n] = st->st_ino;
-	v->n++;
-	return 0;
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* One walk from a root: what it calls, what it leaves out. */
-struct walk {
-	struct visited v;
-	const struct ignore *ig;
-	path_fn fn;
-	void *arg;
-	int *errors;
-};
-
-/* `a` and `b` joined by a '/' (none when `a` is "" or ends with one). */
-static char *path_join_new(const char *a, const char *b)
-{
-	size_t la = strlen(a);
-	char *path = malloc(la + strlen(b) + 2);
-
-	if (path)
-		sprintf(path, "%s%s%s", a,
-			la == 0 || a[la - 1] == '/' ? "" : "/", b);
-	return path;
-}
-
-/* 1 when the walk would read a file called `name` at `path`. */
-static int walk_wants(const char *path, const char *name)
-{
-	return has_manifest_suffix(name) || chart_walk_wants(path);
-}
-
-/* Walks `dir`, which is `rel` from the walk's root ("" for the root). */
-static int walk_dir(struct walk *w, const char *dir, const char *rel,
-		    int depth)
-{
-	DIR *d;
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	int rc = 0;
-
-	if (depth > 64) {
-		msg_error("'%s': directories nested too deeply", dir);
-		(*w->errors)++;
-		return 0;
-	}
-	d = opendir(dir);
-	if (!d) {
-		msg_error("cannot open directory '%s': %s", dir, strerror(errno));
-		(*w->errors)++;
-		return 0;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue; /* ., .., and hidden files such as .git */
-		if (n == cap) {
-			char **grown;
-
-			cap = cap ? cap * 2 : 32;
-			grown = realloc(names, cap * sizeof(*grown));
-			if (!grown) {
-				rc = -1;
-				break;
-			}
-			names = grown;
-		}
-		if (!(names[n] = strdup(de->d_name))) {
-			rc = -1;
-			break;
-		}
-		n++;
-	}
-	closedir(d);
-	if (rc) {
-		msg_error("out of memory");
-		goto out_free;
-	}
-	/* an empty directory has no array at all: qsort wants one */
-	if (n)
-		qsort(names, n, sizeof(*names), name_cmp);
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		struct stat st;
-		char *path = path_join_new(dir, names[i]);
-		char *child = path_join_new(rel, names[i]);
-		int seen;
-
-		if (!path || !child) {
-			free(path);
-			free(child);
-			msg_error("out of memory");
-			rc = -1;
-			break;
-		}
-		if (stat(path, &st) != 0) {
-			/* gone since it was listed (an editor's swap file):
-			 * a problem only for a file that would be read */
-			if (errno != ENOENT || walk_wants(path, names[i])) {
-				msg_error("cannot stat '%s': %s", path,
-					  strerror(errno));
-				(*w->errors)++;
-			}
-		} else if (ignore_match(w->ig, child, S_ISDIR(st.st_mode))) {
-			/* excluded: neither read nor walked */
-		} else if (S_ISDIR(st.st_mode)) {
-			seen = visited_add(&w->v, &st);
-			if (seen < 0)
-				rc = -1;
-			else if (!seen)
-				rc = walk_dir(w, path, child, depth + 1);
-		} else if (S_ISREG(st.st_mode) && walk_wants(path, names[i])) {
-			rc = w->fn(w->arg, path, 0);
-		}
-		free(path);
-		free(child);
-	}
-out_free:
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return rc;
-}
-
-/*
- * `path` as the current directory's ignore rules see it: without "./",
- * and relative when it is under the current directory; NULL when it is
- * outside (rules anchored at the root cannot match it then).
- */
-static const char *path_from_cwd(const char *path, const char *cwd)
-{
-	size_t n = strlen(cwd);
-
-	if (path[0] == '/') {
-		if (strncmp(path, cwd, n) != 0 || path[n] != '/')
-			return NULL;
-		path += n + 1;
-	}
-	while (path[0] == '.' && path[1] == '/')
-		for (path += 2; *path == '/'; path++)
-			;
-	return strncmp(path, "../", 3) == 0 ? NULL : path;
-}
-
-/* Rules of the defaults, `dir`'s ignore file and --exclude; NULL: said. */
-static struct ignore *walk_rules_new(const struct walk_options *wo,
-				     const char *dir)
-{
-	struct ignore *ig = ignore_new(NULL, 0);
-	char *file = path_join_new(dir, IGNORE_FILE);
-
-	if (!ig || !file) {
-		if (!file)
-			msg_error("out of memory");
-		goto out_free;
-	}
-	/* the file between the defaults and the command line: each may
-	 * undo what comes before it with "!" */
-	if (ignore_read(ig, file) != 0)
-		goto out_free;
-	for (size_t i = 0; wo && i < wo->n_excludes; i++)
-		if (ignore_add(ig, wo->excludes[i]) != 0)
-			goto out_free;
-	free(file);
-	return ig;
-out_free:
-	free(file);
-	ignore_free(ig);
-	return NULL;
-}
-
-/* 1 when a named file is excluded by the current directory's rules. */
-static int named_excluded(const struct ignore *ig, const char *path)
-{
-	char cwd[PATH_MAX];
-	const char *rel = path;
-
-	if (path[0] == '/')
-		rel = getcwd(cwd, sizeof(cwd)) ? path_from_cwd(path, cwd) : NULL;
-	else
-		rel = path_from_cwd(path, "");
-	if (!rel) {
-		/* outside the current directory: only its own name is
-		 * known for sure to the rules that are not anchored */
-		const char *base = strrchr(path, '/');
-
-		return ignore_match(ig, base ? base + 1 : path, 0);
-	}
-	return ignore_path(ig, rel);
-}
-
-int paths_walk(char **paths, int n, const struct walk_options *wo,
-	       path_fn fn, void *arg, int *errors)
-{
-	struct walk w = { .fn = fn, .arg = arg, .errors = errors };
-	struct ignore *cwd_rules = NULL;
-	int rc = 0;
-
-	if (n == 0)
-		return fn(arg, "-", 1);
-	for (int i = 0; rc == 0 && i < n; i++) {
-		struct stat st;
-		struct ignore *dir_rules;
-
-		if (strcmp(paths[i], "-") == 0) {
-			rc = fn(arg, "-", 1);
-			continue;
-		}
-		if (stat(paths[i], &st) != 0) {
-			msg_error("cannot open '%s': %s", paths[i],
-				  strerror(errno));
-			(*errors)++;
-			continue;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			if (visited_add(&w.v, &st) != 0)
-				continue;
-			dir_rules = walk_rules_new(wo, paths[i]);
-			if (!dir_rules) {
-				(*errors)++;
-				continue;
-			}
-			w.ig = dir_rules;
-			rc = walk_dir(&w, paths[i], "", 0);
-			ignore_free(dir_rules);
-			continue;
-		}
-		if (!cwd_rules && !(cwd_rules = walk_rules_new(wo, "."))) {
-			(*errors)++;
-			break;
-		}
-		if (!named_excluded(cwd_rules, paths[i]))
-			rc = fn(arg, paths[i], 1);
-	}
-	ignore_free(cwd_rules);
-	free(w.v.dev);
-	free(w.v.ino);
-	return rc;
 }
 
 /*
@@ -628,7 +345,41 @@ static void pending_install(void)
 	}
 }
 
-int atomic_begin(struct atomic_file *af, const char *path, mode_t mode)
+/*
+ * `path`, which does not exist, with the folder it names resolved, in
+ * `real` (PATH_MAX bytes). 0, or -1 with errno set.
+ */
+static int realpath_new(const char *path, char *real)
+{
+	char dir[PATH_MAX], real_dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t n = slash ? (size_t)(slash - path) : 0;
+
+	if (!*base || n >= sizeof(dir)) {
+		errno = *base ? ENAMETOOLONG : EISDIR;
+		return -1;
+	}
+	if (!slash)
+		strcpy(dir, ".");
+	else if (n == 0)
+		strcpy(dir, "/");
+	else {
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	if (!realpath(dir, real_dir))
+		return -1;
+	if (snprintf(real, PATH_MAX, "%s%s%s", real_dir,
+		     strcmp(real_dir, "/") ? "/" : "", base) >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int atomic_begin(struct atomic_file *af, const char *path, mode_t mode,
+		 enum atomic_how how)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -637,14 +388,21 @@ int atomic_begin(struct atomic_file *af, const char *path, mode_t mode)
 	af->fd = -1;
 	/* through a symlink, the file it points to is replaced */
 	if (!realpath(path, real)) {
-		msg_error("cannot resolve '%s': %s", path, strerror(errno));
+		if (errno != ENOENT || how == ATOMIC_REPLACE ||
+		    realpath_new(path, real) != 0) {
+			msg_error("cannot resolve '%s': %s", path,
+				  strerror(errno));
+			return -1;
+		}
+	} else if (how == ATOMIC_CREATE) {
+		msg_error("'%s' already exists", path);
 		return -1;
 	}
 	if (stat(real, &st) == 0) {
 		/* a new file would have one link: the others would keep the
 		 * old text, and nothing would say so */
 		if (st.st_nlink > 1) {
-			msg_error("'%s' has %lu hard links: a rewritten file would part it from the others; not rewriting it (migrate it to stdout, or give it a single link)",
+			msg_error("'%s' has %lu hard links: a rewritten file would part it from the others; not rewriting it (write the output elsewhere, or give it a single link)",
 				  path, (unsigned long)st.st_nlink);
 			return -1;
 		}
@@ -654,6 +412,7 @@ int atomic_begin(struct atomic_file *af, const char *path, mode_t mode)
 	}
 	af->path = path;
 	af->mode = mode;
+	af->how = how;
 	af->real = strdup(real);
 	af->tmp = malloc(strlen(real) + 32);
 	if (!af->real || !af->tmp) {
@@ -721,6 +480,30 @@ static int keep_owner(const struct atomic_file *af)
 		      st.st_gid == af->gid ? (gid_t)-1 : af->gid);
 }
 
+/*
+ * Puts the temporary file in place of the file: renamed over it, or for
+ * ATOMIC_CREATE linked to its name, which fails when a file has taken the
+ * name since atomic_begin(). 0, or -1 with errno set.
+ */
+static int atomic_place(struct atomic_file *af)
+{
+	struct stat st;
+	int saved;
+
+	if (af->how != ATOMIC_CREATE)
+		return rename(af->tmp, af->real);
+	if (link(af->tmp, af->real) == 0) {
+		unlink(af->tmp);
+		return 0;
+	}
+	saved = errno;
+	/* a file system without hard links: a check, then a rename */
+	if (saved != EEXIST && lstat(af->real, &st) != 0 && errno == ENOENT)
+		return rename(af->tmp, af->real);
+	errno = saved;
+	return -1;
+}
+
 int atomic_commit(struct atomic_file *af)
 {
 	char *slash;
@@ -742,12 +525,15 @@ int atomic_commit(struct atomic_file *af)
 		atomic_abort(af);
 		return -1;
 	}
-	if (close(af->fd) != 0 || rename(af->tmp, af->real) != 0) {
+	if (close(af->fd) != 0 || atomic_place(af) != 0) {
 		saved = errno;
 		unlink(af->tmp);
 		af->fd = -1;
-		msg_error("cannot write '%s': %s (the file is unchanged)",
-			  af->path, strerror(saved));
+		if (saved == EEXIST && af->how == ATOMIC_CREATE)
+			msg_error("'%s' already exists", af->path);
+		else
+			msg_error("cannot write '%s': %s (the file is unchanged)",
+				  af->path, strerror(saved));
 		atomic_abort(af);
 		return -1;
 	}
@@ -772,7 +558,8 @@ int file_write_atomic(const char *path, const char *data, size_t len,
 {
 	struct atomic_file af;
 
-	if (atomic_begin(&af, path, mode) || atomic_write(&af, data, len))
+	if (atomic_begin(&af, path, mode, ATOMIC_REPLACE) ||
+	    atomic_write(&af, data, len))
 		return -1;
 	return atomic_commit(&af);
 }
