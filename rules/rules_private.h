@@ -81,10 +81,10 @@ struct container_member {
 
 /*
  * The form of a pod spec: a PodSpec, or a mapping of another API that
- * plays its part (rules/pod_shapes.c). Whatever the form, the pod-level
- * fields a rule reads and edits (nodeSelector, affinity, tolerations,
- * volumes, schedulerName, priorityClassName) are the spec's own members,
- * as in a PodSpec.
+ * plays its part (rules/pod_shapes.c). Its volumes are the spec's own
+ * members, as in a PodSpec, and so is its placement (nodeSelector,
+ * affinity, tolerations, schedulerName, priorityClassName) unless it is
+ * `placed_apart` (struct pod_spec's `place`).
  */
 struct pod_form {
 	const char *name;                   /* "Argo template", for the docs */
