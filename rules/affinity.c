@@ -12,14 +12,14 @@
 
 int pod_constrains_node_label(struct pod_spec *pod, const char *key)
 {
-	json_t *selector = json_member(pod->spec, "nodeSelector");
+	json_t *selector = json_member(pod->place, "nodeSelector");
 	json_t *terms, *term, *expr;
 	size_t i, j;
 
 	if (json_member(selector, key))
 		return 1;
 	terms = json_member(
-		json_member(json_member(json_member(pod->spec,
+		json_member(json_member(json_member(pod->place,
 						    "affinity"),
 						"nodeAffinity"),
 				REQUIRED),
@@ -81,13 +81,22 @@ int pod_require_node_label(struct rule_ctx *ctx, struct pod_spec *pod,
 
 	if (!expr)
 		return rule_add(ctx, pod->pointer, NULL);
-	pod->spec = json_pointer_get(ctx->root, pod->pointer);
-	affinity = json_member(pod->spec, "affinity");
+	if ((rc = pod_place_make(ctx, pod)) != 0) {
+		/* no placement to write into: say what it would have been */
+		if (rc == 1)
+			rc = rule_report(ctx, SEVERITY_WARNING, pod->pointer, 0,
+					 "a %s has no placement: node label '%s' cannot be required here; require it in the podTemplate of what runs it",
+					 pod->form->name, key);
+		json_decref(expr);
+		return rc;
+	}
+	rc = -1;
+	affinity = json_member(pod->place, "affinity");
 	node_affinity = json_member(affinity, "nodeAffinity");
 	required = json_member(node_affinity, REQUIRED);
 	terms = json_member(required, "nodeSelectorTerms");
 
-	if (!(p_aff = child(pod->pointer, "affinity")) ||
+	if (!(p_aff = child(pod->place_pointer, "affinity")) ||
 	    !(p_node = child(p_aff, "nodeAffinity")) ||
 	    !(p_req = child(p_node, REQUIRED)) ||
 	    !(p_terms = child(p_req, "nodeSelectorTerms")))
@@ -450,16 +459,18 @@ int pod_product_add_shared(struct rule_ctx *ctx, struct pod_spec *pod)
 
 	if (!product_label_drifts(cfg, 1))
 		return 0;
-	pod->spec = json_pointer_get(ctx->root, pod->pointer);
-	if (!(p_affinity = json_pointer_join(pod->pointer, "affinity")))
+	if (!pod->place)
+		return 0;
+	pod->place = json_pointer_get(ctx->root, pod->place_pointer);
+	if (!(p_affinity = json_pointer_join(pod->place_pointer, "affinity")))
 		return -1;
 	if (affinity_for_each_node_requirement(
-		    json_member(pod->spec, "affinity"), p_affinity,
+		    json_member(pod->place, "affinity"), p_affinity,
 		    cfg->gpu_product_label, requirement_add_shared, ctx) != 0)
 		goto out;
 	/* a nodeSelector holds one value: required affinity holds both */
-	pod->spec = json_pointer_get(ctx->root, pod->pointer);
-	selector = json_member(pod->spec, "nodeSelector");
+	pod->place = json_pointer_get(ctx->root, pod->place_pointer);
+	selector = json_member(pod->place, "nodeSelector");
 	model = json_string_value(json_member(selector,
 					      cfg->gpu_product_label));
 	rc = 0;
@@ -472,7 +483,7 @@ int pod_product_add_shared(struct rule_ctx *ctx, struct pod_spec *pod)
 		json_decref(values);
 		goto out;
 	}
-	if (!(map = json_pointer_join(pod->pointer, "nodeSelector")) ||
+	if (!(map = json_pointer_join(pod->place_pointer, "nodeSelector")) ||
 	    !(at = json_pointer_join(map, cfg->gpu_product_label)) ||
 	    rule_report(ctx, SEVERITY_WARNING, at, 1,
 			"moved the GPU model selector to affinity on '%s', with '%s' models too",

@@ -61,7 +61,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
 	const struct config *cfg = ctx->cfg;
 	json_t *annotations = json_member(pod->metadata, "annotations");
-	const char *kept = priority_class(pod->spec);
+	const char *kept = priority_class(pod->place);
 	const char *wanted = is_daemonset_pod(ctx->object)
 		? cfg->daemonset_priority_class
 		: cfg->default_priority_class;
@@ -75,10 +75,13 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	if (!(p_annotations = json_pointer_join(pod->metadata_pointer,
 						"annotations")) ||
 	    !(at = json_pointer_join(p_annotations, CRITICAL_POD)) ||
-	    !(p_class = json_pointer_join(pod->pointer, "priorityClassName")))
+	    !(p_class = json_pointer_join(pod->place_pointer ?
+					  pod->place_pointer : pod->pointer,
+					  "priorityClassName")))
 		goto out;
 
-	if (!rule_mutates(ctx)) {
+	/* a pod without placement (a Tekton task spec) is only told */
+	if (!rule_mutates(ctx) || !pod->place_pointer) {
 		rc = kept
 			? rule_report(ctx, SEVERITY_WARNING, at, 0,
 				      "critical-pod annotation is ignored since Kubernetes 1.16; priorityClassName '%s' replaces it",
@@ -97,8 +100,10 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 				 "replaced the critical-pod annotation with priorityClassName '%s'",
 				 wanted);
 		/* an empty or null priorityClassName is replaced in place */
+		if (!rc && (rc = pod_place_make(ctx, pod)) == 1)
+			rc = -1;
 		if (!rc)
-			rc = json_member(pod->spec, "priorityClassName")
+			rc = json_member(pod->place, "priorityClassName")
 				? rule_replace(ctx, p_class, json_text(wanted))
 				: rule_add(ctx, p_class, json_text(wanted));
 		/*
@@ -107,8 +112,8 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		 * webhook was called, runs again after the webhook changed
 		 * the pod, and refuses a value that does not match the class.
 		 */
-		if (!rc && json_member(pod->spec, "priority")) {
-			char *p_priority = json_pointer_join(pod->pointer,
+		if (!rc && json_member(pod->place, "priority")) {
+			char *p_priority = json_pointer_join(pod->place_pointer,
 							     "priority");
 
 			rc = p_priority ? rule_remove(ctx, p_priority) : -1;

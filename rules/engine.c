@@ -732,6 +732,8 @@ struct pod_entry {
 	json_t *spec;             /* borrowed */
 	json_t *holder;           /* the mapping holding the pod's metadata */
 	const struct pod_form *form;
+	/* where its placement is when its form has none (NULL: nowhere) */
+	char *place_pointer;
 	struct opt_out opt;       /* its metadata's opt-out annotations */
 };
 
@@ -757,7 +759,7 @@ static size_t pods_found(const struct rule_ctx *ctx)
  */
 static int pod_list_add(struct pod_list *list, const char *pointer,
 			json_t *spec, json_t *holder,
-			const struct pod_form *form)
+			const struct pod_form *form, const char *place_pointer)
 {
 	struct pod_entry *e;
 	const char *slash = strrchr(pointer, '/');
@@ -779,11 +781,16 @@ static int pod_list_add(struct pod_list *list, const char *pointer,
 	e->form = form;
 	if (!(e->pointer = strdup(pointer)))
 		return -1;
+	if (place_pointer && !(e->place_pointer = strdup(place_pointer))) {
+		free(e->pointer);
+		return -1;
+	}
 	if (form->own_metadata) {
 		e->holder = spec;
 		if (!(e->metadata_pointer = json_pointer_join(pointer,
 							      "metadata"))) {
 			free(e->pointer);
+			free(e->place_pointer);
 			return -1;
 		}
 	} else if (holder && slash && strcmp(slash, "/spec") == 0) {
@@ -792,6 +799,7 @@ static int pod_list_add(struct pod_list *list, const char *pointer,
 		e->metadata_pointer = malloc(plen + sizeof("/metadata"));
 		if (!e->metadata_pointer) {
 			free(e->pointer);
+			free(e->place_pointer);
 			return -1;
 		}
 		memcpy(e->metadata_pointer, pointer, plen);
@@ -806,6 +814,7 @@ static void pod_list_clear(struct pod_list *list)
 	for (size_t i = 0; i < list->n; i++) {
 		free(list->pods[i].pointer);
 		free(list->pods[i].metadata_pointer);
+		free(list->pods[i].place_pointer);
 	}
 	free(list->pods);
 	free(list->shaped);
@@ -1089,12 +1098,14 @@ static int form_has_container(const struct pod_form *form, json_t *spec)
 	return pod_next_container(form, spec, &cur) != NULL;
 }
 
-/* A search of a row's path: where it is, what it finds, and its form. */
+/* A search of a row's path: where it is, what it finds, its form, and
+ * the pointer of the placement of what it finds (NULL: none). */
 struct shape_walk {
 	struct walk_path *w;
 	struct pod_list *list;
 	const struct pod_form *form;
 	struct rules_budget *budget;
+	const char *place_pointer;
 };
 
 static int collect_shape_path(struct shape_walk *sw, json_t *node,
@@ -1137,7 +1148,7 @@ static int collect_shape_path(struct shape_walk *sw, json_t *node,
 		return json_is_object(node) &&
 		       form_has_container(sw->form, node) ?
 		       pod_list_add(sw->list, sw->w->text, node, holder,
-				    sw->form) : 0;
+				    sw->form, sw->place_pointer) : 0;
 	rest = dot ? dot + 1 : path + len;
 	if (len == 1 && *path == '*') {
 		/* the elements of a list, or the values of a mapping */
@@ -1162,8 +1173,10 @@ static int collect_shape_path(struct shape_walk *sw, json_t *node,
 }
 
 /* The API group of an apiVersion ("" for the core group's "v1"), in
- * out[0..size); -1 when there is none or it does not fit. */
-static int api_group(const char *api_version, char *out, size_t size)
+ * out[0..size), and *version its version; -1 when there is none or it
+ * does not fit. */
+static int api_group(const char *api_version, char *out, size_t size,
+		     const char **version)
 {
 	const char *slash = api_version ? strchr(api_version, '/') : NULL;
 	size_t len = slash ? (size_t)(slash - api_version) : 0;
@@ -1172,7 +1185,30 @@ static int api_group(const char *api_version, char *out, size_t size)
 		return -1;
 	memcpy(out, api_version, len);
 	out[len] = '\0';
+	*version = slash ? slash + 1 : api_version;
 	return 0;
+}
+
+/*
+ * The pointer of the row's placement path `path` ("a.b") in the object
+ * at `object_pointer`, into out[0..size); "" when the row has none.
+ */
+static void place_pointer_of(char *out, size_t size,
+			     const char *object_pointer, const char *path)
+{
+	int len;
+
+	*out = '\0';
+	if (!path)
+		return;
+	len = snprintf(out, size, "%s/%s", object_pointer, path);
+	if (len < 0 || (size_t)len >= size) {
+		*out = '\0';
+		return;
+	}
+	for (char *c = out + strlen(object_pointer); *c; c++)
+		if (*c == '.')
+			*c = '/';
 }
 
 /* Adds the pod specs of other forms that the rows of the object's kind
@@ -1183,14 +1219,23 @@ static int collect_shaped_pod_specs(json_t *object, struct walk_path *w,
 {
 	const char *kind = json_string_value(json_member(object, "kind"));
 	const struct pod_shape *shape;
-	char group[256];
+	const char *version;
+	char group[256], place[sizeof(w->text)];
 	size_t from = 0;
 
 	if (api_group(json_string_value(json_member(object, "apiVersion")),
-		      group, sizeof(group)))
+		      group, sizeof(group), &version))
 		return 0;
-	while ((shape = pod_shape_next(group, kind, &from)) != NULL) {
-		struct shape_walk sw = { w, list, shape->form, budget };
+	while ((shape = pod_shape_next(group, version, kind, &from)) != NULL) {
+		struct shape_walk sw = { w, list, shape->form, budget, NULL };
+
+		size_t before = list->n;
+		json_t *alone;
+
+		place_pointer_of(place, sizeof(place), w->text,
+				 shape->form->placement);
+		if (*place)
+			sw.place_pointer = place;
 
 		for (size_t i = 0; i < sizeof(shape->paths) /
 				       sizeof(*shape->paths) &&
@@ -1198,6 +1243,13 @@ static int collect_shaped_pod_specs(json_t *object, struct walk_path *w,
 			if (collect_shape_path(&sw, object, NULL,
 					       shape->paths[i]))
 				return -1;
+		/* a run of a task by reference: its placement alone */
+		alone = *place && list->n == before ?
+			json_pointer_get(object, place + strlen(w->text)) : NULL;
+		if (json_is_object(alone) &&
+		    pod_list_add(list, place, alone, NULL, &pod_form_placement,
+				 NULL))
+			return -1;
 	}
 	return pod_list_sort_shaped(list);
 }
@@ -1221,7 +1273,7 @@ static int collect_pod_specs(json_t *node, json_t *holder,
 			return 0;
 		if (is_pod_spec(node))
 			return pod_list_add(list, w->text, node, holder,
-					    &pod_form_spec);
+					    &pod_form_spec, NULL);
 		json_object_foreach(node, key, child) {
 			if (!json_is_object(child) && !json_is_array(child))
 				continue;
@@ -1303,6 +1355,16 @@ int rule_for_each_pod_spec(struct rule_ctx *ctx, pod_spec_fn fn, void *arg)
 		pod.pointer = e->pointer;
 		pod.metadata_pointer = e->metadata_pointer;
 		pod.form = e->form;
+		pod.place = pod.spec;
+		pod.place_pointer = pod.pointer;
+		if (e->form->placed_apart) {
+			pod.place_pointer = e->place_pointer;
+			pod.place = e->place_pointer ?
+				    json_pointer_get(ctx->root,
+						     e->place_pointer) : NULL;
+			if (!json_is_object(pod.place))
+				pod.place = NULL;
+		}
 		if (e->metadata_pointer) {
 			/* a rule may have added the metadata since */
 			pod.metadata = json_member(e->holder, "metadata");
@@ -1365,6 +1427,7 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 		c.pointer = pointer;
 		c.list = m->path;
 		c.single = m->single;
+		c.resources = container_resources_name(found);
 		if (rule_spend(ctx, 1) || fn(ctx, pod, &c, arg))
 			return -1;
 	}
@@ -1374,7 +1437,7 @@ int pod_for_each_container(struct rule_ctx *ctx, struct pod_spec *pod,
 int container_for_each_resource(struct rule_ctx *ctx, struct container *c,
 				resource_fn fn, void *arg)
 {
-	json_t *resources = json_member(c->container, "resources");
+	json_t *resources = json_member(c->container, c->resources);
 	const char *sections[] = { "limits", "requests" };
 
 	for (int s = 0; s < 2; s++) {
@@ -1392,7 +1455,9 @@ int container_for_each_resource(struct rule_ctx *ctx, struct container *c,
 char *container_resource_pointer_new(const struct container *c,
 				     const char *section, const char *name)
 {
-	char *resources = json_pointer_join(c->pointer, "resources");
+	/* a container a rule made up may leave its member unset */
+	char *resources = json_pointer_join(c->pointer, c->resources ?
+					    c->resources : "resources");
 	char *map = resources ? json_pointer_join(resources, section) : NULL;
 	char *at = map ? json_pointer_join(map, name) : NULL;
 
@@ -1488,10 +1553,67 @@ static int is_gpu_resource(const struct config *cfg, const char *name)
 	return is_mig_resource(name);
 }
 
+const char *container_resources_name(json_t *container)
+{
+	if (!json_member(container, "resources") &&
+	    json_member(container, "computeResources"))
+		return "computeResources";
+	return "resources";
+}
+
+json_t *container_resources(json_t *container)
+{
+	return json_member(container, container_resources_name(container));
+}
+
+int pod_place_make(struct rule_ctx *ctx, struct pod_spec *pod)
+{
+	char *at, *slash;
+	json_t *value;
+
+	if (!pod->place_pointer)
+		return 1;
+	pod->place = json_pointer_get(ctx->root, pod->place_pointer);
+	if (json_is_object(pod->place))
+		return 0;
+	if (pod->place)
+		return 1; /* a null or a scalar: nothing to write into */
+	if (!(at = strdup(pod->place_pointer)))
+		return -1;
+	/* the first member on the way that is missing, with what it holds */
+	value = json_object();
+	while (value && (slash = strrchr(at, '/')) != NULL &&
+	       slash > at + strlen(ctx->object_pointer) &&
+	       (*slash = '\0', !json_is_object(json_pointer_get(ctx->root,
+								at)))) {
+		json_t *outer = json_object();
+
+		if (!outer || json_object_set_new(outer, slash + 1, value)) {
+			json_decref(outer);
+			value = NULL;
+			break;
+		}
+		value = outer;
+	}
+	if (!value || !slash) {
+		json_decref(value);
+		free(at);
+		return -1;
+	}
+	*slash = '/';
+	if (rule_add(ctx, at, value)) {
+		free(at);
+		return -1;
+	}
+	free(at);
+	pod->place = json_pointer_get(ctx->root, pod->place_pointer);
+	return json_is_object(pod->place) ? 0 : -1;
+}
+
 enum gpu_request_kind container_gpu_request_kind(const struct config *cfg,
 						json_t *container)
 {
-	json_t *resources = json_member(container, "resources");
+	json_t *resources = container_resources(container);
 	const char *sections[] = { "limits", "requests" };
 
 	for (int s = 0; s < 2; s++) {
@@ -1585,7 +1707,7 @@ int pod_sharing_source(const struct config *cfg, struct pod_spec *pod,
 		       struct sharing_source *src)
 {
 	json_t *labels = json_member(pod->metadata, "labels");
-	json_t *selector = json_member(pod->spec, "nodeSelector"), *c;
+	json_t *selector = json_member(pod->place, "nodeSelector"), *c;
 	struct container_cursor cur = { 0, 0 };
 
 	*src = (struct sharing_source){ 0 };
@@ -1601,7 +1723,7 @@ int pod_sharing_source(const struct config *cfg, struct pod_spec *pod,
 			return 1;
 		}
 	while ((c = pod_next_container(pod->form, pod->spec, &cur))) {
-		json_t *resources = json_member(c, "resources");
+		json_t *resources = container_resources(c);
 		const char *sections[] = { "limits", "requests" };
 
 		for (int s = 0; s < 2; s++) {

@@ -189,6 +189,13 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		goto out;
 
 	models_text(values, names, sizeof(names));
+	/* no placement to require them in (a Tekton task spec): it says so */
+	if (rule_mutates(ctx) && !pod->place_pointer) {
+		rc = pod_require_node_label(ctx, pod, cfg->gpu_product_label,
+					    values);
+		values = NULL;
+		goto out;
+	}
 	if (!rule_mutates(ctx)) {
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 				 "GPU models [%s] are not required by node affinity on '%s'",

@@ -235,7 +235,7 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 			struct share_pod *pod)
 {
 	const struct config *cfg = ctx->cfg;
-	char *resources = json_pointer_join(c->pointer, "resources");
+	char *resources = json_pointer_join(c->pointer, c->resources);
 	const char *key;
 	json_t *value;
 
@@ -244,7 +244,7 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 	free(resources);
 	if (!sec->pointer)
 		return -1;
-	sec->map = json_member(json_member(c->container, "resources"),
+	sec->map = json_member(json_member(c->container, c->resources),
 			       name);
 	if (!json_is_object(sec->map)) {
 		sec->map = NULL;
@@ -564,7 +564,7 @@ static int report_container(struct rule_ctx *ctx, struct pod_spec *p,
 /* The pointer of the pod's node selector `key` (owned), or NULL. */
 static char *selector_at(struct pod_spec *pod, const char *key)
 {
-	char *map = json_pointer_join(pod->pointer, "nodeSelector");
+	char *map = json_pointer_join(pod->place_pointer, "nodeSelector");
 	char *at = map ? json_pointer_join(map, key) : NULL;
 
 	free(map);
@@ -584,8 +584,8 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 			      struct pod_spec *pod)
 {
 	const struct config *cfg = ctx->cfg;
-	json_t *selector = json_member(pod->spec, "nodeSelector");
-	json_t *scheduler = json_member(pod->spec, "schedulerName");
+	json_t *selector = json_member(pod->place, "nodeSelector");
+	json_t *scheduler = json_member(pod->place, "schedulerName");
 	json_t *annotations = json_member(pod->metadata, "annotations");
 	int keep = cfg->strategy == SHARING_KEEP;
 	const char *key;
@@ -628,7 +628,7 @@ static int report_pod_signals(struct rule_ctx *ctx, struct report_state *st,
 			    json_string_value(scheduler))) {
 		const char *name = json_string_value(scheduler);
 
-		if (!(at = json_pointer_join(pod->pointer, "schedulerName")))
+		if (!(at = json_pointer_join(pod->place_pointer, "schedulerName")))
 			return -1;
 		if (keep)
 			rc = rule_report(ctx, SEVERITY_INFO, at, 0,
@@ -894,11 +894,13 @@ out:
 static int fix_placement(struct rule_ctx *ctx, struct pod_spec *pod)
 {
 	const struct config *cfg = ctx->cfg;
-	char *map = json_pointer_join(pod->pointer, "nodeSelector");
+	char *map;
 	json_t *scheduler;
 	int rc = 0;
 
-	if (!map)
+	if (!pod->place)
+		return 0; /* no placement: no legacy selector in it */
+	if (!(map = json_pointer_join(pod->place_pointer, "nodeSelector")))
 		return -1;
 	for (size_t i = 0; !rc && i < cfg->share_selectors.n; i++) {
 		const struct text_pair *sel = &cfg->share_selectors.items[i];
@@ -909,12 +911,12 @@ static int fix_placement(struct rule_ctx *ctx, struct pod_spec *pod)
 			rc = rule_remove_key_pruned(ctx, map, sel->key);
 	}
 	free(map);
-	pod->spec = json_pointer_get(ctx->root, pod->pointer);
-	scheduler = json_member(pod->spec, "schedulerName");
+	pod->place = json_pointer_get(ctx->root, pod->place_pointer);
+	scheduler = json_member(pod->place, "schedulerName");
 	if (!rc && json_is_string(scheduler) &&
 	    string_list_has(&cfg->share_schedulers,
 			    json_string_value(scheduler))) {
-		char *at = json_pointer_join(pod->pointer, "schedulerName");
+		char *at = json_pointer_join(pod->place_pointer, "schedulerName");
 
 		rc = at ? rule_remove(ctx, at) : -1;
 		free(at);
@@ -1017,13 +1019,13 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	    pod_for_each_container(ctx, pod, report_stale_variable, NULL) != 0)
 		goto out;
 
-	selector = json_member(pod->spec, "nodeSelector");
+	selector = json_member(pod->place, "nodeSelector");
 	for (size_t i = 0; i < cfg->share_selectors.n; i++)
 		if (selector_value_is(json_member(selector,
 						  cfg->share_selectors.items[i].key),
 				      cfg->share_selectors.items[i].value))
 			placement = selected = 1;
-	scheduler = json_member(pod->spec, "schedulerName");
+	scheduler = json_member(pod->place, "schedulerName");
 	if (json_is_string(scheduler) &&
 	    string_list_has(&cfg->share_schedulers,
 			    json_string_value(scheduler)))

@@ -38,7 +38,7 @@ static int check_name(struct rule_ctx *ctx, struct container *c,
 		      const char *section, const char *name, json_t *value,
 		      void *arg)
 {
-	json_t *limits = json_member(json_member(c->container, "resources"),
+	json_t *limits = json_member(json_member(c->container, c->resources),
 				     "limits");
 	const char *slash = strchr(name, '/');
 	char *at;

@@ -360,10 +360,10 @@ static json_t *covered_unshared_new(struct rule_ctx *ctx, json_t *text,
 /* Adds what spec.affinity lacks of `parsed`. */
 static int merge(struct rule_ctx *ctx, struct pod_spec *pod, json_t *parsed)
 {
-	json_t *current = json_member(pod->spec, "affinity");
+	json_t *current = json_member(pod->place, "affinity");
 	const char *kind;
 	json_t *value;
-	char *p_affinity = json_pointer_join(pod->pointer, "affinity");
+	char *p_affinity = json_pointer_join(pod->place_pointer, "affinity");
 	int rc = 0;
 
 	if (!p_affinity)
@@ -445,7 +445,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 				 AFFINITY_ANNOTATION);
 		goto out;
 	}
-	current = json_member(pod->spec, "affinity");
+	current = json_member(pod->place, "affinity");
 	if (t.shares && covers_all(ctx, current, parsed) != 1) {
 		json_t *plain = covered_unshared_new(ctx, text, current);
 
@@ -467,7 +467,8 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		goto out;
 	}
 
-	if (!rule_mutates(ctx)) {
+	/* a pod without placement (a Tekton task spec) is only told */
+	if (!rule_mutates(ctx) || !pod->place_pointer) {
 		rc = rule_report(ctx, SEVERITY_WARNING, at, 0,
 				 "annotation '%s' is ignored by the scheduler; use spec.affinity",
 				 AFFINITY_ANNOTATION);
@@ -476,6 +477,8 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	rc = rule_report(ctx, SEVERITY_WARNING, at, 1,
 			 "moved annotation '%s' into spec.affinity",
 			 AFFINITY_ANNOTATION);
+	if (!rc && (rc = pod_place_make(ctx, pod)) == 1)
+		rc = -1;
 	if (!rc)
 		rc = merge(ctx, pod, parsed);
 	if (!rc)

@@ -34,7 +34,7 @@ static int report_legacy(struct rule_ctx *ctx, const char *at)
 static int fix_node_selector(struct rule_ctx *ctx, struct pod_spec *pod)
 {
 	const struct config *cfg = ctx->cfg;
-	json_t *selector = json_member(pod->spec, "nodeSelector");
+	json_t *selector = json_member(pod->place, "nodeSelector");
 	json_t *legacy = json_member(selector, cfg->legacy_gpu_name_label);
 	json_t *product = json_member(selector, cfg->gpu_product_label);
 	char *map = NULL, *at = NULL, *name = NULL, *other = NULL, *target;
@@ -42,7 +42,7 @@ static int fix_node_selector(struct rule_ctx *ctx, struct pod_spec *pod)
 
 	if (!json_is_object(selector) || !legacy)
 		return 0;
-	if (!(map = json_pointer_join(pod->pointer, "nodeSelector")) ||
+	if (!(map = json_pointer_join(pod->place_pointer, "nodeSelector")) ||
 	    !(at = json_pointer_join(map, cfg->legacy_gpu_name_label)))
 		goto out;
 	if (!json_is_string(legacy)) {
@@ -193,12 +193,15 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	(void)arg;
 	if (fix_node_selector(ctx, pod) != 0)
 		return -1;
+	if (!pod->place)
+		return 0;
 	pod->spec = json_pointer_get(ctx->root, pod->pointer);
+	pod->place = json_pointer_get(ctx->root, pod->place_pointer);
 	fix.shares = pod_shares_gpu(ctx->cfg, pod);
-	if (!(p_affinity = json_pointer_join(pod->pointer, "affinity")))
+	if (!(p_affinity = json_pointer_join(pod->place_pointer, "affinity")))
 		return -1;
 	rc = affinity_for_each_node_requirement(
-		json_member(pod->spec, "affinity"), p_affinity,
+		json_member(pod->place, "affinity"), p_affinity,
 		ctx->cfg->legacy_gpu_name_label, fix_requirement, &fix);
 	free(p_affinity);
 	return rc ? -1 : 0;

@@ -20,6 +20,7 @@ struct section {
 	const char *name;      /* "limits" or "requests" */
 	const char *legacy_name; /* the legacy resource looked for */
 	const char *container;   /* the container's pointer */
+	const char *resources;   /* its resources member */
 	char *pointer;         /* of the map, made when needed
 				  (section_pointer()) */
 	json_t *map;
@@ -41,7 +42,7 @@ static const char *section_pointer(struct section *s)
 	char *resources;
 
 	if (!s->pointer &&
-	    (resources = json_pointer_join(s->container, "resources"))) {
+	    (resources = json_pointer_join(s->container, s->resources))) {
 		s->pointer = json_pointer_join(resources, s->name);
 		free(resources);
 	}
@@ -62,6 +63,7 @@ static int section_read(struct rule_ctx *ctx, struct container *c,
 	s->name = name;
 	s->legacy_name = legacy_name;
 	s->container = c->pointer;
+	s->resources = c->resources;
 	s->map = map;
 	if (!json_is_object(s->map)) {
 		s->map = NULL;
@@ -172,7 +174,7 @@ static int check_name(struct rule_ctx *ctx, struct container *c,
 	char *at = NULL, message[256];
 	int rc = -1, bad;
 	/* looked up for each name: the one before may have pruned them */
-	json_t *resources = json_member(c->container, "resources");
+	json_t *resources = json_member(c->container, c->resources);
 	json_t *limits = json_member(resources, "limits");
 	json_t *requests = json_member(resources, "requests");
 

@@ -23,7 +23,16 @@ const struct pod_form pod_form_spec = {
 	"PodSpec",
 	{ { "initContainers", 0 }, { "containers", 0 },
 	  { "ephemeralContainers", 0 } },
-	0,
+	0, 0, NULL,
+};
+
+/*
+ * The placement of a run whose task specs are not in it (a TaskRun of a
+ * taskRef): a pod of no containers, its nodeSelector, affinity,
+ * tolerations and volumes its own.
+ */
+const struct pod_form pod_form_placement = {
+	"pod template", { { NULL, 0 } }, 0, 0, NULL,
 };
 
 /*
@@ -42,7 +51,7 @@ static const struct pod_form argo_template = {
 	{ { "initContainers", 0 }, { "container", 1 }, { "script", 1 },
 	  { "containerSet", 1 }, { "containerSet/containers", 0 },
 	  { "sidecars", 0 } },
-	1,
+	1, 0, NULL,
 };
 
 /*
@@ -58,7 +67,37 @@ static const struct pod_form kserve_component = {
 	  { "tensorflow", 1 }, { "pytorch", 1 }, { "sklearn", 1 },
 	  { "xgboost", 1 }, { "onnx", 1 }, { "triton", 1 }, { "pmml", 1 },
 	  { "lightgbm", 1 }, { "paddle", 1 }, { "huggingface", 1 } },
-	0,
+	0, 0, NULL,
+};
+
+/*
+ * A Tekton task spec (a Task's, a ClusterTask's, one embedded in a
+ * TaskRun or in a Pipeline's task): its containers are `steps`,
+ * `sidecars` and the `stepTemplate` they start from; in tekton.dev/v1 a
+ * step's resources are `computeResources` (container_resources_name()).
+ * Its `volumes` are its own, but it has no placement: a TaskRun's or a
+ * PipelineRun's podTemplate gives the pod its nodeSelector, affinity,
+ * tolerations and priorityClassName (the form's `placement`).
+ */
+#define TEKTON_CONTAINERS \
+	{ { "steps", 0 }, { "sidecars", 0 }, { "stepTemplate", 1 } }
+
+static const struct pod_form tekton_task = {
+	"Tekton task spec", TEKTON_CONTAINERS, 0, 1, NULL,
+};
+
+static const struct pod_form tekton_taskrun = {
+	"Tekton task spec", TEKTON_CONTAINERS, 0, 1, "spec.podTemplate",
+};
+
+static const struct pod_form tekton_pipelinerun = {
+	"Tekton task spec", TEKTON_CONTAINERS, 0, 1,
+	"spec.taskRunTemplate.podTemplate",
+};
+
+/* before tekton.dev/v1, a PipelineRun's podTemplate was spec's own */
+static const struct pod_form tekton_pipelinerun_v1beta1 = {
+	"Tekton task spec", TEKTON_CONTAINERS, 0, 1, "spec.podTemplate",
 };
 
 static const struct pod_shape shapes[] = {
@@ -130,6 +169,23 @@ static const struct pod_shape shapes[] = {
 	  NULL, { "spec.template.spec" } },
 	{ "serving.knative.dev", "*", "revisions", "Revision", 0, NULL,
 	  { "spec" } },
+	/* Tekton Pipelines: task specs, placed by a run's podTemplate */
+	{ "tekton.dev", "v1,v1beta1", "tasks", "Task", 0, &tekton_task,
+	  { "spec" } },
+	{ "tekton.dev", "v1,v1beta1", "taskruns", "TaskRun", 0,
+	  &tekton_taskrun, { "spec.taskSpec" } },
+	{ "tekton.dev", "v1,v1beta1", "pipelines", "Pipeline", 0,
+	  &tekton_task, { "spec.tasks.*.taskSpec", "spec.finally.*.taskSpec" } },
+	{ "tekton.dev", "v1", "pipelineruns", "PipelineRun", 0,
+	  &tekton_pipelinerun,
+	  { "spec.pipelineSpec.tasks.*.taskSpec",
+	    "spec.pipelineSpec.finally.*.taskSpec" } },
+	{ "tekton.dev", "v1beta1", "pipelineruns", "PipelineRun", 0,
+	  &tekton_pipelinerun_v1beta1,
+	  { "spec.pipelineSpec.tasks.*.taskSpec",
+	    "spec.pipelineSpec.finally.*.taskSpec" } },
+	{ "tekton.dev", "v1beta1", "clustertasks", "ClusterTask", 1,
+	  &tekton_task, { "spec" } },
 };
 
 const struct pod_shape *rules_pod_shapes(size_t *n)
@@ -138,8 +194,25 @@ const struct pod_shape *rules_pod_shapes(size_t *n)
 	return shapes;
 }
 
-const struct pod_shape *pod_shape_next(const char *group, const char *kind,
-				       size_t *from)
+/* 1 when `versions` ("v1,v1beta1", "*") names `version`. */
+static int versions_have(const char *versions, const char *version)
+{
+	size_t len = strlen(version);
+
+	if (!strcmp(versions, "*"))
+		return 1;
+	while (*versions) {
+		size_t item = strcspn(versions, ",");
+
+		if (item == len && !strncmp(versions, version, len))
+			return 1;
+		versions += item + (versions[item] == ',');
+	}
+	return 0;
+}
+
+const struct pod_shape *pod_shape_next(const char *group, const char *version,
+				       const char *kind, size_t *from)
 {
 	size_t n = sizeof(shapes) / sizeof(shapes[0]);
 
@@ -149,7 +222,8 @@ const struct pod_shape *pod_shape_next(const char *group, const char *kind,
 		const struct pod_shape *s = &shapes[*from];
 
 		if (s->form && !strcmp(s->group, group) &&
-		    !strcmp(s->kind, kind)) {
+		    !strcmp(s->kind, kind) &&
+		    versions_have(s->versions, version)) {
 			(*from)++;
 			return s;
 		}
@@ -356,7 +430,8 @@ static void cel_containers(struct cel_text *t, const char *base,
  * list of its containers, when its form is not a PodSpec (CEL_CONTAINERS
  * reads a PodSpec's lists itself). Its metadata is its own "metadata"
  * when its form says so, else the "metadata" beside it when the path ends
- * in "spec" (and a mapping), else {}.
+ * in "spec" (and a mapping), else the object's for a Tekton task spec,
+ * else {}.
  */
 static void cel_pod_map(struct cel_text *t, const char *base, const char *path,
 			size_t len, const struct pod_form *form)
@@ -382,6 +457,12 @@ static void cel_pod_map(struct cel_text *t, const char *base, const char *path,
 		cel_addf(t, "has(%s.%.*smetadata) && type(%s.%.*smetadata) == map"
 			 " ? %s.%.*smetadata : {}", base, parent, path, base,
 			 parent, path, base, parent, path);
+	} else if (form && form->placed_apart) {
+		/* a Tekton task spec: the rules read the annotations of the
+		 * object (pod_annotation()), a run's, which Tekton copies
+		 * onto the pod */
+		cel_add(t, "has(object.metadata) && type(object.metadata) == map"
+			" ? object.metadata : {}");
 	} else {
 		/* dyn(): {} alone would give the map literal a map type */
 		cel_add(t, "dyn({})");
@@ -432,6 +513,28 @@ static void cel_path(struct cel_text *t, const char *path,
 		cel_pod_map(t, "x", suffix, strlen(suffix), form);
 		cel_add(t, ")");
 	}
+}
+
+/*
+ * The placement of a form that has it apart (a TaskRun's podTemplate),
+ * as one more pod of no containers: the conditions of what a rule reads
+ * there (a legacy node selector) hold on it as on a pod spec's own.
+ */
+static void cel_placement(struct cel_text *t, const struct pod_form *form)
+{
+	const char *path = form->placement;
+
+	cel_add(t, " + (");
+	cel_guards(t, "object", path, strlen(path), 1);
+	cel_add(t, " ? [{'m': dyn({}), 's': ");
+	cel_at(t, "object", path, strlen(path));
+	cel_add(t, ", 'c': dyn([])}] : [])");
+}
+
+/* 1 when rows `a` and `b` are of one resource (of versions apart). */
+static int same_resource(const struct pod_shape *a, const struct pod_shape *b)
+{
+	return !strcmp(a->group, b->group) && !strcmp(a->resource, b->resource);
 }
 
 /* The pods of every path of a NULL-terminated (or n-long) list. */
@@ -491,8 +594,10 @@ void pod_shapes_cel(const struct config *cfg, struct cel_text *t)
 		const struct pod_shape *s = &shapes[i];
 		size_t j;
 
-		/* rows of a group with the same paths and form are one test */
-		if (i > 0 && same_test(&shapes[i - 1], s))
+		/* rows of a group with the same paths and form are one test,
+		 * and so are the rows of a resource's versions */
+		if (i > 0 && (same_test(&shapes[i - 1], s) ||
+			      same_resource(&shapes[i - 1], s)))
 			continue;
 		cel_add(t, "(");
 		cel_group(t, s->group);
@@ -504,6 +609,10 @@ void pod_shapes_cel(const struct config *cfg, struct cel_text *t)
 		}
 		cel_add(t, "]) ? ");
 		cel_paths(t, s->paths, 4, s->form);
+		/* a resource's versions differ in the placement alone */
+		for (j = i; j < n && same_resource(&shapes[j], s); j++)
+			if (shapes[j].form && shapes[j].form->placement)
+				cel_placement(t, shapes[j].form);
 		cel_add(t, " : ");
 	}
 	cel_add(t, "[]");

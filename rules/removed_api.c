@@ -160,7 +160,7 @@ static int tolerates(json_t *t, const char *key)
 /* A toleration of the master role alone gets its successor's beside it. */
 static int check_tolerations(struct rule_ctx *ctx, struct pod_spec *pod)
 {
-	json_t *tolerations = json_member(pod->spec, "tolerations"), *t;
+	json_t *tolerations = json_member(pod->place, "tolerations"), *t;
 	json_t *master = NULL, *fresh;
 	char *list, *at, *end;
 	size_t i, index = 0;
@@ -179,7 +179,7 @@ static int check_tolerations(struct rule_ctx *ctx, struct pod_spec *pod)
 	}
 	if (!master)
 		return 0;
-	if (!(list = json_pointer_join(pod->pointer, "tolerations")))
+	if (!(list = json_pointer_join(pod->place_pointer, "tolerations")))
 		return -1;
 	at = json_pointer_join_index(list, index);
 	end = json_pointer_join(list, "-");
@@ -262,15 +262,15 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 
 static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
-	json_t *selector = json_member(pod->spec, "nodeSelector");
-	json_t *affinity = json_member(pod->spec, "affinity");
+	json_t *selector = json_member(pod->place, "nodeSelector");
+	json_t *affinity = json_member(pod->place, "affinity");
 	json_t *required = json_member(json_member(affinity, "nodeAffinity"),
 				       "requiredDuringSchedulingIgnoredDuringExecution");
 	char *p = NULL, *at = NULL;
 	int rc = 0;
 
 	if (json_member(selector, MASTER_ROLE)) {
-		p = json_pointer_join(pod->pointer, "nodeSelector");
+		p = json_pointer_join(pod->place_pointer, "nodeSelector");
 		at = p ? json_pointer_join(p, MASTER_ROLE) : NULL;
 		rc = at ? rule_report(ctx, SEVERITY_WARNING, at, 0,
 				      "node label '%s' is no longer set; use '%s'",
@@ -285,7 +285,7 @@ static int check_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 					 "requiredDuringSchedulingIgnoredDuringExecution",
 					 required);
 
-		p = json_pointer_join(pod->pointer, "affinity");
+		p = json_pointer_join(pod->place_pointer, "affinity");
 		rc = only && p ? affinity_for_each_node_requirement(
 					 only, p, MASTER_ROLE,
 					 report_master_requirement, ctx) : -1;

@@ -81,10 +81,10 @@ struct container_member {
 
 /*
  * The form of a pod spec: a PodSpec, or a mapping of another API that
- * plays its part (rules/pod_shapes.c). Whatever the form, the pod-level
- * fields a rule reads and edits (nodeSelector, affinity, tolerations,
- * volumes, schedulerName, priorityClassName) are the spec's own members,
- * as in a PodSpec.
+ * plays its part (rules/pod_shapes.c). Its volumes are the spec's own
+ * members, as in a PodSpec, and so is its placement (nodeSelector,
+ * affinity, tolerations, schedulerName, priorityClassName) unless it is
+ * `placed_apart` (struct pod_spec's `place`).
  */
 struct pod_form {
 	const char *name;                   /* "Argo template", for the docs */
@@ -95,10 +95,20 @@ struct pod_form {
 	 * member (an Argo template's).
 	 */
 	int own_metadata;
+	/*
+	 * 0: the pod-level placement (nodeSelector, affinity, tolerations,
+	 * schedulerName, priorityClassName) is the spec's own members; 1:
+	 * the spec holds none (a Tekton task spec), and `placement` says
+	 * where it is, from the object ("spec.podTemplate"; NULL: nowhere).
+	 */
+	int placed_apart;
+	const char *placement;
 };
 
 /* A PodSpec: containers, initContainers, ephemeralContainers. */
 extern const struct pod_form pod_form_spec;
+/* A run's placement alone (a TaskRun's podTemplate, with a taskRef). */
+extern const struct pod_form pod_form_placement;
 
 /*
  * The container member `path` of `spec` (a mapping), or NULL: the value
@@ -109,11 +119,12 @@ json_t *pod_member_get(json_t *spec, const char *path);
 /*
  * The next row of rules/pod_shapes.c, from row *from on, that places pod
  * specs of a form other than a PodSpec in objects of `group` (the API
- * group of their apiVersion, "" for the core group) and `kind`; *from is
- * then past it. NULL when there is none left.
+ * group of their apiVersion, "" for the core group), `version` (its
+ * version) and `kind`; *from is then past it. NULL when there is none
+ * left.
  */
-const struct pod_shape *pod_shape_next(const char *group, const char *kind,
-				       size_t *from);
+const struct pod_shape *pod_shape_next(const char *group, const char *version,
+				       const char *kind, size_t *from);
 
 /* Where pod_next_container() is: zero it to start. */
 struct container_cursor {
@@ -142,6 +153,16 @@ struct pod_spec {
 	json_t *metadata;
 	const char *metadata_pointer;
 	const struct pod_form *form;
+	/*
+	 * The mapping of its pod-level placement (nodeSelector, affinity,
+	 * tolerations, schedulerName, priorityClassName) and its pointer:
+	 * the spec itself, or a mapping apart (a Tekton TaskRun's
+	 * podTemplate; `place` NULL while it is not there). `place_pointer`
+	 * is NULL when the pod has no placement it could be given: a change
+	 * that needs one is then reported, never made.
+	 */
+	json_t *place;
+	const char *place_pointer;
 };
 
 /* A container of a pod spec, from one of its form's members. */
@@ -151,7 +172,28 @@ struct container {
 	const char *list;           /* the member: "containers", "script", ... */
 	size_t index;               /* 0 in a single-container member */
 	int single;                 /* the member holds this one container */
+	const char *resources;      /* container_resources_name(); NULL:
+				       "resources" */
 };
+
+/*
+ * The member of `container` holding its limits and requests:
+ * "computeResources" when it has that and no "resources" (a Tekton v1
+ * step or sidecar), else "resources".
+ */
+const char *container_resources_name(json_t *container);
+
+/* The limits and requests of `container` (container_resources_name()),
+ * borrowed, or NULL. */
+json_t *container_resources(json_t *container);
+
+/*
+ * Makes sure `pod` has a placement mapping to write into: 0 when
+ * pod->place is there or was added (and pod->place then points to it),
+ * 1 when the pod has no placement it could be given (nothing is done:
+ * the caller reports what it would have changed), -1 on failure.
+ */
+int pod_place_make(struct rule_ctx *ctx, struct pod_spec *pod);
 
 typedef int (*rule_run_fn)(struct rule_ctx *ctx);
 typedef int (*pod_spec_fn)(struct rule_ctx *ctx, struct pod_spec *pod, void *arg);

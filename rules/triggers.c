@@ -375,19 +375,25 @@ static void names_add(struct string_list *names, const char *name,
 
 /*
  * A disjunct of a container fragment: the container `c` has one of
- * `names` as a key of its limits or of its requests. Nothing when
- * `names` is empty. Frees the array of `names`.
+ * `names` as a key of its limits or of its requests, in `resources` or
+ * in a Tekton v1 step's `computeResources`. Nothing when `names` is
+ * empty. Frees the array of `names`.
  */
 static void cel_resources(struct cel_text *t, struct string_list *names)
 {
-	if (names->n) {
+	static const char *const members[] = { "resources",
+					       "computeResources" };
+
+	for (size_t i = 0; names->n && i < 2; i++) {
+		const char *r = members[i];
+
 		cel_or(t);
-		cel_add(t, "has(c.resources) && ((has(c.resources.limits) && ");
+		cel_addf(t, "has(c.%s) && ((has(c.%s.limits) && ", r, r);
 		cel_quote_list(t, names);
-		cel_add(t, ".exists(k, k in c.resources.limits)) || "
-			"(has(c.resources.requests) && ");
+		cel_addf(t, ".exists(k, k in c.%s.limits)) || "
+			 "(has(c.%s.requests) && ", r, r);
 		cel_quote_list(t, names);
-		cel_add(t, ".exists(k, k in c.resources.requests)))");
+		cel_addf(t, ".exists(k, k in c.%s.requests)))", r);
 	}
 	free(names->items);
 	*names = (struct string_list){ 0 };
@@ -1524,7 +1530,8 @@ int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
  * or anywhere a "containers" member is (json_scan.h sends those to the
  * full reader), and the container lists of each spec; and the members on
  * the way to the pod specs of other forms, and their containers
- * (rules/pod_shapes.c: an Argo template's, a KServe component's).
+ * (rules/pod_shapes.c: an Argo template's, a KServe component's, a
+ * Tekton task spec's).
  */
 #define ENGINE_READS \
 	{ "apiVersion", 10, 1 }, { "kind", 4, 1 }, { "metadata", 8, 0 }, \
@@ -1541,16 +1548,20 @@ int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
 	{ "tensorflow", 10, 0 }, { "pytorch", 7, 0 }, { "sklearn", 7, 0 }, \
 	{ "xgboost", 7, 0 }, { "onnx", 4, 0 }, { "triton", 6, 0 }, \
 	{ "pmml", 4, 0 }, { "lightgbm", 8, 0 }, { "paddle", 6, 0 }, \
-	{ "huggingface", 11, 0 }
+	{ "huggingface", 11, 0 }, { "taskSpec", 8, 0 }, { "tasks", 5, 0 }, \
+	{ "finally", 7, 0 }, { "pipelineSpec", 12, 0 }, { "steps", 5, 0 }, \
+	{ "stepTemplate", 12, 0 }
 
 /*
  * gpu-visibility reads, of each container, its name, image, env (the
- * NVIDIA_VISIBLE_DEVICES entry) and resources (container_requests_gpu()),
+ * NVIDIA_VISIBLE_DEVICES entry) and resources or computeResources
+ * (container_requests_gpu()),
  * and image_is_stack_component() and string_list_match() the image.
  */
 static const struct rules_read reads_gpu_visibility[] = {
 	ENGINE_READS,
 	{ "image", 5, 1 }, { "env", 3, 1 }, { "resources", 9, 1 },
+	{ "computeResources", 16, 1 },
 	{ NULL, 0, 0 }
 };
 

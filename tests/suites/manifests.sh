@@ -146,21 +146,22 @@ check "webhook: the namespace is in no CEL expression" sh -c \
 for resource in pods replicationcontrollers podtemplates deployments \
 	replicasets statefulsets daemonsets jobs cronjobs tfjobs rayjobs \
 	rollouts workflows workflowtemplates cronworkflows \
-	clusterworkflowtemplates inferenceservices; do
+	clusterworkflowtemplates inferenceservices tasks taskruns pipelines \
+	pipelineruns clustertasks; do
 	check "webhook: rules cover $resource" grep -q "^ *- $resource\$" "$mwc"
 done
-# each rule (one apiGroups each, 20 in the two entries) on both
+# each rule (one apiGroups each, 28 in the two entries) on both
 check "webhook: rules on CREATE and UPDATE only" sh -c \
-	"n=\$(grep -c '^ *- apiGroups:\$' '$mwc') && [ \$n -eq 20 ] &&
+	"n=\$(grep -c '^ *- apiGroups:\$' '$mwc') && [ \$n -eq 28 ] &&
 	 [ \$(grep -c '^ *- CREATE\$' '$mwc') -eq \$n ] &&
 	 [ \$(grep -c '^ *- UPDATE\$' '$mwc') -eq \$n ] &&
 	 ! grep -qE '^ *- (DELETE|CONNECT|\"\\*\")\$' '$mwc'"
 # a cluster-scoped kind needs a rule of scope Cluster: under Namespaced
 # the API server never sends it
-check "webhook: ClusterWorkflowTemplates by a Cluster rule, every other kind Namespaced" sh -c \
+check "webhook: ClusterWorkflowTemplates and ClusterTasks by a Cluster rule, every other kind Namespaced" sh -c \
 	"[ \"\$(awk '/- apiGroups:/ { r = \"\" } { r = r \$0 } /scope:/ {
-		print (r ~ /- clusterworkflowtemplates/ ? \"cluster \" : \"\") \$2 }' '$mwc' |
-		sort | uniq -c | xargs)\" = \"18 Namespaced 2 cluster Cluster\" ]"
+		print (r ~ /- (clusterworkflowtemplates|clustertasks)/ ? \"cluster \" : \"\") \$2 }' '$mwc' |
+		sort | uniq -c | xargs)\" = \"24 Namespaced 4 cluster Cluster\" ]"
 check "webhook: rules for the core, apps and batch groups" sh -c \
 	"grep -A1 'apiGroups:' '$mwc' | tr -d ' \n' |
 	 grep -qF -- '-apiGroups:-\"\"---apiGroups:-apps---apiGroups:-batch'"
