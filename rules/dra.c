@@ -547,7 +547,7 @@ out_fail:
 static int gpu_request_read(struct rule_ctx *ctx, struct container *c,
 			    const char *name, struct gpu_request *req)
 {
-	json_t *resources = json_member(c->container, "resources");
+	json_t *resources = container_resources(c->container);
 	json_t *limit = json_member(json_member(resources, "limits"), name);
 	json_t *request = json_member(json_member(resources, "requests"), name);
 	long long n_limit = -1, n_request = -1;
@@ -558,7 +558,8 @@ static int gpu_request_read(struct rule_ctx *ctx, struct container *c,
 	req->name = name;
 	if (!limit && !request)
 		return 0;
-	if (!(p_res = json_pointer_join(c->pointer, "resources")))
+	if (!(p_res = json_pointer_join(c->pointer,
+				container_resources_name(c->container))))
 		return -1;
 	if (limit) {
 		char *p = json_pointer_join(p_res, "limits");
@@ -674,7 +675,8 @@ static int container_claim(struct rule_ctx *ctx, struct pod_spec *pod,
 		rc = array_append(ctx, pod->pointer, "resourceClaims",
 				  json_pack("{s:s, s:s}", "name", claim,
 					    "resourceClaimTemplateName", tpl));
-	if (rc || !(p_res = json_pointer_join(c->pointer, "resources")))
+	if (rc || !(p_res = json_pointer_join(c->pointer,
+				container_resources_name(c->container))))
 		return -1;
 	rc = array_append(ctx, p_res, "claims",
 			  json_pack("{s:s}", "name", claim));
@@ -709,7 +711,7 @@ static int collect_request(struct rule_ctx *ctx, struct pod_spec *pod,
 	struct pod_run *run = arg;
 	struct gpu_request req;
 	const char *name = cfg->gpu_resource;
-	json_t *resources = json_member(c->container, "resources");
+	json_t *resources = container_resources(c->container);
 	int rc;
 
 	(void)pod;
@@ -770,6 +772,19 @@ static int dra_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 
 	if (rc || run.bad || run.n == 0)
 		goto out;
+	/*
+	 * Claims are PodSpec fields (spec.resourceClaims, resources.claims):
+	 * a pod of another form (an Argo template, a Tekton step, a KServe
+	 * component) has nowhere to hold them.
+	 */
+	if (pod->form != &pod_form_spec) {
+		for (size_t i = 0; !rc && i < run.n; i++)
+			rc = rule_report(ctx, SEVERITY_ERROR,
+					 run.reqs[i].limit ? run.reqs[i].limit :
+					 run.reqs[i].request, 0,
+					 "under target dra, this pod is no PodSpec and has no place for DRA claims: keep it on the device-plugin target");
+		goto out;
+	}
 	if ((rc = pod_models_read(ctx, pod, &m)) != 0)
 		goto out;
 	if (m.kept)

@@ -399,7 +399,7 @@ static int judge_mig_resource(struct rule_ctx *ctx, struct container *c,
 			      const char *section, const char *name,
 			      json_t *value, void *arg)
 {
-	json_t *limits = json_member(json_member(c->container, "resources"),
+	json_t *limits = json_member(container_resources(c->container),
 				     "limits");
 	char *p;
 	int rc;
