@@ -36,7 +36,7 @@ elif image_exists "$IMAGE"; then
 fi
 buildah manifest create "$IMAGE" >/dev/null || image_die "cannot create the list $IMAGE"
 for arch in $IMAGE_ARCHES; do
-	buildah manifest add "$IMAGE" "containers-storage:$(image_of "$arch")" >/dev/null ||
+	buildah manifest add "$IMAGE" "containers-storage:$(image_stored "$(image_of "$arch")")" >/dev/null ||
 		image_die "cannot add $(image_of "$arch") to $IMAGE"
 	image_say "built $(image_of "$arch"): $(buildah images --format '{{.Size}}' "$(image_of "$arch")")"
 done

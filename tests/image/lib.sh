@@ -37,6 +37,16 @@ image_of() {
 	echo "$IMAGE-$1"
 }
 
+# image_stored NAME: NAME as local storage knows it. buildah keeps a name
+# without a registry as localhost/NAME, and the containers-storage
+# transport would read a short name as docker.io/library/NAME.
+image_stored() {
+	case $1 in
+	*/*) case ${1%%/*} in *.* | *:* | localhost) echo "$1"; return ;; esac ;;
+	esac
+	echo "localhost/$1"
+}
+
 # image_platforms: the platforms of IMAGE_ARCHES, "linux/amd64, ...".
 image_platforms() {
 	for _a in $IMAGE_ARCHES; do printf 'linux/%s\n' "$_a"; done | paste -sd, - | sed 's/,/, /g'
