@@ -278,8 +278,14 @@ webhook_wait() {
 	done
 	_killed=""
 	if webhook_running "$_sp"; then
+		# what each of its threads was doing, for the failure's report
+		_threads=$(for _t in /proc/"$_sp"/task/*; do
+			printf '%s:%s:%s ' "${_t##*/}" \
+				"$(sed -n 's/^[0-9]* (\(.*\)) \([A-Z]\).*/\1 \2/p' "$_t/stat" 2>/dev/null)" \
+				"$(cat "$_t/wchan" 2>/dev/null)"
+		done)
 		kill -KILL "$_sp" 2>/dev/null
-		_killed=" (killed after $((${WEBHOOK_WAIT:-30} * $(_webhook_slow))) s)"
+		_killed=" (killed after $((${WEBHOOK_WAIT:-30} * $(_webhook_slow))) s; threads: $_threads)"
 	fi
 	wait "$_sp" 2>/dev/null
 	webhook_status=$?
