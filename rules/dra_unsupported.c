@@ -12,7 +12,9 @@
  *   label). Every way the DRA driver shares a GPU is an alpha feature gate
  *   of the driver, off by default: TimeSlicingSettings, MPSSupport and
  *   ConsumableShares (with --consumable-shares, and Kubernetes'
- *   DRAConsumableCapacity for the claims' capacity requests).
+ *   DRAConsumableCapacity for the claims' capacity requests). With
+ *   dra.consumableCapacity, a pod whose GPU memory is known is no error:
+ *   dra.c asks for that memory as its claims' capacity.
  * - A GPU pod pinned to a Kepler GPU (Tesla K80...) by any source of
  *   model the rules read: the legacy GPU name label, nvidia.com/gpu.product
  *   (in nodeSelector or required node affinity, and in the affinity
@@ -365,6 +367,10 @@ static int judge_sharing(struct rule_ctx *ctx, struct pod_spec *pod)
 	int rc;
 
 	if (!pod_sharing_source(ctx->cfg, pod, &src))
+		return 0;
+	/* opted in: its memory becomes the claim's capacity request */
+	if (ctx->cfg->dra_consumable_capacity &&
+	    pod_memory_known(ctx->cfg, pod))
 		return 0;
 	if (src.resource) {
 		struct container c = { 0 };

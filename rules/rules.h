@@ -163,6 +163,9 @@ struct config {
 	enum rules_target target;       /* device-plugin unless set */
 	/* target dra: the DeviceClass of whole GPUs (gpu.nvidia.com) */
 	char *dra_device_class;
+	/* target dra: sharing pods whose GPU memory is known become claims
+	 * with a capacity request (Kubernetes 1.36's consumable capacity) */
+	int dra_consumable_capacity;
 
 	/* resource names */
 	char *legacy_gpu_resource;    /* alpha.kubernetes.io/nvidia-gpu */
