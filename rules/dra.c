@@ -861,6 +861,29 @@ static int collect_request(struct rule_ctx *ctx, struct pod_spec *pod,
 	return 0;
 }
 
+/*
+ * 1 when dra-unsupported reported an error in the pod template whose
+ * spec is `pod` (its spec, or its metadata beside it): the pod stays on
+ * the device plugin, and what this target would make of it is noise. It
+ * ran before (engine.c), in its mode and under the object's opt-outs.
+ */
+static int pod_unsupported(struct rule_ctx *ctx, struct pod_spec *pod)
+{
+	const char *slash = strrchr(pod->pointer, '/');
+	size_t len = slash ? (size_t)(slash - pod->pointer) : 0;
+
+	for (size_t i = 0; i < ctx->result->n_findings; i++) {
+		const struct finding *f = &ctx->result->findings[i];
+
+		if (f->rule == RULE_DRA_UNSUPPORTED &&
+		    f->severity == SEVERITY_ERROR && f->pointer &&
+		    strncmp(f->pointer, pod->pointer, len) == 0 &&
+		    (f->pointer[len] == '\0' || f->pointer[len] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
 static int dra_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
 	struct dra_object *o = arg;
@@ -869,6 +892,8 @@ static int dra_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	char *selector = NULL;
 	int rc;
 
+	if (pod_unsupported(ctx, pod))
+		return 0;
 	/* opted in, a pod that shares a GPU asks for its memory */
 	if (ctx->cfg->dra_consumable_capacity &&
 	    pod_shares_gpu(ctx->cfg, pod))
