@@ -884,6 +884,32 @@ static int pod_unsupported(struct rule_ctx *ctx, struct pod_spec *pod)
 	return 0;
 }
 
+/*
+ * Reporting only, with the rule in mutate mode: the templates migrate
+ * would write as documents of their own go to result->documents all the
+ * same, so that a front end that cannot write them (a JSON file) says so
+ * as migrate would. A List takes them as items: nothing to say.
+ */
+static int templates_foresee(struct rule_ctx *ctx, struct dra_object *o,
+			     struct pod_run *run, const char *selector)
+{
+	const char *kind = json_string_value(json_member(ctx->root, "kind"));
+
+	if (ctx->cfg->mode[ctx->rule] != RULE_MODE_MUTATE || !o->base ||
+	    (kind && strcmp(kind, "List") == 0))
+		return 0;
+	for (size_t i = 0; i < run->n; i++) {
+		const char *why;
+		char *tpl = template_for(ctx, o, run->reqs[i].count, selector,
+					 run->reqs[i].memory, &why);
+
+		if (!tpl && !why)
+			return -1;
+		free(tpl);
+	}
+	return 0;
+}
+
 static int dra_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
 	struct dra_object *o = arg;
@@ -936,6 +962,8 @@ static int dra_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 					 m.requirement, 0,
 					 "under target dra, this GPU model constraint is to become the CEL selector of its DRA claims: %s",
 					 selector);
+		if (!rc)
+			rc = templates_foresee(ctx, o, &run, selector);
 		goto out;
 	}
 	if (!o->base) {

@@ -339,7 +339,10 @@ struct rules_result {
 	 * to write as documents of their own after this one, in order; NULL
 	 * when none. A List gets its templates as items instead, through
 	 * operations, and a front end that cannot write a document must
-	 * refuse the result (a JSON file holds one).
+	 * refuse the result (a JSON file holds one). Reporting only
+	 * (rules_options.report_only) with legacy-gpu-resource in mutate
+	 * mode: those that the migration would write, so that lint can say
+	 * what migrate would refuse.
 	 */
 	json_t *documents;
 };

@@ -153,8 +153,27 @@ TEST(dra_lint_reports_without_changing)
 			 "alpha.kubernetes.io~1nvidia-gpu";
 
 	CHECK(out != NULL);
-	CHECK(res.n_ops == 0 && res.documents == NULL);
+	CHECK(res.n_ops == 0);
 	CHECK(test_count_findings(&res, RULE_LEGACY_GPU_RESOURCE, at) == 2);
+	/* the template migrate would write, for lint to judge a JSON file */
+	CHECK(json_array_size(res.documents) == 1);
+	CHECK(json_is_string(json_object_get(json_object_get(
+		json_array_get(res.documents, 0), "metadata"), "name")) &&
+	      strcmp(json_string_value(json_object_get(json_object_get(
+		json_array_get(res.documents, 0), "metadata"), "name")),
+		     "p-gpu") == 0);
+	json_decref(out);
+	rules_result_clear(&res);
+
+	/* in warn mode, migrate writes none: nor does it foresee any */
+	cfg->mode[RULE_LEGACY_GPU_RESOURCE] = RULE_MODE_WARN;
+	out = test_run_squoted_any_length(
+		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p'},"
+		"'spec':{'containers':[{'name':'c','image':'i','resources':{"
+		"'limits':{'nvidia.com/gpu':1}}}]}}",
+		cfg, &opts, &res, failures);
+	CHECK(out != NULL);
+	CHECK(res.n_ops == 0 && res.documents == NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 	config_free(cfg);
