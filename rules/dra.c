@@ -784,11 +784,40 @@ static int container_claim(struct rule_ctx *ctx, struct pod_spec *pod,
 struct pod_run {
 	struct dra_object *o;
 	const char *record;     /* consumable capacity: the memory annotation */
+	int capacity;           /* consumable capacity: its memory is known */
 	struct gpu_request reqs[64];
 	struct container where[64];
 	size_t n;
 	int bad;
 };
+
+/* Says what becomes of the first legacy memory slice `c` asks for. */
+static int memory_slice_report(struct rule_ctx *ctx, struct container *c)
+{
+	const struct config *cfg = ctx->cfg;
+	json_t *resources = json_member(c->container, "resources");
+	const char *sections[] = { "limits", "requests" };
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < cfg->n_memory_resources; i++) {
+			const char *name = cfg->memory_resources[i].name;
+			char *p;
+			int rc;
+
+			if (!json_member(json_member(resources, sections[s]),
+					 name))
+				continue;
+			if (!(p = container_resource_pointer_new(c, sections[s],
+								 name)))
+				return -1;
+			rc = rule_report(ctx, SEVERITY_WARNING, p, 0,
+					 "under target dra, '%s' is to become a DRA claim on DeviceClass '%s' asking for that GPU memory as capacity",
+					 name, cfg->dra_device_class);
+			free(p);
+			return rc;
+		}
+	return 0;
+}
 
 static int collect_request(struct rule_ctx *ctx, struct pod_spec *pod,
 			   struct container *c, void *arg)
@@ -818,6 +847,14 @@ static int collect_request(struct rule_ctx *ctx, struct pod_spec *pod,
 			break;
 		name = other;
 	}
+	/*
+	 * Reporting only, a container that asks for a legacy memory slice
+	 * asks, once gpu-sharing has run, for one GPU with that memory.
+	 */
+	if (!rule_mutates(ctx) && run->capacity &&
+	    !json_member(json_member(resources, "limits"), name) &&
+	    !json_member(json_member(resources, "requests"), name))
+		return memory_slice_report(ctx, c);
 	/* a shared GPU asks with the shared resource, when it has one */
 	if (run->record &&
 	    !json_member(json_member(resources, "limits"), name) &&
@@ -922,10 +959,12 @@ static int dra_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 		return 0;
 	/* opted in, a pod that shares a GPU asks for its memory */
 	if (ctx->cfg->dra_consumable_capacity &&
-	    pod_shares_gpu(ctx->cfg, pod))
+	    pod_shares_gpu(ctx->cfg, pod)) {
 		run.record = json_string_value(json_member(
 			json_member(pod->metadata, "annotations"),
 			ctx->cfg->memory_request_annotation));
+		run.capacity = pod_memory_known(ctx->cfg, pod);
+	}
 	rc = pod_for_each_container(ctx, pod, collect_request, &run);
 	if (rc || run.bad || run.n == 0)
 		goto out;
