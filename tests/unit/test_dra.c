@@ -230,3 +230,32 @@ TEST(dra_list_template_already_an_item)
 	rules_result_clear(&res);
 	config_free(cfg);
 }
+
+TEST(dra_memory_record_find)
+{
+	char mib[16];
+
+	CHECK(memory_record_find("warmup=2048Mi,shard=4096Mi", "shard", mib,
+				 sizeof(mib)) == 1);
+	CHECK_STR(mib, "4096Mi");
+	CHECK(memory_record_find("warmup=2048Mi,shard=4096Mi", "warmup", mib,
+				 sizeof(mib)) == 1);
+	CHECK_STR(mib, "2048Mi");
+	/* another container's, a prefix of a name, none at all */
+	CHECK(memory_record_find("warmup=2048Mi", "warm", mib,
+				 sizeof(mib)) == 0);
+	CHECK(memory_record_find("warmup=2048Mi", "shard", mib,
+				 sizeof(mib)) == 0);
+	CHECK(memory_record_find(NULL, "shard", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("", "shard", mib, sizeof(mib)) == 0);
+	/* not whole MiB above 0: no quantity to ask for */
+	CHECK(memory_record_find("a=0Mi", "a", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("a=2048", "a", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("a=2Gi", "a", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("a=2048Mib", "a", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("a=-1Mi", "a", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("a=1234567890123Mi", "a", mib,
+				 sizeof(mib)) == 0);
+	/* too small a buffer is none, never a cut quantity */
+	CHECK(memory_record_find("a=2048Mi", "a", mib, 6) == 0);
+}
