@@ -791,7 +791,8 @@ struct pod_run {
 	int bad;
 };
 
-/* Says what becomes of the first legacy memory slice `c` asks for. */
+/* Says what becomes of the first legacy memory slice `c` asks for: 1,
+ * or 0 when it asks for none, -1 when out of memory. */
 static int memory_slice_report(struct rule_ctx *ctx, struct container *c)
 {
 	const struct config *cfg = ctx->cfg;
@@ -814,7 +815,7 @@ static int memory_slice_report(struct rule_ctx *ctx, struct container *c)
 					 "under target dra, '%s' is to become a DRA claim on DeviceClass '%s' asking for that GPU memory as capacity",
 					 name, cfg->dra_device_class);
 			free(p);
-			return rc;
+			return rc ? -1 : 1;
 		}
 	return 0;
 }
@@ -853,8 +854,9 @@ static int collect_request(struct rule_ctx *ctx, struct pod_spec *pod,
 	 */
 	if (!rule_mutates(ctx) && run->capacity &&
 	    !json_member(json_member(resources, "limits"), name) &&
-	    !json_member(json_member(resources, "requests"), name))
-		return memory_slice_report(ctx, c);
+	    !json_member(json_member(resources, "requests"), name) &&
+	    (rc = memory_slice_report(ctx, c)) != 0)
+		return rc < 0 ? -1 : 0;
 	/* a shared GPU asks with the shared resource, when it has one */
 	if (run->record &&
 	    !json_member(json_member(resources, "limits"), name) &&
