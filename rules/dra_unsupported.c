@@ -391,8 +391,13 @@ static int judge_sharing(struct rule_ctx *ctx, struct pod_spec *pod)
 			p = json_pointer_join(p_map, key);
 	}
 	rc = p ? rule_report(ctx, SEVERITY_ERROR, p, 0,
-			     "%s '%s' shares a GPU; NVIDIA's DRA driver shares GPUs only behind its alpha gates TimeSlicingSettings, MPSSupport or ConsumableShares (--consumable-shares, with Kubernetes' DRAConsumableCapacity), off by default: " STAY,
-			     what, key) : -1;
+			     "%s '%s' shares a GPU; NVIDIA's DRA driver shares GPUs only behind its alpha gates TimeSlicingSettings, MPSSupport or ConsumableShares (--consumable-shares, with Kubernetes' DRAConsumableCapacity), off by default: " STAY "%s",
+			     what, key,
+			     !ctx->cfg->dra_consumable_capacity ? "" :
+			     ctx->cfg->strategy == SHARING_KEEP ?
+			     " (dra.consumableCapacity translates nothing under sharing strategy keep)" :
+			     " (dra.consumableCapacity cannot translate it: a container shares its GPU by count, with no GPU memory known)")
+		 : -1;
 	free(p);
 	free(p_map);
 	return rc;
