@@ -151,6 +151,14 @@ int cli_skip_unparsed(const struct input *in, const struct source_error *err,
 struct config *cli_load_config(const char *path);
 
 /*
+ * Target dra: 1 when `doc` is JSON and `documents` (rules_result.documents)
+ * holds templates to write after it, which a JSON file cannot hold; then
+ * `message` says so (what migrate refuses and lint reports). Else 0.
+ */
+int cli_json_documents_refused(const struct source_doc *doc,
+			       json_t *documents, char *message, size_t size);
+
+/*
  * The enum rules_target named by a --target argument; prints the error
  * and returns -1 when it names none.
  */

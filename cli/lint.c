@@ -124,6 +124,7 @@ struct lint_file {
 static int lint_doc(void *arg, struct stream_doc *sd)
 {
 	struct lint_file *lf = arg;
+	char refused[512];
 
 	for (size_t i = 0; i < sd->result->n_findings; i++) {
 		const struct finding *f = &sd->result->findings[i];
@@ -136,6 +137,19 @@ static int lint_doc(void *arg, struct stream_doc *sd)
 			      &item.column);
 		report_item_object(&item, sd->doc->json);
 		if (lint_add_item(lf->l, &item, f->severity))
+			return -1;
+	}
+	/* what migrate refuses: templates a JSON file cannot hold */
+	if (cli_json_documents_refused(sd->doc, sd->result->documents,
+				       refused, sizeof(refused))) {
+		struct report_item item = {
+			.file = lf->name, .line = sd->doc->line,
+			.rule = rule_info_get(RULE_LEGACY_GPU_RESOURCE)->name,
+			.message = refused,
+		};
+
+		report_item_object(&item, sd->doc->json);
+		if (lint_add_item(lf->l, &item, SEVERITY_ERROR))
 			return -1;
 	}
 	/* a long stream's pages need not stay in memory behind the parser */

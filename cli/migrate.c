@@ -159,18 +159,14 @@ static int write_documents(struct file_run *run, struct source_doc *doc,
 			   json_t *documents)
 {
 	json_t *document;
+	char refused[512];
 	size_t i;
 
 	if (!documents || json_array_size(documents) == 0)
 		return 0;
-	if (doc->root && doc->root->flow) {
-		const char *name = json_string_value(json_member(
-			json_member(json_array_get(documents, 0), "metadata"),
-			"name"));
-
-		msg_at(run->in->name, doc->line, 0, "error",
-		       "document %d: ResourceClaimTemplate '%s' cannot be written next to it: a JSON file holds one document (write it as YAML, or as a kind: List, whose items take it)",
-		       doc->index + 1, name ? name : "");
+	if (cli_json_documents_refused(doc, documents, refused,
+				       sizeof(refused))) {
+		msg_at(run->in->name, doc->line, 0, "error", "%s", refused);
 		run->m->counts.findings[SEVERITY_ERROR]++;
 		return 1;
 	}

@@ -149,6 +149,22 @@ int cli_templates_read(struct cli_templates *list, const char *text,
 	return rc;
 }
 
+int cli_json_documents_refused(const struct source_doc *doc,
+			       json_t *documents, char *message, size_t size)
+{
+	const char *name;
+
+	if (!documents || json_array_size(documents) == 0 || !doc->root ||
+	    !doc->root->flow)
+		return 0;
+	name = json_string_value(json_member(json_member(
+		json_array_get(documents, 0), "metadata"), "name"));
+	snprintf(message, size,
+		 "document %d: ResourceClaimTemplate '%s' cannot be written next to it: a JSON file holds one document (write it as YAML, or as a kind: List, whose items take it)",
+		 doc->index + 1, name ? name : "");
+	return 1;
+}
+
 int cli_target_parse(const char *name)
 {
 	int target = rules_target_find(name);

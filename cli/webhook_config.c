@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "cli.h"
+#include "config_file.h"
 #include "msg.h"
 #include "registration.h"
 
@@ -121,6 +122,7 @@ int cmd_webhook_config(int argc, char **argv)
 	};
 	const char *config_path = NULL, *version = DEFAULT_KUBE_VERSION;
 	const char *policy = NULL;
+	char errbuf[1024];
 	struct cli_args args;
 	struct config *cfg;
 	struct buf out;
@@ -194,8 +196,13 @@ int cmd_webhook_config(int argc, char **argv)
 		ropts.conditions = 0;
 		ropts.legacy_fail = 0;
 	}
-	if (!(cfg = cli_load_config(config_path)))
+	/* the registration is the webhook's: its config, refused as the
+	 * webhook refuses it */
+	if (!(cfg = config_file_load_admission(config_path, errbuf,
+					       sizeof(errbuf)))) {
+		msg_error("%s", errbuf);
 		return 2;
+	}
 	doc = registration_new(cfg, &ropts);
 	if (doc && too_long(doc)) {
 		json_decref(doc);

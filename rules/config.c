@@ -36,6 +36,7 @@ enum field_kind {
 	FIELD_SUFFIX,           /* char *: text appended to a label value */
 	FIELD_OBJECT_NAME,      /* char *: an object name (DNS subdomain) */
 	FIELD_CUSTOM_RESOURCES, /* custom_resources, n_custom_resources */
+	FIELD_BOOL,             /* int: true 1, false 0 */
 };
 
 struct config_field {
@@ -117,6 +118,7 @@ static const struct config_field models_fields[] = {
 
 static const struct config_field dra_fields[] = {
 	FIELD("deviceClassName", FIELD_OBJECT_NAME, dra_device_class),
+	FIELD("consumableCapacity", FIELD_BOOL, dra_consumable_capacity),
 	{ NULL, 0, 0 }
 };
 
@@ -439,6 +441,7 @@ static int field_copy(struct config *dst, const struct config *src,
 	case FIELD_INT:
 	case FIELD_TIMEOUT:
 	case FIELD_FAILURE_POLICY:
+	case FIELD_BOOL:
 		*MEMBER(dst, f, int) = *CONST_MEMBER(src, f, int);
 		return 0;
 	}
@@ -890,6 +893,10 @@ static const char default_yaml[] =
 	"# The dra target.\n"
 	"dra:\n"
 	"  deviceClassName: gpu.nvidia.com  # the DeviceClass of whole GPUs in claims\n"
+	"  # true: a sharing pod whose GPU memory is known asks for it as claim\n"
+	"  # capacity (Kubernetes 1.36, the DRA driver's alpha ConsumableShares);\n"
+	"  # false: such a pod is a dra-unsupported error\n"
+	"  consumableCapacity: false\n"
 	"\n"
 	"# Opt-out and bookkeeping annotations.\n"
 	"annotations:\n"
@@ -1620,6 +1627,12 @@ static int field_apply(struct config *cfg, const struct config_field *f,
 		return apply_failure_policy(cfg, value, pointer, err);
 	case FIELD_CUSTOM_RESOURCES:
 		return apply_custom_resources(cfg, value, pointer, err);
+	case FIELD_BOOL:
+		if (!json_is_boolean(value))
+			return config_fail(err, NULL, pointer,
+					   "%s must be true or false", f->key);
+		*MEMBER(cfg, f, int) = json_is_true(value);
+		return 0;
 	}
 	return -1;
 }
@@ -2023,6 +2036,8 @@ static json_t *field_to_json(const struct config *cfg,
 		return json_integer(*CONST_MEMBER(cfg, f, int));
 	case FIELD_FAILURE_POLICY:
 		return json_text(cfg->failure_allow ? "allow" : "deny");
+	case FIELD_BOOL:
+		return json_boolean(*CONST_MEMBER(cfg, f, int));
 	case FIELD_CUSTOM_RESOURCES:
 		if (!(map = json_array()))
 			return NULL;

@@ -226,13 +226,12 @@ static int pod_models_read(struct rule_ctx *ctx, struct pod_spec *pod,
 }
 
 /*
- * Removes what pinned the pod to its model, now that the claims' selector
- * does: the nodeSelector key, or the requirement with whatever of the
- * node affinity it leaves empty. A term with other requirements keeps
- * them.
+ * Removes the requirement at `requirement` (in the single term of the
+ * pod's required node affinity), with whatever of the node affinity it
+ * leaves empty. A term with other requirements keeps them.
  */
-static int pod_models_remove(struct rule_ctx *ctx, struct pod_spec *pod,
-			     struct pod_models *m)
+static int requirement_remove(struct rule_ctx *ctx, struct pod_spec *pod,
+			      const char *requirement)
 {
 	json_t *affinity = json_member(pod->spec, "affinity");
 	json_t *node = json_member(affinity, "nodeAffinity");
@@ -240,19 +239,8 @@ static int pod_models_remove(struct rule_ctx *ctx, struct pod_spec *pod,
 	char *p_term, *p_affinity, *p_node, *slash;
 	int rc;
 
-	if (m->selector_key) {
-		char *p_sel = json_pointer_join(pod->pointer, "nodeSelector");
-
-		rc = p_sel ? rule_remove_key_pruned(ctx, p_sel,
-						    ctx->cfg->gpu_product_label)
-			   : -1;
-		free(p_sel);
-		return rc;
-	}
-	if (!m->requirement)
-		return 0;
 	/* the requirement is .../nodeSelectorTerms/0/matchExpressions/N */
-	if (!(p_term = strdup(m->requirement)))
+	if (!(p_term = strdup(requirement)))
 		return -1;
 	*strrchr(p_term, '/') = '\0';
 	slash = strrchr(p_term, '/');
@@ -260,7 +248,7 @@ static int pod_models_remove(struct rule_ctx *ctx, struct pod_spec *pod,
 	term = json_pointer_get(ctx->root, p_term);
 	exprs = json_member(term, "matchExpressions");
 	if (json_array_size(exprs) > 1)
-		rc = rule_remove(ctx, m->requirement);
+		rc = rule_remove(ctx, requirement);
 	else if (json_object_size(term) > 1)
 		rc = rule_remove_key_pruned(ctx, p_term, "matchExpressions");
 	else
@@ -289,6 +277,81 @@ static int pod_models_remove(struct rule_ctx *ctx, struct pod_spec *pod,
 	return rc;
 }
 
+/*
+ * Removes what pinned the pod to its model, now that the claims' selector
+ * does: the nodeSelector key, or the requirement with whatever of the
+ * node affinity it leaves empty. A term with other requirements keeps
+ * them.
+ */
+static int pod_models_remove(struct rule_ctx *ctx, struct pod_spec *pod,
+			     struct pod_models *m)
+{
+	int rc;
+
+	if (m->selector_key) {
+		char *p_sel = json_pointer_join(pod->pointer, "nodeSelector");
+
+		rc = p_sel ? rule_remove_key_pruned(ctx, p_sel,
+						    ctx->cfg->gpu_product_label)
+			   : -1;
+		free(p_sel);
+		return rc;
+	}
+	return m->requirement ? requirement_remove(ctx, pod, m->requirement)
+			      : 0;
+}
+
+/*
+ * The required node affinity on the sharing-strategy label that
+ * gpu-sharing gave a pod that shares a GPU: under consumable capacity the
+ * claim shares it, on any node. Removed when it is one requirement of the
+ * single node selector term, as gpu-sharing writes it; else kept, with a
+ * warning. Reporting only, said.
+ */
+static int sharing_affinity_remove(struct rule_ctx *ctx, struct pod_spec *pod)
+{
+	const char *label = ctx->cfg->sharing_strategy_label;
+	json_t *required = json_member(json_member(json_member(pod->spec,
+			"affinity"), "nodeAffinity"),
+		"requiredDuringSchedulingIgnoredDuringExecution");
+	struct pod_models m = { 0 };
+	struct requirement_walk w = { &m, 0 };
+	json_t *only;
+	char *p_affinity;
+	int rc;
+
+	if (!required || !label)
+		return 0;
+	if (!(p_affinity = json_pointer_join(pod->pointer, "affinity")))
+		return -1;
+	only = json_pack("{s:{s:O}}", "nodeAffinity",
+			 "requiredDuringSchedulingIgnoredDuringExecution",
+			 required);
+	rc = only ? affinity_for_each_node_requirement(only, p_affinity, label,
+						       requirement_seen, &w)
+		  : -1;
+	json_decref(only);
+	free(p_affinity);
+	if (rc || w.found == 0)
+		goto out;
+	if (w.found > 1 ||
+	    json_array_size(json_member(required, "nodeSelectorTerms")) != 1)
+		rc = rule_report(ctx, SEVERITY_WARNING, m.requirement, 0,
+				 "node affinity on '%s' stays: the GPU is shared by its claim's capacity request, on nodes without that label too",
+				 label);
+	else if (!rule_mutates(ctx))
+		rc = rule_report(ctx, SEVERITY_WARNING, m.requirement, 0,
+				 "under target dra, node affinity on '%s' is to go: the claim's capacity request shares the GPU",
+				 label);
+	else if (!(rc = rule_report(ctx, SEVERITY_WARNING, m.requirement, 1,
+				    "removed node affinity on '%s': the claim's capacity request shares the GPU",
+				    label)))
+		rc = requirement_remove(ctx, pod, m.requirement);
+out:
+	pod_models_clear(&m);
+	return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* Claims and their templates                                          */
 
@@ -305,6 +368,7 @@ struct gpu_request {
 	const char *name;       /* the resource */
 	char *limit, *request;  /* pointers of the keys, NULL when absent */
 	long long count;
+	char memory[16];        /* consumable capacity: "<N>Mi", or "" */
 };
 
 /*
@@ -340,7 +404,7 @@ static char *template_base(json_t *object, int *oom)
 /* A new ResourceClaimTemplate `name` asking for `count` GPUs. */
 static json_t *template_new(const struct config *cfg, const char *name,
 			    const char *namespace, long long count,
-			    const char *selector)
+			    const char *selector, const char *memory)
 {
 	json_t *exactly = json_pack("{s:s, s:s, s:I}",
 				    "deviceClassName", cfg->dra_device_class,
@@ -352,6 +416,13 @@ static json_t *template_new(const struct config *cfg, const char *name,
 	    json_object_set_new(exactly, "selectors",
 				json_pack("[{s:{s:s}}]", "cel", "expression",
 					  selector)))
+		goto out_fail;
+	/* ExactDeviceRequest.capacity: CapacityRequirements, a map of
+	 * quantities by the device's capacity name */
+	if (exactly && memory && *memory &&
+	    json_object_set_new(exactly, "capacity",
+				json_pack("{s:{s:s}}", "requests", "memory",
+					  memory)))
 		goto out_fail;
 	if (meta && namespace &&
 	    json_object_set_new(meta, "namespace", json_text(namespace)))
@@ -473,7 +544,7 @@ out_oom:
  */
 static char *template_for(struct rule_ctx *ctx, struct dra_object *o,
 			  long long count, const char *selector,
-			  const char **why)
+			  const char *memory, const char **why)
 {
 	json_t *items = NULL, *want = NULL, *found;
 	const char *kind = json_string_value(json_member(ctx->root, "kind"));
@@ -490,7 +561,7 @@ static char *template_for(struct rule_ctx *ctx, struct dra_object *o,
 			snprintf(name, sizeof(name), "%s-gpu-%d", o->base, k);
 		json_decref(want);
 		if (!(want = template_new(ctx->cfg, name, o->namespace, count,
-					  selector)))
+					  selector, memory)))
 			return NULL;
 		found = template_find(o->made, name, o->namespace);
 		if (!found && items) {
@@ -662,15 +733,22 @@ static int container_claim(struct rule_ctx *ctx, struct pod_spec *pod,
 			   struct container *c, struct gpu_request *req,
 			   const char *tpl)
 {
-	const char *name = ctx->cfg->gpu_resource;
+	const char *name = req->name;
+	const char *memory = ctx->cfg->gpu_memory_resource;
 	char claim[32], *p_res, *p_lim, *p_req;
 	int rc;
 
 	claim_name(pod->spec, claim, sizeof(claim));
-	rc = rule_report(ctx, SEVERITY_WARNING,
-			 req->limit ? req->limit : req->request, 1,
-			 "'%s: %lld' became DRA claim '%s' from ResourceClaimTemplate '%s'",
-			 req->name, req->count, claim, tpl);
+	if (*req->memory)
+		rc = rule_report(ctx, SEVERITY_WARNING,
+				 req->limit ? req->limit : req->request, 1,
+				 "'%s: %lld' with %s of its memory became DRA claim '%s' from ResourceClaimTemplate '%s', which asks for that memory as capacity",
+				 req->name, req->count, req->memory, claim, tpl);
+	else
+		rc = rule_report(ctx, SEVERITY_WARNING,
+				 req->limit ? req->limit : req->request, 1,
+				 "'%s: %lld' became DRA claim '%s' from ResourceClaimTemplate '%s'",
+				 req->name, req->count, claim, tpl);
 	if (!rc)
 		rc = array_append(ctx, pod->pointer, "resourceClaims",
 				  json_pack("{s:s, s:s}", "name", claim,
@@ -686,6 +764,15 @@ static int container_claim(struct rule_ctx *ctx, struct pod_spec *pod,
 	 * the pointers than limits' */
 	if (!rc && (!p_lim || !p_req))
 		rc = -1;
+	/* a memory slice of HAMi's goes with it: the claim asks for it */
+	if (!rc && *req->memory && memory && json_member(json_member(
+			json_member(c->container, "resources"), "requests"),
+			memory))
+		rc = rule_remove_key_pruned(ctx, p_req, memory);
+	if (!rc && *req->memory && memory && json_member(json_member(
+			json_member(c->container, "resources"), "limits"),
+			memory))
+		rc = rule_remove_key_pruned(ctx, p_lim, memory);
 	if (!rc && req->request)
 		rc = rule_remove_key_pruned(ctx, p_req, name);
 	if (!rc && req->limit)
@@ -698,11 +785,42 @@ static int container_claim(struct rule_ctx *ctx, struct pod_spec *pod,
 
 struct pod_run {
 	struct dra_object *o;
+	const char *record;     /* consumable capacity: the memory annotation */
+	int capacity;           /* consumable capacity: its memory is known */
 	struct gpu_request reqs[64];
 	struct container where[64];
 	size_t n;
 	int bad;
 };
+
+/* Says what becomes of the first legacy memory slice `c` asks for: 1,
+ * or 0 when it asks for none, -1 when out of memory. */
+static int memory_slice_report(struct rule_ctx *ctx, struct container *c)
+{
+	const struct config *cfg = ctx->cfg;
+	json_t *resources = json_member(c->container, "resources");
+	const char *sections[] = { "limits", "requests" };
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < cfg->n_memory_resources; i++) {
+			const char *name = cfg->memory_resources[i].name;
+			char *p;
+			int rc;
+
+			if (!json_member(json_member(resources, sections[s]),
+					 name))
+				continue;
+			if (!(p = container_resource_pointer_new(c, sections[s],
+								 name)))
+				return -1;
+			rc = rule_report(ctx, SEVERITY_WARNING, p, 0,
+					 "under target dra, '%s' is to become a DRA claim on DeviceClass '%s' asking for that GPU memory as capacity",
+					 name, cfg->dra_device_class);
+			free(p);
+			return rc ? -1 : 1;
+		}
+	return 0;
+}
 
 static int collect_request(struct rule_ctx *ctx, struct pod_spec *pod,
 			   struct container *c, void *arg)
@@ -732,7 +850,29 @@ static int collect_request(struct rule_ctx *ctx, struct pod_spec *pod,
 			break;
 		name = other;
 	}
+	/*
+	 * Reporting only, a container that asks for a legacy memory slice
+	 * asks, once gpu-sharing has run, for one GPU with that memory.
+	 */
+	if (!rule_mutates(ctx) && run->capacity &&
+	    !json_member(json_member(resources, "limits"), name) &&
+	    !json_member(json_member(resources, "requests"), name) &&
+	    (rc = memory_slice_report(ctx, c)) != 0)
+		return rc < 0 ? -1 : 0;
+	/* a shared GPU asks with the shared resource, when it has one */
+	if (run->record &&
+	    !json_member(json_member(resources, "limits"), name) &&
+	    !json_member(json_member(resources, "requests"), name) &&
+	    (json_member(json_member(resources, "limits"),
+			 cfg->shared_gpu_resource) ||
+	     json_member(json_member(resources, "requests"),
+			 cfg->shared_gpu_resource)))
+		name = cfg->shared_gpu_resource;
 	rc = gpu_request_read(ctx, c, name, &req);
+	if (rc == 0 && run->record)
+		memory_record_find(run->record, json_string_value(json_member(
+				c->container, "name")), req.memory,
+				sizeof(req.memory));
 	if (rc < 0) {
 		gpu_request_clear(&req);
 		return -1;
@@ -762,14 +902,74 @@ static int collect_request(struct rule_ctx *ctx, struct pod_spec *pod,
 	return 0;
 }
 
+/*
+ * 1 when dra-unsupported reported an error in the pod template whose
+ * spec is `pod` (its spec, or its metadata beside it): the pod stays on
+ * the device plugin, and what this target would make of it is noise. It
+ * ran before (engine.c), in its mode and under the object's opt-outs.
+ */
+static int pod_unsupported(struct rule_ctx *ctx, struct pod_spec *pod)
+{
+	const char *slash = strrchr(pod->pointer, '/');
+	size_t len = slash ? (size_t)(slash - pod->pointer) : 0;
+
+	for (size_t i = 0; i < ctx->result->n_findings; i++) {
+		const struct finding *f = &ctx->result->findings[i];
+
+		if (f->rule == RULE_DRA_UNSUPPORTED &&
+		    f->severity == SEVERITY_ERROR && f->pointer &&
+		    strncmp(f->pointer, pod->pointer, len) == 0 &&
+		    (f->pointer[len] == '\0' || f->pointer[len] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Reporting only, with the rule in mutate mode: the templates migrate
+ * would write as documents of their own go to result->documents all the
+ * same, so that a front end that cannot write them (a JSON file) says so
+ * as migrate would. A List takes them as items: nothing to say.
+ */
+static int templates_foresee(struct rule_ctx *ctx, struct dra_object *o,
+			     struct pod_run *run, const char *selector)
+{
+	const char *kind = json_string_value(json_member(ctx->root, "kind"));
+
+	if (ctx->cfg->mode[ctx->rule] != RULE_MODE_MUTATE || !o->base ||
+	    (kind && strcmp(kind, "List") == 0))
+		return 0;
+	for (size_t i = 0; i < run->n; i++) {
+		const char *why;
+		char *tpl = template_for(ctx, o, run->reqs[i].count, selector,
+					 run->reqs[i].memory, &why);
+
+		if (!tpl && !why)
+			return -1;
+		free(tpl);
+	}
+	return 0;
+}
+
 static int dra_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 {
 	struct dra_object *o = arg;
 	struct pod_run run = { .o = o };
 	struct pod_models m = { 0 };
 	char *selector = NULL;
-	int rc = pod_for_each_container(ctx, pod, collect_request, &run);
+	int rc;
 
+	if (pod_unsupported(ctx, pod))
+		return 0;
+	/* opted in, a pod that shares a GPU asks for its memory */
+	if (ctx->cfg->dra_consumable_capacity &&
+	    pod_shares_gpu(ctx->cfg, pod)) {
+		run.record = json_string_value(json_member(
+			json_member(pod->metadata, "annotations"),
+			ctx->cfg->memory_request_annotation));
+		run.capacity = pod_memory_known(ctx->cfg, pod);
+	}
+	rc = pod_for_each_container(ctx, pod, collect_request, &run);
 	if (rc || run.bad || run.n == 0)
 		goto out;
 	/*
@@ -785,6 +985,9 @@ static int dra_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 					 "under target dra, this pod is no PodSpec and has no place for DRA claims: keep it on the device-plugin target");
 		goto out;
 	}
+	if (run.record && (rc = sharing_affinity_remove(ctx, pod)) != 0)
+		goto out;
+	pod->spec = json_pointer_get(ctx->root, pod->pointer);
 	if ((rc = pod_models_read(ctx, pod, &m)) != 0)
 		goto out;
 	if (m.kept)
@@ -803,15 +1006,20 @@ static int dra_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 			rc = rule_report(ctx, SEVERITY_WARNING,
 					 run.reqs[i].limit ? run.reqs[i].limit :
 					 run.reqs[i].request, 0,
-					 "under target dra, '%s: %lld' is to become a DRA claim on DeviceClass '%s'",
+					 "under target dra, '%s: %lld' is to become a DRA claim on DeviceClass '%s'%s%s",
 					 run.reqs[i].name, run.reqs[i].count,
-					 ctx->cfg->dra_device_class);
+					 ctx->cfg->dra_device_class,
+					 *run.reqs[i].memory ?
+					 " asking for memory capacity " : "",
+					 run.reqs[i].memory);
 		if (!rc && selector)
 			rc = rule_report(ctx, SEVERITY_WARNING,
 					 m.selector_key ? m.selector_key :
 					 m.requirement, 0,
 					 "under target dra, this GPU model constraint is to become the CEL selector of its DRA claims: %s",
 					 selector);
+		if (!rc)
+			rc = templates_foresee(ctx, o, &run, selector);
 		goto out;
 	}
 	if (!o->base) {
@@ -830,7 +1038,7 @@ static int dra_pod(struct rule_ctx *ctx, struct pod_spec *pod, void *arg)
 	for (size_t i = 0; !rc && i < run.n; i++) {
 		const char *why;
 		char *tpl = template_for(ctx, o, run.reqs[i].count, selector,
-					 &why);
+					 run.reqs[i].memory, &why);
 
 		if (!tpl && why) {
 			rc = rule_report(ctx, SEVERITY_ERROR,

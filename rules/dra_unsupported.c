@@ -12,7 +12,9 @@
  *   label). Every way the DRA driver shares a GPU is an alpha feature gate
  *   of the driver, off by default: TimeSlicingSettings, MPSSupport and
  *   ConsumableShares (with --consumable-shares, and Kubernetes'
- *   DRAConsumableCapacity for the claims' capacity requests).
+ *   DRAConsumableCapacity for the claims' capacity requests). With
+ *   dra.consumableCapacity, a pod whose GPU memory is known is no error:
+ *   dra.c asks for that memory as its claims' capacity.
  * - A GPU pod pinned to a Kepler GPU (Tesla K80...) by any source of
  *   model the rules read: the legacy GPU name label, nvidia.com/gpu.product
  *   (in nodeSelector or required node affinity, and in the affinity
@@ -366,6 +368,10 @@ static int judge_sharing(struct rule_ctx *ctx, struct pod_spec *pod)
 
 	if (!pod_sharing_source(ctx->cfg, pod, &src))
 		return 0;
+	/* opted in: its memory becomes the claim's capacity request */
+	if (ctx->cfg->dra_consumable_capacity &&
+	    pod_memory_known(ctx->cfg, pod))
+		return 0;
 	if (src.resource) {
 		struct container c = { 0 };
 
@@ -385,8 +391,13 @@ static int judge_sharing(struct rule_ctx *ctx, struct pod_spec *pod)
 			p = json_pointer_join(p_map, key);
 	}
 	rc = p ? rule_report(ctx, SEVERITY_ERROR, p, 0,
-			     "%s '%s' shares a GPU; NVIDIA's DRA driver shares GPUs only behind its alpha gates TimeSlicingSettings, MPSSupport or ConsumableShares (--consumable-shares, with Kubernetes' DRAConsumableCapacity), off by default: " STAY,
-			     what, key) : -1;
+			     "%s '%s' shares a GPU; NVIDIA's DRA driver shares GPUs only behind its alpha gates TimeSlicingSettings, MPSSupport or ConsumableShares (--consumable-shares, with Kubernetes' DRAConsumableCapacity), off by default: " STAY "%s",
+			     what, key,
+			     !ctx->cfg->dra_consumable_capacity ? "" :
+			     ctx->cfg->strategy == SHARING_KEEP ?
+			     " (dra.consumableCapacity translates nothing under sharing strategy keep)" :
+			     " (dra.consumableCapacity cannot translate it: a container shares its GPU by count, with no GPU memory known)")
+		 : -1;
 	free(p);
 	free(p_map);
 	return rc;

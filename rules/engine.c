@@ -1746,6 +1746,81 @@ int pod_sharing_source(const struct config *cfg, struct pod_spec *pod,
 	return 0;
 }
 
+int memory_record_find(const char *record, const char *name, char *out,
+		       size_t size)
+{
+	size_t name_len = name ? strlen(name) : 0;
+	const char *p = record;
+
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+		const char *eq = memchr(p, '=', len), *v;
+		size_t digits;
+
+		if (eq && (size_t)(eq - p) == name_len && name_len &&
+		    strncmp(p, name, name_len) == 0) {
+			v = eq + 1;
+			digits = strspn(v, "0123456789");
+			/* "<N>Mi", N a whole number of MiB above 0 */
+			if (digits == 0 || digits > 12 || v[0] == '0' ||
+			    (size_t)(v - p) + digits + 2 != len ||
+			    strncmp(v + digits, "Mi", 2) != 0 ||
+			    digits + 3 > size)
+				return 0;
+			memcpy(out, v, digits + 2);
+			out[digits + 2] = '\0';
+			return 1;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* 1 when container `c` asks for a legacy GPU memory resource. */
+static int container_asks_memory(const struct config *cfg, json_t *c)
+{
+	json_t *resources = json_member(c, "resources");
+	const char *sections[] = { "limits", "requests" };
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < cfg->n_memory_resources; i++) {
+			json_t *value = json_member(
+				json_member(resources, sections[s]),
+				cfg->memory_resources[i].name);
+
+			if (value && asks_for(value))
+				return 1;
+		}
+	return 0;
+}
+
+int pod_memory_known(const struct config *cfg, struct pod_spec *pod)
+{
+	const char *record = json_string_value(json_member(
+		json_member(pod->metadata, "annotations"),
+		cfg->memory_request_annotation));
+	struct container_cursor cur = { 0, 0 };
+	size_t asking = 0;
+	json_t *c;
+
+	if (cfg->strategy == SHARING_KEEP)
+		return 0;
+	while ((c = pod_next_container(pod->form, pod->spec, &cur))) {
+		char mib[16];
+
+		if (container_gpu_request_kind(cfg, c) != GPU_REQUEST_RESOURCE)
+			continue;
+		asking++;
+		if (!container_asks_memory(cfg, c) &&
+		    !memory_record_find(record, json_string_value(
+				json_member(c, "name")), mib, sizeof(mib)))
+			return 0;
+	}
+	return asking > 0 || (record && *record);
+}
+
 int pod_shares_gpu(const struct config *cfg, struct pod_spec *pod)
 {
 	struct sharing_source src;

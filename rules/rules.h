@@ -163,6 +163,9 @@ struct config {
 	enum rules_target target;       /* device-plugin unless set */
 	/* target dra: the DeviceClass of whole GPUs (gpu.nvidia.com) */
 	char *dra_device_class;
+	/* target dra: sharing pods whose GPU memory is known become claims
+	 * with a capacity request (Kubernetes 1.36's consumable capacity) */
+	int dra_consumable_capacity;
 
 	/* resource names */
 	char *legacy_gpu_resource;    /* alpha.kubernetes.io/nvidia-gpu */
@@ -336,7 +339,10 @@ struct rules_result {
 	 * to write as documents of their own after this one, in order; NULL
 	 * when none. A List gets its templates as items instead, through
 	 * operations, and a front end that cannot write a document must
-	 * refuse the result (a JSON file holds one).
+	 * refuse the result (a JSON file holds one). Reporting only
+	 * (rules_options.report_only) with legacy-gpu-resource in mutate
+	 * mode: those that the migration would write, so that lint can say
+	 * what migrate would refuse.
 	 */
 	json_t *documents;
 };

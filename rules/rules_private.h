@@ -496,6 +496,25 @@ int pod_sharing_source(const struct config *cfg, struct pod_spec *pod,
 		       struct sharing_source *src);
 
 /*
+ * The memory that gpu-sharing recorded for container `name` in `record`
+ * (the value of cfg->memory_request_annotation, "NAME=<N>Mi,..."), as
+ * the quantity "<N>Mi" in `out`: 1, or 0 when it holds none for it (or
+ * `record` is NULL, or the entry is not whole MiB).
+ */
+int memory_record_find(const char *record, const char *name, char *out,
+		       size_t size);
+
+/*
+ * 1 when the GPU memory of every container of `pod` that asks for a GPU
+ * is known: from a legacy memory resource, or from the pod's memory
+ * annotation; a pod whose GPUs are all claims already counts when it
+ * carries the annotation. 0 under sharing strategy keep (nothing is
+ * translated). Target dra with dra.consumableCapacity: what becomes a
+ * capacity request.
+ */
+int pod_memory_known(const struct config *cfg, struct pod_spec *pod);
+
+/*
  * The entry of cfg->obsolete_components whose pattern the image of a
  * container of `pod` matches (the first such container, set in
  * *container when `container` is not NULL), or NULL when no container is

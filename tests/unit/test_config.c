@@ -33,6 +33,7 @@ static int config_same(const struct config *a, const struct config *b)
 	if (memcmp(a->mode, b->mode, sizeof(a->mode)) ||
 	    a->target != b->target ||
 	    !strings_same(a->dra_device_class, b->dra_device_class) ||
+	    a->dra_consumable_capacity != b->dra_consumable_capacity ||
 	    !strings_same(a->legacy_gpu_resource, b->legacy_gpu_resource) ||
 	    !strings_same(a->gpu_resource, b->gpu_resource) ||
 	    !strings_same(a->shared_gpu_resource, b->shared_gpu_resource) ||
@@ -190,7 +191,8 @@ static const char every_key[] =
 	" \"models\": {\"annotation\": \"example.com/models\","
 	"  \"namespaces\": {\"ml-team\": [\"Tesla K80\", \"A100-SXM4-80GB\"],"
 	"   \"infer\": [\"Tesla T4\"]}},"
-	" \"dra\": {\"deviceClassName\": \"gpu.example.com\"},"
+	" \"dra\": {\"deviceClassName\": \"gpu.example.com\","
+	" \"consumableCapacity\": true},"
 	" \"annotations\": {\"skip\": \"example.com/skip\","
 	"  \"skipRules\": \"example.com/skip-rules\","
 	"  \"mutations\": \"example.com/mutations\","
@@ -309,6 +311,7 @@ TEST(config_every_key_set_and_read_back)
 
 	CHECK(cfg->target == RULES_TARGET_DRA);
 	CHECK_STR(cfg->dra_device_class, "gpu.example.com");
+	CHECK(cfg->dra_consumable_capacity == 1);
 	CHECK_STR(cfg->skip_annotation, "example.com/skip");
 	CHECK_STR(cfg->skip_rules_annotation, "example.com/skip-rules");
 	CHECK_STR(cfg->mutations_annotation, "example.com/mutations");
@@ -616,6 +619,8 @@ static const struct bad_case bad_cases[] = {
 	  "gpu model '!!!' does not give a valid node label value" },
 	{ "{\"models\": {\"namespaces\": null}}", "/models/namespaces",
 	  "namespaces must be a mapping (use {} for none)" },
+	{ "{\"dra\": {\"consumableCapacity\": \"true\"}}",
+	  "/dra/consumableCapacity", "consumableCapacity must be true or false" },
 	{ "{\"limits\": {\"maxDepth\": 0}}", "/limits/maxDepth",
 	  "maxDepth must be a positive integer" },
 	{ "{\"limits\": {\"maxDepth\": -3}}", "/limits/maxDepth",

@@ -153,8 +153,27 @@ TEST(dra_lint_reports_without_changing)
 			 "alpha.kubernetes.io~1nvidia-gpu";
 
 	CHECK(out != NULL);
-	CHECK(res.n_ops == 0 && res.documents == NULL);
+	CHECK(res.n_ops == 0);
 	CHECK(test_count_findings(&res, RULE_LEGACY_GPU_RESOURCE, at) == 2);
+	/* the template migrate would write, for lint to judge a JSON file */
+	CHECK(json_array_size(res.documents) == 1);
+	CHECK(json_is_string(json_object_get(json_object_get(
+		json_array_get(res.documents, 0), "metadata"), "name")) &&
+	      strcmp(json_string_value(json_object_get(json_object_get(
+		json_array_get(res.documents, 0), "metadata"), "name")),
+		     "p-gpu") == 0);
+	json_decref(out);
+	rules_result_clear(&res);
+
+	/* in warn mode, migrate writes none: nor does it foresee any */
+	cfg->mode[RULE_LEGACY_GPU_RESOURCE] = RULE_MODE_WARN;
+	out = test_run_squoted_any_length(
+		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p'},"
+		"'spec':{'containers':[{'name':'c','image':'i','resources':{"
+		"'limits':{'nvidia.com/gpu':1}}}]}}",
+		cfg, &opts, &res, failures);
+	CHECK(out != NULL);
+	CHECK(res.n_ops == 0 && res.documents == NULL);
 	json_decref(out);
 	rules_result_clear(&res);
 	config_free(cfg);
@@ -210,4 +229,33 @@ TEST(dra_list_template_already_an_item)
 	json_decref(out);
 	rules_result_clear(&res);
 	config_free(cfg);
+}
+
+TEST(dra_memory_record_find)
+{
+	char mib[16];
+
+	CHECK(memory_record_find("warmup=2048Mi,shard=4096Mi", "shard", mib,
+				 sizeof(mib)) == 1);
+	CHECK_STR(mib, "4096Mi");
+	CHECK(memory_record_find("warmup=2048Mi,shard=4096Mi", "warmup", mib,
+				 sizeof(mib)) == 1);
+	CHECK_STR(mib, "2048Mi");
+	/* another container's, a prefix of a name, none at all */
+	CHECK(memory_record_find("warmup=2048Mi", "warm", mib,
+				 sizeof(mib)) == 0);
+	CHECK(memory_record_find("warmup=2048Mi", "shard", mib,
+				 sizeof(mib)) == 0);
+	CHECK(memory_record_find(NULL, "shard", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("", "shard", mib, sizeof(mib)) == 0);
+	/* not whole MiB above 0: no quantity to ask for */
+	CHECK(memory_record_find("a=0Mi", "a", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("a=2048", "a", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("a=2Gi", "a", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("a=2048Mib", "a", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("a=-1Mi", "a", mib, sizeof(mib)) == 0);
+	CHECK(memory_record_find("a=1234567890123Mi", "a", mib,
+				 sizeof(mib)) == 0);
+	/* too small a buffer is none, never a cut quantity */
+	CHECK(memory_record_find("a=2048Mi", "a", mib, 6) == 0);
 }
