@@ -800,6 +800,17 @@ for case_dir in "$TESTS_DIR"/golden/*/; do
 	[ -f "$case_dir/expected.exit" ] && exit_code=$(cat "$case_dir/expected.exit")
 	cfg="$DATA/default.yaml"
 	[ -f "$case_dir/config.yaml" ] && cfg="$case_dir/config.yaml"
+	# the dra target is the CLI's: the webhook refuses a config that sets it
+	if grep -qE '^target:[[:space:]]*dra' "$cfg"; then
+		skip "golden/$name: a --target dra case, which the webhook refuses by design (docs/dra.md)"
+		continue
+	fi
+	# Kubernetes 1.20 drops resources.claims and resourceClaims (1.26+)
+	# from a Pod before the webhook sees it
+	if grep -qE '^[[:space:]]*-?[[:space:]]*(resourceClaims|claims):' "$case_dir/$input"; then
+		skip "golden/$name: asks through DRA claims, fields this apiserver (1.20) drops before admission"
+		continue
+	fi
 	compare_case "golden/$name" "$case_dir/$input" "$cfg" "$exit_code"
 done
 set_config "$DATA/default.yaml" || fail "the webhook does not reload its default config"
