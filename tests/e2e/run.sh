@@ -56,8 +56,10 @@ skip() {
 
 # not_served MESSAGE: a case whose objects this apiserver (1.20) serves no
 # API for, before or after gpumend (a KubeletConfiguration, a scheduler
-# Policy, extensions/v1beta1): nothing to store, so nothing the e2e suite
-# can check; a skip, under CI=true too. The webhook suite checks them.
+# Policy, extensions/v1beta1, a Pod's DRA claims, which it drops), or
+# whose config the webhook refuses by design (target dra, the CLI's):
+# nothing the e2e suite can check; a skip, under CI=true too. The golden
+# and webhook suites check them.
 not_served() {
 	n_skipped=$((n_skipped + 1))
 	echo "skip - $*"
@@ -802,13 +804,13 @@ for case_dir in "$TESTS_DIR"/golden/*/; do
 	[ -f "$case_dir/config.yaml" ] && cfg="$case_dir/config.yaml"
 	# the dra target is the CLI's: the webhook refuses a config that sets it
 	if grep -qE '^target:[[:space:]]*dra' "$cfg"; then
-		skip "golden/$name: a --target dra case, which the webhook refuses by design (docs/dra.md)"
+		not_served "golden/$name: a --target dra case, which the webhook refuses by design (docs/dra.md)"
 		continue
 	fi
 	# Kubernetes 1.20 drops resources.claims and resourceClaims (1.26+)
 	# from a Pod before the webhook sees it
 	if grep -qE '^[[:space:]]*-?[[:space:]]*(resourceClaims|claims):' "$case_dir/$input"; then
-		skip "golden/$name: asks through DRA claims, fields this apiserver (1.20) drops before admission"
+		not_served "golden/$name: asks through DRA claims, fields this apiserver (1.20) drops before admission"
 		continue
 	fi
 	compare_case "golden/$name" "$case_dir/$input" "$cfg" "$exit_code"
