@@ -54,6 +54,12 @@ TEST(dra_selector_quotes_and_none)
 	CHECK(dra_model_selector_new(models, 0, NULL) == NULL);
 }
 
+/* A Pod `name` of one container whose resources are `resources`. */
+#define GPU_POD(name, resources) \
+	"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'" name "'}," \
+	"'spec':{'containers':[{'name':'c','image':'i','resources':{" \
+	resources "}}]}}"
+
 static struct config *dra_config(void)
 {
 	struct config *cfg = config_new_default();
@@ -104,9 +110,8 @@ TEST(dra_device_plugin_target_leaves_counts)
 	struct config *cfg = config_new_default();
 	struct rules_result res;
 	json_t *out = test_run_squoted(
-		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p'},"
-		"'spec':{'containers':[{'name':'c','image':'i','resources':{"
-		"'limits':{'nvidia.com/gpu':1}}}]}}", cfg, NULL, &res, failures);
+		GPU_POD("p", "'limits':{'nvidia.com/gpu':1}"), cfg, NULL, &res,
+		failures);
 
 	CHECK(out != NULL);
 	CHECK(res.n_ops == 0 && res.documents == NULL);
@@ -145,9 +150,7 @@ TEST(dra_lint_reports_without_changing)
 	struct rules_options opts = { .offline = 1, .report_only = 1 };
 	struct rules_result res;
 	json_t *out = test_run_squoted_any_length(
-		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p'},"
-		"'spec':{'containers':[{'name':'c','image':'i','resources':{"
-		"'limits':{'alpha.kubernetes.io/nvidia-gpu':1}}}]}}",
+		GPU_POD("p", "'limits':{'alpha.kubernetes.io/nvidia-gpu':1}"),
 		cfg, &opts, &res, failures);
 	const char *at = "/spec/containers/0/resources/limits/"
 			 "alpha.kubernetes.io~1nvidia-gpu";
@@ -168,9 +171,7 @@ TEST(dra_lint_reports_without_changing)
 	/* in warn mode, migrate writes none: nor does it foresee any */
 	cfg->mode[RULE_LEGACY_GPU_RESOURCE] = RULE_MODE_WARN;
 	out = test_run_squoted_any_length(
-		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p'},"
-		"'spec':{'containers':[{'name':'c','image':'i','resources':{"
-		"'limits':{'nvidia.com/gpu':1}}}]}}",
+		GPU_POD("p", "'limits':{'nvidia.com/gpu':1}"),
 		cfg, &opts, &res, failures);
 	CHECK(out != NULL);
 	CHECK(res.n_ops == 0 && res.documents == NULL);
@@ -184,9 +185,8 @@ TEST(dra_mismatched_counts_are_an_error)
 	struct config *cfg = dra_config();
 	struct rules_result res;
 	json_t *out = test_run_squoted_any_length(
-		"{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p'},"
-		"'spec':{'containers':[{'name':'c','image':'i','resources':{"
-		"'limits':{'nvidia.com/gpu':2},'requests':{'nvidia.com/gpu':1}}}]}}",
+		GPU_POD("p", "'limits':{'nvidia.com/gpu':2},"
+			"'requests':{'nvidia.com/gpu':1}"),
 		cfg, NULL, &res, failures);
 
 	CHECK(out != NULL);
