@@ -104,10 +104,10 @@ finish() {
 	[ "$_failed" -eq 0 ]
 }
 
-# tool NAME: the path of the kubectl or kustomize to use, from the
-# project's own set-up (tests/tools/get.sh: a new enough one on PATH, or
-# Debian 13's, fetched once into ~/.cache/gpumend/tools). Fails, saying
-# why on stderr, when there is none.
+# tool NAME: the path of NAME (kubectl, kustomize, celcheck, k8s-schemas,
+# sarif-multitool) from the project's own set-up, tests/tools/get.sh,
+# which fetches it once into ~/.cache/gpumend. Fails, saying why on
+# stderr, when there is none.
 tool() {
 	sh "$TESTS_DIR/tools/get.sh" "$1"
 }

@@ -7,7 +7,7 @@
 # step ci/install.sh from a file:// URL) and of the GitLab template
 # (ci/gitlab-ci.yml), run here by tests/tools/ci_run.py; the SARIF they
 # upload checked by Microsoft's SARIF multitool with GitHub's rules (npm
-# @microsoft/sarif-multitool-linux, installed into ~/.cache/gpumend/npm);
+# @microsoft/sarif-multitool-linux, from tests/tools/get.sh);
 # Code Quality fingerprints across moved lines; a `kubectl get -o yaml`
 # List named item by item in every format.
 . "$(dirname "$0")/../lib.sh"
@@ -269,24 +269,9 @@ check "List: codequality names each item in the description" \
 # ------------------------------------------------------------------
 # SARIF checked by Microsoft's SARIF multitool with GitHub's rules
 
-npm_dir=$HOME/.cache/gpumend/npm
-multitool=$npm_dir/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
-if [ ! -f "$multitool" ] && command -v npm >/dev/null 2>&1; then
-	# the system's certificate authorities, those the machine added
-	# included (node's own list lacks them)
-	cafile=""
-	[ -f /etc/ssl/certs/ca-certificates.crt ] &&
-		cafile="--cafile=/etc/ssl/certs/ca-certificates.crt"
-	# shellcheck disable=SC2086
-	npm install --prefix "$npm_dir" --no-audit --no-fund --loglevel=error $cafile \
-		@microsoft/sarif-multitool-linux@5.7.0 >"$tmp/npm.log" 2>&1 ||
-		sed 's/^/    /' "$tmp/npm.log" | tail -n 5
-fi
-if [ ! -f "$multitool" ]; then
-	fail "sarif multitool: not installed (make test-deps installs npm; npm install failed)"
+if ! multitool=$(tool sarif-multitool); then
+	fail "sarif multitool: not installed (tests/tools/get.sh sarif-multitool failed)"
 else
-	# npm may not run the package's install script that makes it runnable
-	chmod u+x "$multitool"
 	# a sample of every rule: the examples, the monorepo, the golden cases
 	(cd "$REPO_DIR" && "$G" lint --quiet --format sarif examples tests/golden) >"$tmp/all.sarif" 2>/dev/null
 	# and the rule that acts under the dra target alone

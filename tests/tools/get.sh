@@ -13,6 +13,8 @@
 #               library (see below)
 #   k8s-schemas the node_modules folder of tests/schema/package.json
 #               (Kubernetes 1.36 validators, for tests/schema/validate.mjs)
+#   sarif-multitool  Microsoft's SARIF validator, for tests/suites/ci.sh
+#               (tests/sarif/package.json)
 #
 # A tool already on PATH is used when it is new enough. Otherwise the
 # project's copy in $GPUMEND_CACHE/tools (default ~/.cache/gpumend/tools)
@@ -34,10 +36,11 @@
 # $GPUMEND_CACHE/celcheck/celcheck-HASH, HASH being that of tests/cel/*.go
 # and of the packages' versions, so it is built again only when they change.
 #
-# k8s-schemas is `npm ci` of tests/schema/package.json and its lock file,
-# from the npm registry npm is set up for, into
-# $GPUMEND_CACHE/schema/HASH (HASH: that of the lock file), once; node and
-# npm are the machine's (the Makefile's test-deps install Debian's).
+# k8s-schemas and sarif-multitool are `npm ci` of tests/NAME/package.json
+# and its lock file (NAME: schema, sarif), from the npm registry npm is
+# set up for, into $GPUMEND_CACHE/NAME/HASH (HASH: that of the lock file),
+# once; node and npm are the machine's (the Makefile's test-deps install
+# Debian's).
 #
 # GPUMEND_TOOLS=project skips the tools on PATH (always the project's copy).
 set -u
@@ -215,31 +218,36 @@ build_celcheck() {
 	mv "$2.tmp" "$2" || die "celcheck: cannot write $2"
 }
 
-# k8s_schemas: prints the node_modules folder of tests/schema, installing
-# it with npm ci when the cache lacks it.
-k8s_schemas() {
-	_pkg="$HERE/../schema"
-	command -v npm >/dev/null 2>&1 || die "k8s-schemas: no npm (make test-deps installs it)"
+# npm_folder NAME WHAT: prints the node_modules folder of tests/NAME,
+# installed with `npm ci` of its package.json and committed lock file into
+# $GPUMEND_CACHE/NAME/HASH when the cache lacks it. WHAT names it in
+# messages. The system's certificate authorities are given to npm, those
+# the machine added included (node's own list lacks them).
+npm_folder() {
+	_pkg="$HERE/../$1"
+	command -v npm >/dev/null 2>&1 || die "$2: no npm (make test-deps installs it)"
 	_hash=$(cat "$_pkg/package.json" "$_pkg/package-lock.json" | sha256sum | cut -c1-16)
-	_dir="$GPUMEND_CACHE/schema/$_hash"
+	_dir="$GPUMEND_CACHE/$1/$_hash"
 	if [ ! -f "$_dir/complete" ]; then
-		lock schema
+		lock "$1"
 		if [ ! -f "$_dir/complete" ]; then
-			say "installing the Kubernetes schema validators with npm ci, once"
+			say "installing $2 with npm ci, once"
 			rm -rf "$_dir" && mkdir -p "$_dir" &&
 				cp "$_pkg/package.json" "$_pkg/package-lock.json" "$_dir/" ||
-				die "k8s-schemas: cannot write $_dir"
-			# the packages declare node >= 22 and run on Debian 12's 18
-			# (tests/suites/schema.sh proves it): the warning is expected
+				die "$2: cannot write $_dir"
+			_cafile=""
+			[ -f /etc/ssl/certs/ca-certificates.crt ] &&
+				_cafile="--cafile=/etc/ssl/certs/ca-certificates.crt"
+			# shellcheck disable=SC2086
 			if ! (cd "$_dir" && npm ci --no-audit --no-fund --ignore-scripts \
-				--loglevel=error >npm.log 2>&1); then
+				--loglevel=error $_cafile >npm.log 2>&1); then
 				tail -n 5 "$_dir/npm.log" >&2
 				rm -rf "$_dir"
-				die "k8s-schemas: npm ci failed"
+				die "$2: npm ci failed"
 			fi
 			touch "$_dir/complete"
 			# the folders of older lock files go
-			for _old in "$GPUMEND_CACHE"/schema/*; do
+			for _old in "$GPUMEND_CACHE/$1"/*; do
 				[ "$_old" = "$_dir" ] || rm -rf "$_old"
 			done
 		fi
@@ -247,7 +255,18 @@ k8s_schemas() {
 	echo "$_dir/node_modules"
 }
 
-[ $# -gt 0 ] || die "usage: get.sh kubectl|kustomize|celcheck|k8s-schemas..."
+# sarif_multitool: prints the path of Microsoft's SARIF multitool
+# (tests/sarif), made executable: its install script, which npm ci does
+# not run, only does that.
+sarif_multitool() {
+	_m=$(npm_folder sarif "the SARIF multitool") || exit 1
+	_m="$_m/@microsoft/sarif-multitool-linux/Sarif.Multitool"
+	[ -f "$_m" ] || die "sarif-multitool: $_m is missing"
+	chmod u+x "$_m" || die "sarif-multitool: cannot make $_m executable"
+	echo "$_m"
+}
+
+[ $# -gt 0 ] || die "usage: get.sh kubectl|kustomize|celcheck|k8s-schemas|sarif-multitool..."
 for tool in "$@"; do
 	case $tool in
 	kubectl | kustomize) ;;
@@ -256,10 +275,16 @@ for tool in "$@"; do
 		continue
 		;;
 	k8s-schemas)
-		k8s_schemas || exit 1
+		# the packages declare node >= 22 and run on Debian 12's 18
+		# (tests/suites/schema.sh proves it)
+		npm_folder schema "the Kubernetes schema validators" || exit 1
 		continue
 		;;
-	*) die "unknown tool '$tool' (kubectl, kustomize, celcheck, k8s-schemas)" ;;
+	sarif-multitool)
+		sarif_multitool || exit 1
+		continue
+		;;
+	*) die "unknown tool '$tool' (kubectl, kustomize, celcheck, k8s-schemas, sarif-multitool)" ;;
 	esac
 	if [ "${GPUMEND_TOOLS:-}" != project ] && _sys=$(command -v "$tool" 2>/dev/null) &&
 		new_enough "$tool" "$(version_of "$tool" "$_sys")"; then
