@@ -3,12 +3,15 @@
 /*
  * args.c - options anywhere on the command line, as git and kubectl take
  * them: `gpumend lint deploy/ --format json` reads `--format json` as an
- * option, and "--" ends the options (`gpumend lint -- -odd-name.yaml`).
+ * option, and "--" ends the options (`gpumend lint -- -odd-name.yaml`);
+ * and the options lint and migrate share.
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
+#include "json_scan.h"
 #include "msg.h"
 
 void cli_args_init(struct cli_args *args, int argc, char **argv)
@@ -58,4 +61,57 @@ int cli_args_none(const struct cli_args *args)
 		return 0;
 	msg_error("unexpected argument '%s'", args->argv[1]);
 	return -1;
+}
+
+int cli_run_init(struct cli_run *run, int argc)
+{
+	*run = (struct cli_run){ .target = -1 };
+	/* the --exclude patterns, by pointer: no more than the arguments */
+	run->walk.excludes = calloc((size_t)argc, sizeof(char *));
+	if (!run->walk.excludes) {
+		msg_error("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int cli_run_option(struct cli_run *run, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'H': run->chart = CHART_ON; return 1;
+	case 'N': run->chart = CHART_OFF; return 1;
+	case 'E': run->walk.excludes[run->walk.n_excludes++] = (char *)arg; return 1;
+	case 'q': run->quiet = 1; return 1;
+	case 'U': run->skip_named = 1; return 1;
+	case 'c': run->config_path = arg; return 1;
+	case 'T':
+		run->target = rules_target_find(arg);
+		if (run->target >= 0)
+			return 1;
+		msg_error("--target must be device-plugin or dra, not '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_run_setup(struct cli_run *run)
+{
+	chart_set_mode(run->chart);
+	run->cfg = cli_load_config(run->config_path);
+	if (!run->cfg)
+		return -1;
+	if (run->target >= 0)
+		run->cfg->target = (enum rules_target)run->target;
+	run->filter = cli_filter_new(run->cfg);
+	return 0;
+}
+
+void cli_run_free(struct cli_run *run)
+{
+	free(run->walk.excludes);
+	run->walk.excludes = NULL;
+	json_scan_filter_free(run->filter);
+	run->filter = NULL;
+	config_free(run->cfg);
+	run->cfg = NULL;
 }

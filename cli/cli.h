@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "files.h"
+#include "helm.h"
 #include "rules.h"
 #include "source.h"
 
@@ -151,18 +152,50 @@ int cli_skip_unparsed(const struct input *in, const struct source_error *err,
 struct config *cli_load_config(const char *path);
 
 /*
+ * What lint and migrate share: the options that choose the files and how
+ * they are read (--chart, --no-chart, --exclude, --quiet,
+ * --skip-unparsable, --target, --config), the configuration and the
+ * trigger search. CLI_RUN_LONG are the options' getopt_long() entries and
+ * CLI_RUN_SHORT their short letters.
+ *
+ * cli_run_init() readies `run` for a command line of `argc` arguments
+ * (-1 when out of memory). cli_run_option() takes an option
+ * cli_args_next() returned: 1 when it is one of them, 0 when it is not,
+ * -1 when its value is wrong. cli_run_setup() sets the chart mode, loads
+ * the configuration with --target applied, and makes the trigger search;
+ * -1 on failure. cli_run_free() releases it all. Errors are printed.
+ */
+struct cli_run {
+	struct walk_options walk;
+	enum chart_mode chart;
+	int quiet;             /* --quiet: no summary, no notes on skips */
+	int skip_named;        /* --skip-unparsable: named files too */
+	int target;            /* --target's enum rules_target, or -1 */
+	const char *config_path;
+	struct config *cfg;                /* cli_run_setup()'s */
+	struct json_scan_filter *filter;   /* cli_filter_new() */
+};
+#define CLI_RUN_LONG \
+	{ "chart", no_argument, NULL, 'H' }, \
+	{ "no-chart", no_argument, NULL, 'N' }, \
+	{ "exclude", required_argument, NULL, 'E' }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "skip-unparsable", no_argument, NULL, 'U' }, \
+	{ "target", required_argument, NULL, 'T' }, \
+	{ "config", required_argument, NULL, 'c' }
+#define CLI_RUN_SHORT "c:q"
+int cli_run_init(struct cli_run *run, int argc);
+int cli_run_option(struct cli_run *run, int opt, const char *arg);
+int cli_run_setup(struct cli_run *run);
+void cli_run_free(struct cli_run *run);
+
+/*
  * Target dra: 1 when `doc` is JSON and `documents` (rules_result.documents)
  * holds templates to write after it, which a JSON file cannot hold; then
  * `message` says so (what migrate refuses and lint reports). Else 0.
  */
 int cli_json_documents_refused(const struct source_doc *doc,
 			       json_t *documents, char *message, size_t size);
-
-/*
- * The enum rules_target named by a --target argument; prints the error
- * and returns -1 when it names none.
- */
-int cli_target_parse(const char *name);
 
 /*
  * Target dra: the ResourceClaimTemplates a file holds, and those written

@@ -30,14 +30,10 @@ struct lint_finding {
 };
 
 struct lint {
-	struct config *cfg;
-	struct json_scan_filter *filter;   /* cli_filter_new() */
-	enum chart_mode chart;
+	struct cli_run run;    /* the options shared with migrate */
 	struct lint_finding *items;
 	size_t n, cap;
 	struct run_counts counts;
-	int quiet;             /* --quiet: no summary, no notes on skips */
-	int skip_named;        /* --skip-unparsable: named files too */
 	int bad_input;         /* unreadable or malformed files */
 	int oom;
 };
@@ -191,10 +187,10 @@ static int lint_path(void *arg, const char *path, int named)
 		.read_json = json_scan_read_value,
 	};
 	char *root = NULL;
-	enum chart_kind kind = chart_classify(path, l->chart, &root);
+	enum chart_kind kind = chart_classify(path, l->run.chart, &root);
 	int rc;
 
-	json_scan_filter_gate(l->filter, &opts);
+	json_scan_filter_gate(l->run.filter, &opts);
 
 	if (kind == CHART_OTHER) {
 		msg_note("'%s' is not a YAML template; not linted", path);
@@ -214,14 +210,14 @@ static int lint_path(void *arg, const char *path, int named)
 	found = l->n;
 	if (kind != CHART_PLAIN) {
 		struct chart_job job = {
-			.cfg = l->cfg, .root = root, .lint = 1,
+			.cfg = l->run.cfg, .root = root, .lint = 1,
 			.report = lint_chart_finding, .arg = &lf,
 		};
 
 		rc = chart_run(&job, kind, in.text, in.len, NULL, &err);
 		free(root);
 	} else {
-		rc = stream_each(in.text, in.len, l->cfg, &opts, lint_doc, &lf,
+		rc = stream_each(in.text, in.len, l->run.cfg, &opts, lint_doc, &lf,
 				 &err);
 	}
 	if (input_changed(&in)) {
@@ -237,7 +233,7 @@ static int lint_path(void *arg, const char *path, int named)
 	}
 	if (rc != 0 &&
 	    cli_skip_unparsed(&in, &err, !l->oom && kind == CHART_PLAIN &&
-			      (!named || l->skip_named), l->quiet, &l->counts)) {
+			      (!named || l->run.skip_named), l->run.quiet, &l->counts)) {
 		/* none of lint's business */
 		lint_drop(l, found);
 		input_free(&in);
@@ -333,79 +329,57 @@ int cmd_lint(int argc, char **argv)
 	static const struct option options[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "fail-on", required_argument, NULL, 'F' },
-		{ "chart", no_argument, NULL, 'H' },
-		{ "no-chart", no_argument, NULL, 'N' },
-		{ "exclude", required_argument, NULL, 'E' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "skip-unparsable", no_argument, NULL, 'U' },
-		{ "target", required_argument, NULL, 'T' },
-		{ "config", required_argument, NULL, 'c' },
+		CLI_RUN_LONG,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lint l = { 0 };
-	struct walk_options walk = { 0 };
 	enum report_format format = REPORT_TEXT;
 	enum severity fail_on = SEVERITY_WARNING;
-	const char *config_path = NULL;
 	struct report_item *items = NULL;
 	struct buf out;
 	struct cli_args args;
-	int opt, walk_errors = 0, failing = 0, rc, target = -1;
+	int opt, walk_errors = 0, failing = 0, rc;
 
-	/* the --exclude patterns, by pointer: no more than the arguments */
-	walk.excludes = calloc((size_t)argc, sizeof(char *));
-	if (!walk.excludes) {
-		msg_error("out of memory");
+	if (cli_run_init(&l.run, argc))
 		return 2;
-	}
 	cli_args_init(&args, argc, argv);
-	while ((opt = cli_args_next(&args, "f:c:hq", options)) != -1) {
-		switch (opt) {
-		case 'f':
-			if (report_format_parse(optarg, &format)) {
+	while ((opt = cli_args_next(&args, "f:h" CLI_RUN_SHORT, options)) != -1) {
+		rc = cli_run_option(&l.run, opt, optarg);
+		if (rc > 0)
+			continue;
+		if (rc == 0) {
+			switch (opt) {
+			case 'f':
+				if (report_format_parse(optarg, &format) == 0)
+					continue;
 				msg_error("unknown format '%s' (text, json, sarif, github, codequality)",
 					  optarg);
-				free(walk.excludes);
-				return 2;
-			}
-			break;
-		case 'F':
-			if (severity_parse(optarg, &fail_on)) {
+				break;
+			case 'F':
+				if (severity_parse(optarg, &fail_on) == 0)
+					continue;
 				msg_error("unknown level '%s' (error, warning, info)",
 					  optarg);
-				free(walk.excludes);
-				return 2;
+				break;
+			case 'h':
+				lint_usage(stdout);
+				cli_run_free(&l.run);
+				return 0;
+			default:
+				lint_usage(stderr);
+				break;
 			}
-			break;
-		case 'H': l.chart = CHART_ON; break;
-		case 'N': l.chart = CHART_OFF; break;
-		case 'E': walk.excludes[walk.n_excludes++] = optarg; break;
-		case 'q': l.quiet = 1; break;
-		case 'U': l.skip_named = 1; break;
-		case 'T':
-			if ((target = cli_target_parse(optarg)) < 0) {
-				free(walk.excludes);
-				return 2;
-			}
-			break;
-		case 'c': config_path = optarg; break;
-		case 'h': lint_usage(stdout); free(walk.excludes); return 0;
-		default: lint_usage(stderr); free(walk.excludes); return 2;
 		}
-	}
-	chart_set_mode(l.chart);
-	l.cfg = cli_load_config(config_path);
-	if (!l.cfg) {
-		free(walk.excludes);
+		cli_run_free(&l.run);
 		return 2;
 	}
-	if (target >= 0)
-		l.cfg->target = (enum rules_target)target;
-	l.filter = cli_filter_new(l.cfg);
-	rc = paths_walk(argv + 1, args.n, &walk, lint_path, &l,
+	if (cli_run_setup(&l.run)) {
+		cli_run_free(&l.run);
+		return 2;
+	}
+	rc = paths_walk(argv + 1, args.n, &l.run.walk, lint_path, &l,
 			&walk_errors);
-	free(walk.excludes);
 	if (walk_errors)
 		l.bad_input += walk_errors;
 
@@ -441,15 +415,14 @@ int cmd_lint(int argc, char **argv)
 	fflush(stdout);
 	/* the last line, also when clean: "clean" and "did nothing"
 	 * differ */
-	if (rc == 0 && !l.quiet)
+	if (rc == 0 && !l.run.quiet)
 		run_summary(&l.counts, "with findings", "clean");
 	buf_free(&out);
 	free(items);
 	for (size_t i = 0; i < l.n; i++)
 		lint_finding_free(&l.items[i]);
 	free(l.items);
-	json_scan_filter_free(l.filter);
-	config_free(l.cfg);
+	cli_run_free(&l.run);
 	if (rc || l.bad_input)
 		return 2;
 	return failing ? 1 : 0;

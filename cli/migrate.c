@@ -23,12 +23,8 @@
 #include "utf16.h"
 
 struct migrate {
-	struct config *cfg;
-	struct json_scan_filter *filter;   /* cli_filter_new() */
+	struct cli_run run;    /* the options shared with lint */
 	int in_place, check, diff, json_patch;
-	enum chart_mode chart;
-	int quiet;             /* --quiet: no summary, no notes on skips */
-	int skip_named;        /* --skip-unparsable: named files too */
 	int n_inputs;          /* how many files the paths name, for headers */
 	int errors;            /* failures, files or not */
 	struct run_counts counts;
@@ -186,7 +182,7 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 	struct file_run *run = arg;
 	struct source_doc *doc = sd->doc;
 	const struct rules_result *res = sd->result;
-	struct source_limits limits = source_limits_of(run->m->cfg);
+	struct source_limits limits = source_limits_of(run->m->run.cfg);
 	char why[256];
 	int reemitted = 0;
 
@@ -307,7 +303,7 @@ static int migrate_chart(struct file_run *run, enum chart_kind kind,
 			 const char *root, struct source_error *err)
 {
 	struct chart_job job = {
-		.cfg = run->m->cfg, .root = root, .report = chart_print,
+		.cfg = run->m->run.cfg, .root = root, .report = chart_print,
 		.arg = run,
 	};
 	int rc = chart_run(&job, kind, run->in->text, run->in->len,
@@ -328,10 +324,10 @@ static int migrate_path(void *arg, const char *path, int named)
 		.offline = 1, .read_json = json_scan_read_value,
 	};
 	char *root = NULL;
-	enum chart_kind kind = chart_classify(path, m->chart, &root);
+	enum chart_kind kind = chart_classify(path, m->run.chart, &root);
 	int rc, late_failure = 0;
 
-	json_scan_filter_gate(m->filter, &opts);
+	json_scan_filter_gate(m->run.filter, &opts);
 
 	if (kind == CHART_OTHER) {
 		msg_note("'%s' is not a YAML template; not migrated", path);
@@ -365,7 +361,7 @@ static int migrate_path(void *arg, const char *path, int named)
 	buf_init(&run.out, 0);
 	buf_init(&run.patches, 0);
 	if (kind == CHART_PLAIN &&
-	    cli_templates_read(&run.templates, in.text, in.len, m->cfg)) {
+	    cli_templates_read(&run.templates, in.text, in.len, m->run.cfg)) {
 		msg_error("out of memory");
 		goto out_failed;
 	}
@@ -374,7 +370,7 @@ static int migrate_path(void *arg, const char *path, int named)
 	if (kind != CHART_PLAIN)
 		rc = migrate_chart(&run, kind, root, &err);
 	else
-		rc = stream_each(in.text, in.len, m->cfg, &opts, migrate_doc,
+		rc = stream_each(in.text, in.len, m->run.cfg, &opts, migrate_doc,
 				 &run, &err);
 	/* what was read of a file changed meanwhile is no basis to write */
 	if (input_changed(&in)) {
@@ -383,7 +379,7 @@ static int migrate_path(void *arg, const char *path, int named)
 	}
 	if (rc != 0 &&
 	    cli_skip_unparsed(&in, &err, err.message[0] && kind == CHART_PLAIN &&
-			      (!named || m->skip_named), m->quiet, &m->counts))
+			      (!named || m->run.skip_named), m->run.quiet, &m->counts))
 		goto out_free;
 	if (rc != 0) {
 		if (err.message[0])
@@ -553,89 +549,69 @@ int cmd_migrate(int argc, char **argv)
 		{ "check", no_argument, NULL, 'C' },
 		{ "diff", no_argument, NULL, 'd' },
 		{ "json-patch", no_argument, NULL, 'j' },
-		{ "chart", no_argument, NULL, 'H' },
-		{ "no-chart", no_argument, NULL, 'N' },
-		{ "exclude", required_argument, NULL, 'E' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "skip-unparsable", no_argument, NULL, 'U' },
-		{ "target", required_argument, NULL, 'T' },
-		{ "config", required_argument, NULL, 'c' },
+		CLI_RUN_LONG,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct migrate m = { 0 };
-	struct walk_options walk = { 0 };
-	const char *config_path = NULL;
 	struct cli_args args;
-	int opt, walk_errors = 0, target = -1;
+	int opt, rc, walk_errors = 0;
 
-	/* the --exclude patterns, by pointer: no more than the arguments */
-	walk.excludes = calloc((size_t)argc, sizeof(char *));
-	if (!walk.excludes) {
-		msg_error("out of memory");
+	if (cli_run_init(&m.run, argc))
 		return 2;
-	}
 	cli_args_init(&args, argc, argv);
-	while ((opt = cli_args_next(&args, "ic:hq", options)) != -1) {
-		switch (opt) {
-		case 'i': m.in_place = 1; break;
-		case 'C': m.check = 1; break;
-		case 'd': m.diff = 1; break;
-		case 'j': m.json_patch = 1; break;
-		case 'H': m.chart = CHART_ON; break;
-		case 'N': m.chart = CHART_OFF; break;
-		case 'E': walk.excludes[walk.n_excludes++] = optarg; break;
-		case 'q': m.quiet = 1; break;
-		case 'U': m.skip_named = 1; break;
-		case 'T':
-			if ((target = cli_target_parse(optarg)) < 0) {
-				free(walk.excludes);
-				return 2;
+	while ((opt = cli_args_next(&args, "ih" CLI_RUN_SHORT, options)) != -1) {
+		rc = cli_run_option(&m.run, opt, optarg);
+		if (rc > 0)
+			continue;
+		if (rc == 0) {
+			switch (opt) {
+			case 'i': m.in_place = 1; continue;
+			case 'C': m.check = 1; continue;
+			case 'd': m.diff = 1; continue;
+			case 'j': m.json_patch = 1; continue;
+			case 'h':
+				migrate_usage(stdout);
+				cli_run_free(&m.run);
+				return 0;
+			default:
+				migrate_usage(stderr);
+				break;
 			}
-			break;
-		case 'c': config_path = optarg; break;
-		case 'h': migrate_usage(stdout); free(walk.excludes); return 0;
-		default: migrate_usage(stderr); free(walk.excludes); return 2;
 		}
+		cli_run_free(&m.run);
+		return 2;
 	}
 	if (m.json_patch && (m.in_place || m.diff)) {
 		msg_error("--json-patch cannot be combined with --in-place or --diff");
-		free(walk.excludes);
+		cli_run_free(&m.run);
 		return 2;
 	}
-	chart_set_mode(m.chart);
-	m.cfg = cli_load_config(config_path);
-	if (!m.cfg) {
-		free(walk.excludes);
+	if (cli_run_setup(&m.run)) {
+		cli_run_free(&m.run);
 		return 2;
 	}
-	if (target >= 0)
-		m.cfg->target = (enum rules_target)target;
-	if (m.json_patch && m.cfg->target == RULES_TARGET_DRA) {
+	if (m.json_patch && m.run.cfg->target == RULES_TARGET_DRA) {
 		/* a patch changes one object: the templates are new ones */
 		msg_error("--json-patch cannot show the target dra: its ResourceClaimTemplates are new documents, not patches");
-		config_free(m.cfg);
-		free(walk.excludes);
+		cli_run_free(&m.run);
 		return 2;
 	}
-	m.filter = cli_filter_new(m.cfg);
 	m.n_inputs = several_inputs(argv + 1, args.n) ? 2 : 1;
-	if (paths_walk(argv + 1, args.n, &walk, migrate_path, &m,
+	if (paths_walk(argv + 1, args.n, &m.run.walk, migrate_path, &m,
 		       &walk_errors) != 0)
 		m.errors++;
-	free(walk.excludes);
 	m.errors += walk_errors;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		msg_error("cannot write the output: %s", strerror(errno));
 		m.errors++;
 	}
-	json_scan_filter_free(m.filter);
-	config_free(m.cfg);
 	/* the last line: what was done, or would be */
-	if (!m.quiet)
+	if (!m.run.quiet)
 		run_summary(&m.counts, m.check || m.diff || m.json_patch ?
 			    "would change" : "changed",
 			    "unchanged");
+	cli_run_free(&m.run);
 	if (m.errors)
 		return 2;
 	return m.check && m.counts.touched ? 1 : 0;

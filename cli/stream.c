@@ -165,15 +165,6 @@ int cli_json_documents_refused(const struct source_doc *doc,
 	return 1;
 }
 
-int cli_target_parse(const char *name)
-{
-	int target = rules_target_find(name);
-
-	if (target < 0)
-		msg_error("--target must be device-plugin or dra, not '%s'", name);
-	return target;
-}
-
 /* 1 when `key` stands in `text` as a key: quoted or not, then ':'. */
 static int text_has_key(const char *text, size_t len, const char *key)
 {
