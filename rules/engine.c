@@ -1553,6 +1553,42 @@ static int is_gpu_resource(const struct config *cfg, const char *name)
 	return is_mig_resource(name);
 }
 
+json_t *container_base(const struct rule_ctx *ctx, const struct pod_spec *pod,
+		       const struct container *c)
+{
+	const char *base = NULL, *end;
+	char *pointer;
+	json_t *found;
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(pod->form->bases) /
+			       sizeof(pod->form->bases[0]) &&
+			   pod->form->bases[i].member; i++)
+		if (strcmp(pod->form->bases[i].member, c->list) == 0)
+			base = pod->form->bases[i].base;
+	if (!base || !pod->pointer)
+		return NULL;
+	/* "../" steps up from the spec: its pointer loses a token each */
+	len = strlen(pod->pointer);
+	for (; strncmp(base, "../", 3) == 0; base += 3) {
+		end = pod->pointer + len;
+		while (end > pod->pointer && end[-1] != '/')
+			end--;
+		if (end == pod->pointer)
+			return NULL;
+		len = (size_t)(end - 1 - pod->pointer);
+	}
+	pointer = malloc(len + strlen(base) + 2);
+	if (!pointer)
+		return NULL;
+	memcpy(pointer, pod->pointer, len);
+	pointer[len] = '/';
+	strcpy(pointer + len + 1, base);
+	found = json_pointer_get(ctx->root, pointer);
+	free(pointer);
+	return json_is_object(found) ? found : NULL;
+}
+
 const char *container_resources_name(json_t *container)
 {
 	if (!json_member(container, "resources") &&

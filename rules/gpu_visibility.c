@@ -15,6 +15,10 @@
  * component reports) request no GPU on purpose and need every GPU of the
  * node: "void" would blind them. And a container that sets
  * NVIDIA_VISIBLE_DEVICES=all itself has made that decision.
+ *
+ * A container asks for a GPU also through the one it starts from: a
+ * Tekton step through its task's stepTemplate, an Argo template's
+ * container through its workflow's templateDefaults (container_base()).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,9 +109,11 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 	long index = -1;
 	int rc = -1;
 
-	(void)pod;
 	(void)arg;
-	if (container_requests_gpu(cfg, c->container))
+	/* a GPU of the container it starts from is its own: a Tekton
+	 * stepTemplate's, an Argo workflow's templateDefaults' */
+	if (container_requests_gpu(cfg, c->container) ||
+	    container_requests_gpu(cfg, container_base(ctx, pod, c)))
 		return 0;
 	if (!name)
 		name = "(unnamed)";

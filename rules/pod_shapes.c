@@ -23,7 +23,7 @@ const struct pod_form pod_form_spec = {
 	"PodSpec",
 	{ { "initContainers", 0 }, { "containers", 0 },
 	  { "ephemeralContainers", 0 } },
-	0, 0, NULL,
+	0, 0, NULL, { { NULL, NULL } },
 };
 
 /*
@@ -32,7 +32,7 @@ const struct pod_form pod_form_spec = {
  * tolerations and volumes its own.
  */
 const struct pod_form pod_form_placement = {
-	"pod template", { { NULL, 0 } }, 0, 0, NULL,
+	"pod template", { { NULL, 0 } }, 0, 0, NULL, { { NULL, NULL } },
 };
 
 /*
@@ -52,6 +52,10 @@ static const struct pod_form argo_template = {
 	  { "containerSet", 1 }, { "containerSet/containers", 0 },
 	  { "sidecars", 0 } },
 	1, 0, NULL,
+	/* a workflow's templateDefaults (Argo 3.1), merged under each
+	 * template of the same type: the template is spec.templates.N */
+	{ { "container", "../../templateDefaults/container" },
+	  { "script", "../../templateDefaults/script" } },
 };
 
 /*
@@ -67,7 +71,7 @@ static const struct pod_form kserve_component = {
 	  { "tensorflow", 1 }, { "pytorch", 1 }, { "sklearn", 1 },
 	  { "xgboost", 1 }, { "onnx", 1 }, { "triton", 1 }, { "pmml", 1 },
 	  { "lightgbm", 1 }, { "paddle", 1 }, { "huggingface", 1 } },
-	0, 0, NULL,
+	0, 0, NULL, { { NULL, NULL } },
 };
 
 /*
@@ -81,23 +85,27 @@ static const struct pod_form kserve_component = {
  */
 #define TEKTON_CONTAINERS \
 	{ { "steps", 0 }, { "sidecars", 0 }, { "stepTemplate", 1 } }
+/* each step starts from the stepTemplate; sidecars do not */
+#define TEKTON_BASES { { "steps", "stepTemplate" } }
 
 static const struct pod_form tekton_task = {
-	"Tekton task spec", TEKTON_CONTAINERS, 0, 1, NULL,
+	"Tekton task spec", TEKTON_CONTAINERS, 0, 1, NULL, TEKTON_BASES,
 };
 
 static const struct pod_form tekton_taskrun = {
 	"Tekton task spec", TEKTON_CONTAINERS, 0, 1, "spec.podTemplate",
+	TEKTON_BASES,
 };
 
 static const struct pod_form tekton_pipelinerun = {
 	"Tekton task spec", TEKTON_CONTAINERS, 0, 1,
-	"spec.taskRunTemplate.podTemplate",
+	"spec.taskRunTemplate.podTemplate", TEKTON_BASES,
 };
 
 /* before tekton.dev/v1, a PipelineRun's podTemplate was spec's own */
 static const struct pod_form tekton_pipelinerun_v1beta1 = {
 	"Tekton task spec", TEKTON_CONTAINERS, 0, 1, "spec.podTemplate",
+	TEKTON_BASES,
 };
 
 static const struct pod_shape shapes[] = {
@@ -148,16 +156,19 @@ static const struct pod_shape shapes[] = {
 	/* Argo Rollouts: a Deployment's template */
 	{ "argoproj.io", "*", "rollouts", "Rollout", 0, NULL,
 	  { "spec.template.spec" } },
-	/* Argo Workflows: every template of the workflow's spec */
+	/* Argo Workflows: every template of the workflow's spec, and the
+	 * defaults every template starts from (Argo 3.1 and later) */
 	{ "argoproj.io", "*", "workflows", "Workflow", 0, &argo_template,
-	  { "spec.templates.*" } },
+	  { "spec.templates.*", "spec.templateDefaults" } },
 	{ "argoproj.io", "*", "workflowtemplates", "WorkflowTemplate", 0,
-	  &argo_template, { "spec.templates.*" } },
+	  &argo_template, { "spec.templates.*", "spec.templateDefaults" } },
 	{ "argoproj.io", "*", "cronworkflows", "CronWorkflow", 0,
-	  &argo_template, { "spec.workflowSpec.templates.*" } },
+	  &argo_template,
+	  { "spec.workflowSpec.templates.*",
+	    "spec.workflowSpec.templateDefaults" } },
 	{ "argoproj.io", "*", "clusterworkflowtemplates",
 	  "ClusterWorkflowTemplate", 1, &argo_template,
-	  { "spec.templates.*" } },
+	  { "spec.templates.*", "spec.templateDefaults" } },
 	/* KServe: the components of an InferenceService */
 	{ "serving.kserve.io", "*", "inferenceservices", "InferenceService", 0,
 	  &kserve_component,

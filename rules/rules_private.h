@@ -103,6 +103,17 @@ struct pod_form {
 	 */
 	int placed_apart;
 	const char *placement;
+	/*
+	 * The container each container of `member` starts from, its own
+	 * fields merged over it (container_base()): `base`, a pointer from
+	 * the spec's, each leading "../" one step up from it ("stepTemplate":
+	 * a Tekton step's; "../../templateDefaults/container": an Argo
+	 * template's, from its workflow's templateDefaults). Up to a NULL
+	 * member.
+	 */
+	struct {
+		const char *member, *base;
+	} bases[3];
 };
 
 /* A PodSpec: containers, initContainers, ephemeralContainers. */
@@ -430,6 +441,13 @@ int pod_annotation_find(struct rule_ctx *ctx, struct pod_spec *pod,
 /* 1 when `name` is a MIG device resource: MIG_RESOURCE_PREFIX and a
  * profile. */
 int is_mig_resource(const char *name);
+
+/*
+ * The container `c` of `pod` starts from (struct pod_form's `bases`), or
+ * NULL: a Tekton step's stepTemplate, an Argo template's defaults.
+ */
+json_t *container_base(const struct rule_ctx *ctx, const struct pod_spec *pod,
+		       const struct container *c);
 
 /*
  * 1 when the container asks for a GPU: the GPU resource, the legacy one,

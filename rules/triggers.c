@@ -1531,7 +1531,8 @@ int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
  * full reader), and the container lists of each spec; and the members on
  * the way to the pod specs of other forms, and their containers
  * (rules/pod_shapes.c: an Argo template's, a KServe component's, a
- * Tekton task spec's).
+ * Tekton task spec's), and the containers theirs start from (a Tekton
+ * stepTemplate, an Argo workflow's templateDefaults).
  */
 #define ENGINE_READS \
 	{ "apiVersion", 10, 1 }, { "kind", 4, 1 }, { "metadata", 8, 0 }, \
@@ -1550,7 +1551,7 @@ int rules_rule_triggers(const struct config *cfg, enum rule_id rule,
 	{ "pmml", 4, 0 }, { "lightgbm", 8, 0 }, { "paddle", 6, 0 }, \
 	{ "huggingface", 11, 0 }, { "taskSpec", 8, 0 }, { "tasks", 5, 0 }, \
 	{ "finally", 7, 0 }, { "pipelineSpec", 12, 0 }, { "steps", 5, 0 }, \
-	{ "stepTemplate", 12, 0 }
+	{ "stepTemplate", 12, 0 }, { "templateDefaults", 16, 0 }
 
 /*
  * gpu-visibility reads, of each container, its name, image, env (the

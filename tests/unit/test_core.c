@@ -924,13 +924,14 @@ static int reads_name_all(const struct rules_read *reads, const char *text,
 }
 
 /* A light read (rules_reads()) keeps every member on the way to the pod
- * specs of other forms that pod_shapes.c places, and to their
- * containers: it gives up only on a "containers" member it leaves out. */
+ * specs of other forms that pod_shapes.c places, to their containers and
+ * to the containers those start from: it gives up only on a
+ * "containers" member it leaves out. */
 TEST(core_light_reads_lead_to_every_pod_shape)
 {
 	const struct rules_read *reads = rules_reads(1u << RULE_GPU_VISIBILITY);
 	const struct pod_shape *shapes;
-	size_t n, forms = 0;
+	size_t n, forms = 0, bases = 0;
 
 	shapes = rules_pod_shapes(&n);
 	CHECK(reads != NULL);
@@ -946,6 +947,18 @@ TEST(core_light_reads_lead_to_every_pod_shape)
 				   sizeof(*form->members) &&
 		     form->members[m].path; m++)
 			CHECK(reads_name_all(reads, form->members[m].path, '/'));
+		/* and to the containers theirs start from, "../" aside */
+		for (size_t b = 0; b < sizeof(form->bases) /
+				   sizeof(*form->bases) &&
+		     form->bases[b].member; b++) {
+			const char *base = form->bases[b].base;
+
+			while (strncmp(base, "../", 3) == 0)
+				base += 3;
+			CHECK(reads_name_all(reads, base, '/'));
+			bases++;
+		}
 	}
 	CHECK(forms >= 4);
+	CHECK(bases >= 2);
 }
