@@ -9,6 +9,11 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 BUILD    ?= build
+# A build folder inside the tree is named relative to it, however it was
+# given (tests pass BUILD=$GPUMEND_BUILD, an absolute path): the
+# dependency files name their objects as the rules do, so a header's
+# change rebuilds what includes it whichever way the folder was named.
+override BUILD := $(patsubst $(CURDIR)/%,%,$(BUILD))
 PKG_CONFIG ?= pkg-config
 PKGS     := jansson yaml-0.1 libmicrohttpd openssl gnutls
 # Each binary links only its own libraries: the CLI needs libcrypto for

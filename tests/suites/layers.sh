@@ -5,7 +5,8 @@
 # back up: rules/ <- lib/ <- certs/ <- cli/, lib/ <- helm/ <- cli/, and
 # lib/ <- webhook/. The Makefile's per-layer include paths already make
 # such an include fail to compile; this names the file and the header when
-# one is written. Above helm/, only its public header is included.
+# one is written. Above helm/, only its public header is included. And a
+# build folder given by an absolute path is named relative in the rules.
 . "$(dirname "$0")/../lib.sh"
 cd "$REPO_DIR" || exit 2
 
@@ -65,5 +66,15 @@ done
 # shellcheck disable=SC2086
 dups=$(ls $layers | grep '\.h$' | sort | uniq -d)
 check "every header name lives in one folder${dups:+ (twice: $dups)}" [ -z "$dups" ]
+
+scratch >/dev/null
+# a build folder given by its absolute path (as tests give BUILD) is named
+# relative to the tree in the rules, so that the dependency files name
+# the objects as the rules do and a header's change rebuilds them
+make -s --no-print-directory -n BUILD="$REPO_DIR/build-layers-check" \
+	build-layers-check/rules/engine.o >"$_scratch/make-n" 2>&1
+check "make with BUILD=\$PWD/DIR compiles into DIR/, named relative" \
+	sh -c 'grep -q " -o build-layers-check/rules/engine.o" "$1" &&
+		! grep -q "$2/build-layers-check" "$1"' sh "$_scratch/make-n" "$REPO_DIR"
 
 finish layers
