@@ -443,6 +443,14 @@ int pod_annotation_find(struct rule_ctx *ctx, struct pod_spec *pod,
 int is_mig_resource(const char *name);
 
 /*
+ * The name of container `c`: its `name`, else the one its controller
+ * gives the one container of a single member ("main" for an Argo
+ * template's `container:` or `script:`, "kserve-container" for a KServe
+ * `model:` or framework member), else NULL.
+ */
+const char *container_name(const struct container *c);
+
+/*
  * The container `c` of `pod` starts from (struct pod_form's `bases`), or
  * NULL: a Tekton step's stepTemplate, an Argo template's defaults.
  */
