@@ -1553,21 +1553,13 @@ static int is_gpu_resource(const struct config *cfg, const char *name)
 	return is_mig_resource(name);
 }
 
-const char *container_name(const struct container *c)
+const char *container_name(const struct pod_spec *pod,
+			   const struct container *c)
 {
 	const char *name = json_string_value(json_member(c->container,
 							"name"));
 
-	if (name || !c->single || !c->list)
-		return name;
-	if (strcmp(c->list, "container") == 0 || strcmp(c->list, "script") == 0)
-		return "main";
-	/* a KServe component's serving container; the set and the step
-	 * template are no container of a pod */
-	if (strcmp(c->list, "containerSet") != 0 &&
-	    strcmp(c->list, "stepTemplate") != 0)
-		return "kserve-container";
-	return NULL;
+	return name || !c->single ? name : pod->form->single_name;
 }
 
 json_t *container_base(const struct rule_ctx *ctx, const struct pod_spec *pod,

@@ -97,7 +97,7 @@ static int check_container(struct rule_ctx *ctx, struct pod_spec *pod,
 			   struct container *c, void *arg)
 {
 	const struct config *cfg = ctx->cfg;
-	const char *name = container_name(c);
+	const char *name = container_name(pod, c);
 	const char *image = json_string_value(json_member(c->container,
 							  "image"));
 	json_t *env = json_member(c->container, "env");

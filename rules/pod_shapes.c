@@ -23,7 +23,7 @@ const struct pod_form pod_form_spec = {
 	"PodSpec",
 	{ { "initContainers", 0 }, { "containers", 0 },
 	  { "ephemeralContainers", 0 } },
-	0, 0, NULL, { { NULL, NULL } },
+	0, 0, NULL, { { NULL, NULL } }, NULL,
 };
 
 /*
@@ -32,7 +32,7 @@ const struct pod_form pod_form_spec = {
  * tolerations and volumes its own.
  */
 const struct pod_form pod_form_placement = {
-	"pod template", { { NULL, 0 } }, 0, 0, NULL, { { NULL, NULL } },
+	"pod template", { { NULL, 0 } }, 0, 0, NULL, { { NULL, NULL } }, NULL,
 };
 
 /*
@@ -56,6 +56,9 @@ static const struct pod_form argo_template = {
 	 * template of the same type: the template is spec.templates.N */
 	{ { "container", "../../templateDefaults/container" },
 	  { "script", "../../templateDefaults/script" } },
+	/* the pod's name for the template's one container (and, unused, for
+	 * the containerSet, which has no image) */
+	"main",
 };
 
 /*
@@ -71,7 +74,7 @@ static const struct pod_form kserve_component = {
 	  { "tensorflow", 1 }, { "pytorch", 1 }, { "sklearn", 1 },
 	  { "xgboost", 1 }, { "onnx", 1 }, { "triton", 1 }, { "pmml", 1 },
 	  { "lightgbm", 1 }, { "paddle", 1 }, { "huggingface", 1 } },
-	0, 0, NULL, { { NULL, NULL } },
+	0, 0, NULL, { { NULL, NULL } }, "kserve-container",
 };
 
 /*
@@ -85,8 +88,10 @@ static const struct pod_form kserve_component = {
  */
 #define TEKTON_CONTAINERS \
 	{ { "steps", 0 }, { "sidecars", 0 }, { "stepTemplate", 1 } }
-/* each step starts from the stepTemplate; sidecars do not */
-#define TEKTON_BASES { { "steps", "stepTemplate" } }
+/* each step starts from the stepTemplate, sidecars do not; and the one
+ * single member, the stepTemplate, is no container of the pod, so it has
+ * no name to be given */
+#define TEKTON_BASES { { "steps", "stepTemplate" } }, NULL
 
 static const struct pod_form tekton_task = {
 	"Tekton task spec", TEKTON_CONTAINERS, 0, 1, NULL, TEKTON_BASES,

@@ -114,6 +114,12 @@ struct pod_form {
 	struct {
 		const char *member, *base;
 	} bases[3];
+	/*
+	 * The name the controller gives the container of a single member
+	 * that has none (an Argo template's "main", a KServe component's
+	 * "kserve-container"; container_name()), or NULL.
+	 */
+	const char *single_name;
 };
 
 /* A PodSpec: containers, initContainers, ephemeralContainers. */
@@ -443,12 +449,11 @@ int pod_annotation_find(struct rule_ctx *ctx, struct pod_spec *pod,
 int is_mig_resource(const char *name);
 
 /*
- * The name of container `c`: its `name`, else the one its controller
- * gives the one container of a single member ("main" for an Argo
- * template's `container:` or `script:`, "kserve-container" for a KServe
- * `model:` or framework member), else NULL.
+ * The name of container `c` of `pod`: its `name`, else, for the one
+ * container of a single member, the form's `single_name`, else NULL.
  */
-const char *container_name(const struct container *c);
+const char *container_name(const struct pod_spec *pod,
+			   const struct container *c);
 
 /*
  * The container `c` of `pod` starts from (struct pod_form's `bases`), or
