@@ -201,26 +201,80 @@ check "install.sh: a URL that cannot be read is an error naming it" \
 	sh -c '[ "$1" = 1 ] && grep -q "cannot download .file://$2/none." "$3"' sh "$rc" "$tmp" "$tmp/inst.err"
 
 # ------------------------------------------------------------------
-# The GitLab template's commands
+# The GitLab template's commands, pinned and unpinned
 
-python3 "$run_ci" gitlab "$REPO_DIR/ci/gitlab-ci.yml" gpumend-lint "$mono" \
-	GPUMEND_URL="file://$G" GPUMEND_SHA256="$sha" >"$tmp/gl.out" 2>"$tmp/gl.err"; rc=$?
-check "gitlab: the job fails on findings (exit $rc)" [ "$rc" = 1 ]
-check "gitlab: the Code Quality report holds them, paths relative to the repository" \
+# gitlab DIR VAR=VALUE...: the template's job in DIR, its report removed
+# first; stdout and stderr in $tmp/gl.out and gl.err
+gitlab() {
+	_dir=$1
+	shift
+	rm -rf "$_dir/gl-code-quality-report.json" "$_dir/.gpumend"
+	python3 "$run_ci" gitlab "$REPO_DIR/ci/gitlab-ci.yml" gpumend-lint "$_dir" \
+		"$@" >"$tmp/gl.out" 2>"$tmp/gl.err"
+}
+
+# A release laid out as `make dist` writes it (tests/dist/build.sh): the
+# CLI gpumend-VERSION-linux-amd64 beside SHA256SUMS, which names every
+# artefact; `make dist-test` runs the job against dist/ itself
+version=$(cat "$REPO_DIR/VERSION")
+rel=$tmp/release
+mkdir -p "$rel"
+cli=gpumend-$version-linux-amd64
+cp "$G" "$rel/$cli"
+for f in "gpumend-$version.tar.gz" "gpumend-$version.tgz" \
+	"gpumend-$version-linux-arm64" NOTICES; do
+	echo "$f" >"$rel/$f"
+done
+(cd "$rel" && sha256sum "gpumend-$version.tar.gz" "gpumend-$version.tgz" \
+	"$cli" "gpumend-$version-linux-arm64" NOTICES >SHA256SUMS)
+
+gitlab "$mono" GPUMEND_URL="file://$G" GPUMEND_SHA256="$sha"; rc=$?
+check "gitlab, pinned: the job fails on findings (exit $rc)" [ "$rc" = 1 ]
+check "gitlab, pinned: the Code Quality report holds them, paths relative to the repository" \
 	jqe 'length > 3 and all(.[]; (.location.path | startswith("./") | not) and .location.lines.begin > 0 and (.fingerprint | length) == 64 and (.severity | IN("info", "minor", "major", "critical", "blocker")))' \
 	"$mono/gl-code-quality-report.json"
-python3 "$run_ci" gitlab "$REPO_DIR/ci/gitlab-ci.yml" gpumend-lint "$clean" \
-	GPUMEND_URL="file://$G" GPUMEND_SHA256="$sha" >"$tmp/gl.out" 2>"$tmp/gl.err"; rc=$?
-check "gitlab: a clean repository passes with an empty report" \
+gitlab "$clean" GPUMEND_URL="file://$G" GPUMEND_SHA256="$sha"; rc=$?
+check "gitlab, pinned: a clean repository passes with an empty report" \
 	sh -c '[ "$1" = 0 ] && jq -e ". == []" "$2" >/dev/null' sh "$rc" "$clean/gl-code-quality-report.json"
-python3 "$run_ci" gitlab "$REPO_DIR/ci/gitlab-ci.yml" gpumend-lint "$mono" \
-	GPUMEND_URL="file://$G" GPUMEND_SHA256="$sha" GPUMEND_ARGS="--exclude *.yaml ." >"$tmp/gl.out" 2>"$tmp/gl.err"; rc=$?
+gitlab "$clean" GPUMEND_URL="file://$rel/$cli" GPUMEND_SHA256="$sha"; rc=$?
+check "gitlab, pinned: the release's CLI, SHA256SUMS not read" \
+	sh -c '[ "$1" = 0 ] && [ ! -e "$2/.gpumend/SHA256SUMS" ]' sh "$rc" "$clean"
+
+# unpinned: the CLI's line of SHA256SUMS
+gitlab "$mono" GPUMEND_URL="file://$rel/$cli"; rc=$?
+check "gitlab, unpinned: checked against the release's SHA256SUMS, fails on findings (exit $rc)" \
+	sh -c '[ "$1" = 1 ] && grep -q "^\.gpumend/gpumend: OK$" "$2" &&
+	 jq -e "length > 3" "$3" >/dev/null' sh "$rc" "$tmp/gl.out" "$mono/gl-code-quality-report.json"
+gitlab "$clean" GPUMEND_URL="file://$rel/$cli"; rc=$?
+check "gitlab, unpinned: a clean repository passes with an empty report" \
+	sh -c '[ "$1" = 0 ] && jq -e ". == []" "$2" >/dev/null' sh "$rc" "$clean/gl-code-quality-report.json"
+# a damaged download: the CLI is not what SHA256SUMS says
+mkdir -p "$tmp/damaged"
+cp "$rel/SHA256SUMS" "$tmp/damaged/"
+{ cat "$G"; echo; } >"$tmp/damaged/$cli"
+gitlab "$clean" GPUMEND_URL="file://$tmp/damaged/$cli"; rc=$?
+check "gitlab, unpinned: a CLI that is not the one of SHA256SUMS fails the job before any lint" \
+	sh -c '[ "$1" != 0 ] && ! grep -q "files read" "$2" && [ ! -e "$3" ]' \
+	sh "$rc" "$tmp/gl.err" "$clean/gl-code-quality-report.json"
+# a CLI that SHA256SUMS does not name, and a release without SHA256SUMS
+cp "$G" "$rel/gpumend-renamed"
+gitlab "$clean" GPUMEND_URL="file://$rel/gpumend-renamed"; rc=$?
+check "gitlab, unpinned: SHA256SUMS names no such CLI: the job fails, saying so" \
+	sh -c '[ "$1" != 0 ] && grep -q "SHA256SUMS names no gpumend-renamed; set GPUMEND_SHA256" "$2" &&
+	 [ ! -e "$3" ]' sh "$rc" "$tmp/gl.err" "$clean/gl-code-quality-report.json"
+mkdir -p "$tmp/nosums"
+cp "$G" "$tmp/nosums/$cli"
+gitlab "$clean" GPUMEND_URL="file://$tmp/nosums/$cli"; rc=$?
+check "gitlab, unpinned: no SHA256SUMS beside the CLI: the job fails, saying so" \
+	sh -c '[ "$1" != 0 ] && grep -q "cannot download file://.*/nosums/SHA256SUMS; set GPUMEND_SHA256" "$2" &&
+	 [ ! -e "$3" ]' sh "$rc" "$tmp/gl.err" "$clean/gl-code-quality-report.json"
+gitlab "$mono" GPUMEND_URL="file://$G" GPUMEND_SHA256="$sha" GPUMEND_ARGS="--exclude *.yaml ."; rc=$?
 check "gitlab: GPUMEND_ARGS are not expanded as file names (--exclude *.yaml)" \
 	sh -c '[ "$1" = 0 ] && jq -e ". == []" "$2" >/dev/null' sh "$rc" "$mono/gl-code-quality-report.json"
-python3 "$run_ci" gitlab "$REPO_DIR/ci/gitlab-ci.yml" gpumend-lint "$clean" \
-	GPUMEND_URL="file://$G" GPUMEND_SHA256="$bad" >"$tmp/gl.out" 2>"$tmp/gl.err"; rc=$?
-check "gitlab: a wrong SHA-256 fails the job before any lint" \
-	sh -c '[ "$1" != 0 ] && ! grep -q "files read" "$2"' sh "$rc" "$tmp/gl.err"
+gitlab "$clean" GPUMEND_URL="file://$G" GPUMEND_SHA256="$bad"; rc=$?
+check "gitlab, pinned: a wrong SHA-256 fails the job before any lint" \
+	sh -c '[ "$1" != 0 ] && ! grep -q "files read" "$2" && [ ! -e "$3" ]' \
+	sh "$rc" "$tmp/gl.err" "$clean/gl-code-quality-report.json"
 
 # ------------------------------------------------------------------
 # Code Quality fingerprints: lines move, the issues stay the same
