@@ -56,6 +56,17 @@ scalar_of() {
 		END { if (block) print "" }'
 }
 
+# jqs FILE FILTER [JQ-OPTION...]: jq -e over FILE's objects slurped into
+# an array, quiet; in FILTER, one(KIND) is the one object of that kind
+# (an error when there are none or more).
+jqs() {
+	_file=$1 _filter=$2
+	shift 2
+	jq -e -s "$@" 'def one(k): map(select(.kind == k)) |
+		if length == 1 then .[0] else error("not one \(k)") end; '"$_filter" \
+		"$_file" >/dev/null
+}
+
 # has TEXT FILE: the file holds that exact text.
 has() { grep -qF -- "$1" "$2"; }
 
@@ -329,6 +340,115 @@ check "self-signed: failurePolicies kept" sh -c \
 check "self-signed: the mounted certificate passes certs check" sh -c \
 	"'$GPUMEND' certs check '$dir/secret.crt' --service gpumend-webhook \
 	 --namespace gpumend-system --ca '$ss/tls/ca.crt' >/dev/null 2>&1"
+
+# ---------------------------------------------------------------- another namespace
+# Each kustomization moved by its one `namespace:` line (and, for the
+# self-signed overlay, the --namespace given to `gpumend certs`, which
+# runs outside it): every object is in the new namespace, nothing names
+# gpumend-system, and the registration is what `gpumend webhook-config
+# --namespace` writes for it.
+ns=ml-infra
+
+# json_docs <YAML: each document as a line of JSON.
+json_docs() {
+	python3 -c 'import json, sys, yaml
+for d in yaml.safe_load_all(sys.stdin):
+    if d:
+        print(json.dumps(d, sort_keys=True))'
+}
+
+# moved NAME DIR: builds DIR (a kustomization of the copy $dir/moved)
+# after changing its `namespace:` line alone; the objects as JSON lines
+# in $dir/NAME.json, the YAML in $dir/NAME.yaml.
+moved() {
+	_k=$dir/moved/$2/kustomization.yaml
+	cp "$_k" "$dir/$1.orig"
+	sed -i "s/^namespace: gpumend-system\$/namespace: $ns/" "$_k"
+	check "$1: the move is one edit, the kustomization's namespace: line" sh -c \
+		"[ \"\$(diff '$dir/$1.orig' '$_k' | grep -c '^[<>]')\" = 2 ] &&
+		 diff '$dir/$1.orig' '$_k' | grep -qx '> namespace: $ns'"
+	if "$kubectl" kustomize "$dir/moved/$2" >"$dir/$1.yaml" 2>"$dir/$1.err"; then
+		pass "$1: kubectl kustomize succeeds in $ns"
+	else
+		fail "$1: kubectl kustomize succeeds in $ns ($(cat "$dir/$1.err"))"
+	fi
+	json_docs <"$dir/$1.yaml" >"$dir/$1.json"
+	check "$1: every namespaced object is in $ns" sh -c "jq -e -s '
+		map(select(.kind != \"Namespace\" and .kind != \"MutatingWebhookConfiguration\"))
+		| length > 0 and all(.metadata.namespace == \"$ns\")' '$dir/$1.json' >/dev/null"
+	check "$1: nothing names gpumend-system" sh -c "! grep -n gpumend-system '$dir/$1.yaml'"
+}
+
+# registration_is NAME: the registration built is what `gpumend
+# webhook-config --namespace $ns` prints (its caBundles, labels and
+# annotations aside)
+registration_is() {
+	"$GPUMEND" webhook-config -c "$manifests/base/config.yaml" --namespace "$ns" -o json \
+		2>/dev/null | jq -S 'del(.metadata.labels, .metadata.annotations)' >"$dir/reg.want"
+	jq -S 'select(.kind == "MutatingWebhookConfiguration") |
+		del(.metadata.labels, .metadata.annotations, .webhooks[].clientConfig.caBundle)' \
+		"$dir/$1.json" >"$dir/reg.got"
+	if [ -s "$dir/reg.got" ] && diff -u "$dir/reg.want" "$dir/reg.got" >"$dir/reg.diff"; then
+		pass "$1: the registration is what 'gpumend webhook-config --namespace $ns' prints"
+	else
+		fail "$1: the registration is what 'gpumend webhook-config --namespace $ns' prints"
+		sed 's/^/    /' "$dir/reg.diff" | head -n 20
+	fi
+}
+
+rm -rf "$dir/moved"
+cp -R "$manifests" "$dir/moved"
+rm -rf "$dir/moved/overlays/self-signed/tls"
+moved cert-manager-moved overlays/cert-manager
+json=$dir/cert-manager-moved.json
+check "cert-manager-moved: the Namespace is $ns, labelled as gpumend-system was" \
+	jqs "$json" "one(\"Namespace\") | .metadata.name == \"$ns\" and
+		.metadata.labels[\"gpumend.io/webhook\"] == \"disabled\""
+check "cert-manager-moved: the Service is in $ns" \
+	jqs "$json" "one(\"Service\") | .metadata.namespace == \"$ns\""
+check "cert-manager-moved: the serving certificate names the Service in $ns" \
+	jqs "$json" "map(select(.metadata.name == \"gpumend-webhook-tls\")) | one(\"Certificate\") |
+		.spec.dnsNames == [\"gpumend-webhook\", \"gpumend-webhook.$ns\",
+		\"gpumend-webhook.$ns.svc\", \"gpumend-webhook.$ns.svc.cluster.local\"]"
+check "cert-manager-moved: inject-ca-from is $ns/gpumend-webhook-tls" \
+	jqs "$json" "one(\"MutatingWebhookConfiguration\") |
+		.metadata.annotations[\"cert-manager.io/inject-ca-from\"] == \"$ns/gpumend-webhook-tls\""
+check "cert-manager-moved: both entries call the Service in $ns and leave $ns and kube-system out" \
+	jqs "$json" "one(\"MutatingWebhookConfiguration\") | (.webhooks | length) == 2 and
+		all(.webhooks[]; .clientConfig.service.namespace == \"$ns\" and
+		    (.namespaceSelector.matchExpressions[] |
+		     select(.key == \"kubernetes.io/metadata.name\") | .values) == [\"kube-system\", \"$ns\"])"
+registration_is cert-manager-moved
+
+# the self-signed overlay: the certificates for the Service in $ns
+if "$GPUMEND" certs --service gpumend-webhook --namespace "$ns" \
+	--out "$dir/moved/overlays/self-signed/tls" >"$dir/moved.bundle" 2>"$dir/certs.err"; then
+	pass "self-signed-moved: gpumend certs --namespace $ns into the overlay"
+else
+	fail "self-signed-moved: gpumend certs --namespace $ns into the overlay ($(cat "$dir/certs.err"))"
+fi
+moved self-signed-moved overlays/self-signed
+json=$dir/self-signed-moved.json
+check "self-signed-moved: the Secret is in $ns" \
+	jqs "$json" "one(\"Secret\") | .metadata.namespace == \"$ns\""
+check "self-signed-moved: both entries call the Service in $ns, leave $ns and kube-system out, trust the CA" \
+	jqs "$json" "one(\"MutatingWebhookConfiguration\") |
+		(.webhooks | length) == 2 and
+		all(.webhooks[]; .clientConfig.service.namespace == \"$ns\" and
+		    (.clientConfig.caBundle | gsub(\"\\\\s\"; \"\")) == \$ca and
+		    (.namespaceSelector.matchExpressions[] |
+		     select(.key == \"kubernetes.io/metadata.name\") | .values) == [\"kube-system\", \"$ns\"])" --arg ca "$(cat "$dir/moved.bundle")"
+registration_is self-signed-moved
+jq -r 'select(.kind == "Secret") | .data["tls.crt"]' "$json" | base64 -d >"$dir/moved.crt" 2>/dev/null
+check "self-signed-moved: the Secret's certificate passes certs check for the Service in $ns" \
+	sh -c '"$1" certs check "$2" --service gpumend-webhook --namespace "$3" --ca "$4" >/dev/null 2>&1' \
+	sh "$GPUMEND" "$dir/moved.crt" "$ns" "$dir/moved/overlays/self-signed/tls/ca.crt"
+
+# monitoring: the scrape checks the name of the Service in $ns
+moved monitoring-moved monitoring
+check "monitoring-moved: the scrape checks the certificate for gpumend-webhook.$ns.svc" \
+	jqs "$dir/monitoring-moved.json" "one(\"ServiceMonitor\") |
+		[.spec.endpoints[].tlsConfig.serverName] == [\"gpumend-webhook.$ns.svc\"]"
 
 # ---------------------------------------------------------------- commands
 # Every rendering runs only programs the image holds: first the check on a
