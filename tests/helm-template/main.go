@@ -14,6 +14,9 @@
 //	    "---", "# Source: CHART/templates/FILE", the document;
 //	    .Release.Namespace is NAMESPACE (default "default"),
 //	    .Capabilities.KubeVersion X.Y.Z (default 1.30.0)
+//	helm-template notes CHART [the options of render]
+//	    the chart's templates/NOTES.txt rendered as `helm install` prints
+//	    it (the other templates parsed, not run); nothing without one
 //	helm-template values CHART [the options of render]
 //	    the values the templates would see, as one line of JSON
 //	helm-template json FILE
@@ -56,12 +59,14 @@ func die(format string, args ...interface{}) {
 
 func main() {
 	if len(os.Args) < 2 {
-		die("usage: helm-template render|values|json|actions|valuesets ...")
+		die("usage: helm-template render|notes|values|json|actions|valuesets ...")
 	}
 	var err error
 	switch os.Args[1] {
 	case "render":
-		err = cmdRender(os.Args[2:], os.Stdout)
+		err = cmdRender(os.Args[2:], os.Stdout, false)
+	case "notes":
+		err = cmdRender(os.Args[2:], os.Stdout, true)
 	case "values":
 		err = cmdValues(os.Args[2:], os.Stdout)
 	case "json":
@@ -71,7 +76,7 @@ func main() {
 	case "valuesets":
 		err = cmdValueSets(os.Args[2:], os.Stdout)
 	default:
-		die("usage: helm-template render|values|json|actions|valuesets ...")
+		die("usage: helm-template render|notes|values|json|actions|valuesets ...")
 	}
 	if err != nil {
 		die("%v", err)
@@ -603,7 +608,8 @@ func cmdValues(args []string, w io.Writer) error {
 	return nil
 }
 
-func cmdRender(args []string, w io.Writer) error {
+// cmdRender prints the rendered templates, or with notes NOTES.txt alone.
+func cmdRender(args []string, w io.Writer, notes bool) error {
 	inv, err := readInvocation(args)
 	if err != nil {
 		return err
@@ -639,7 +645,7 @@ func cmdRender(args []string, w io.Writer) error {
 	}
 	for _, name := range names {
 		base := path.Base(name)
-		if strings.HasPrefix(base, "_") || base == "NOTES.txt" {
+		if strings.HasPrefix(base, "_") || (base == "NOTES.txt") != notes {
 			continue
 		}
 		top["Template"] = map[string]interface{}{
@@ -650,6 +656,10 @@ func cmdRender(args []string, w io.Writer) error {
 			return err
 		}
 		out := strings.ReplaceAll(b.String(), "<no value>", "")
+		if notes {
+			fmt.Fprint(w, out)
+			continue
+		}
 		for _, doc := range documents(out) {
 			fmt.Fprintf(w, "---\n# Source: %s\n%s\n", name, doc)
 		}
