@@ -104,6 +104,28 @@ finish() {
 	[ "$_failed" -eq 0 ]
 }
 
+# registration_is DESC OBJECTS NAME OPTION...: the MutatingWebhookConfiguration
+# among OBJECTS (a file of JSON values, one a line) is what `gpumend
+# webhook-config OPTION... -o json` prints, named NAME; labels,
+# annotations and caBundles aside (a chart or an overlay adds them).
+# Passes or fails DESC, showing the difference.
+registration_is() {
+	_rdesc=$1 _robjects=$2 _rname=$3
+	shift 3
+	scratch >/dev/null
+	jq -S 'select(.kind == "MutatingWebhookConfiguration") | del(.metadata.labels,
+		.metadata.annotations, .webhooks[]?.clientConfig.caBundle)' "$_robjects" >"$_scratch/got"
+	"$GPUMEND" webhook-config "$@" -o json 2>/dev/null | jq -S --arg name "$_rname" '
+		.metadata.name = $name | del(.metadata.labels, .metadata.annotations,
+		.webhooks[]?.clientConfig.caBundle)' >"$_scratch/want"
+	if [ -s "$_scratch/got" ] && diff -u "$_scratch/want" "$_scratch/got" >"$_scratch/diff"; then
+		pass "$_rdesc"
+	else
+		fail "$_rdesc"
+		sed 's/^/    /' "$_scratch/diff" | head -n 40
+	fi
+}
+
 # tool NAME: the path of NAME (kubectl, kustomize, celcheck, k8s-schemas,
 # sarif-multitool) from the project's own set-up, tests/tools/get.sh,
 # which fetches it once into ~/.cache/gpumend. Fails, saying why on

@@ -16,7 +16,8 @@
 #                           certificates made for the self-signed overlay,
 #                           @REGISTRATION@ the registration made below)
 #       kustomization.yaml  built in a copy of manifests/ (at
-#                           manifests/cases/NAME), with the certificates
+#                           manifests/cases/NAME), with the certificates,
+#                           beside the case's resource-*.yaml
 #       config.yaml         (optional) replaces the copy's base config
 #       webhook-config.args (optional) options of `gpumend webhook-config`:
 #                           the copy's registration (and @REGISTRATION@)
@@ -35,10 +36,20 @@
 #     Kubernetes 1.36 schema (tests/schema/validate.mjs);
 #   - each value set of tests/chart/refused.tsv is refused, by the schema
 #     at its JSON Pointer or by the templates with their message;
+#   - each line of tests/chart/values.tsv renders to objects of which its
+#     jq expression holds; its values are valid against the schema and
+#     its objects against Kubernetes 1.36 (each tool run once for all);
 #   - the registration is what `gpumend webhook-config` prints for the
 #     same choices, for each line of tests/chart/registrations.tsv;
-#   - another namespace: every object is in it, nothing names
-#     gpumend-system;
+#   - another namespace, under the default names and under
+#     fullnameOverride and nameOverride: every reference between the
+#     objects holds (tests/chart/references.jq), nothing names
+#     gpumend-system, two releases share no name and take none of each
+#     other's pods;
+#   - gpumend-webhook starts with the arguments the chart gives it;
+#   - NOTES.txt names only objects the chart made;
+#   - the README's values table, values.yaml and values.schema.json agree
+#     (tests/chart/values_doc.py), and Chart.yaml's icon is in the tree;
 #   - `gpumend lint charts/gpumend` finds nothing.
 . "$(dirname "$0")/../lib.sh"
 
@@ -73,6 +84,9 @@ if ! python3 -c 'import jsonschema' 2>/dev/null; then
 	finish chart
 	exit 1
 fi
+
+# jqq ARGS...: jq, quiet (its status is the answer).
+jqq() { jq "$@" >/dev/null; }
 
 # values_ok ARGS...: the values the renderer's ARGS give are valid against
 # values.schema.json; the validator's report in $dir/schema.out.
@@ -144,6 +158,9 @@ for case in "$data"/cases/*/; do
 	fi
 	mkdir -p "$work/m/cases/$name"
 	cp "$case/kustomization.yaml" "$work/m/cases/$name/"
+	for f in "$case"/resource-*.yaml; do
+		[ -f "$f" ] && cp "$f" "$work/m/cases/$name/"
+	done
 	args=$(sed -e "s|@CASE@|$case|g" -e "s|@CABUNDLE@|$(cat "$work/cabundle")|g" \
 		-e "s|@REGISTRATION@|$registration|g" "$case/args")
 	except=""
@@ -190,10 +207,72 @@ for case in "$data"/cases/*/; do
 		grep -v '^ok ' "$work/k8s" | sed "s|$work/||g; s/^/    /"
 	fi
 done
-check "the chart was compared with the overlays ($n cases)" [ "$n" -ge 5 ]
+check "the chart was compared with the overlays ($n cases)" [ "$n" -ge 7 ]
+
+# ------------------------------------------------------ each value
+# Each line of values.tsv rendered and its jq expression judged over the
+# objects; then every set's values against values.schema.json, and every
+# set's objects against Kubernetes 1.36 (unknown fields too), each tool
+# run once over them all.
+prelude='def one(k): map(select(.kind == k)) |
+		if length == 1 then .[0] else error("not one \(k) but \(length)") end;
+	def none(k): all(.[]; .kind != k);
+	def pod: one("Deployment").spec.template;
+	def container: pod.spec.containers[] | select(.name == "webhook");
+	def args: container.args;
+	def flag(f): (args | index([f])) as $i | if $i == null then null else args[$i + 1] end;'
+vdir=$dir/values
+mkdir -p "$vdir"
+names=""
+while IFS=$tab read -r name args expect; do
+	[ "$args" = - ] && args=""
+	args=$(echo "$args" | sed "s|@DATA@|$data|g")
+	# shellcheck disable=SC2086 # the arguments are words
+	if ! "$RENDER" render "$chart" -n gpumend-system $args >"$vdir/$name.yaml" 2>"$dir/err"; then
+		fail "value $name: the chart renders"
+		sed 's/^/    /' "$dir/err"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	"$RENDER" values "$chart" -n gpumend-system $args >"$vdir/$name.values.json"
+	"$RENDER" json "$vdir/$name.yaml" | jq -s . >"$vdir/$name.json"
+	names="$names $name"
+	if jq -e "$prelude $expect" "$vdir/$name.json" >/dev/null 2>"$dir/err"; then
+		pass "value $name: the objects are as set"
+	else
+		fail "value $name: the objects are as set"
+		sed 's/^/    /' "$dir/err"
+	fi
+done <<EOF_VALUES
+$(cases "$data/values.tsv")
+EOF_VALUES
+# shellcheck disable=SC2086 # one file a name
+(cd "$vdir" && python3 "$data/values_schema.py" "$chart/values.schema.json" \
+	$(for n in $names; do echo "$n.values.json"; done)) >"$dir/schema.out" 2>&1
+# shellcheck disable=SC2086
+(cd "$vdir" && node "$TESTS_DIR/schema/validate.mjs" "$modules" \
+	$(for n in $names; do echo "$n.yaml"; done)) >"$dir/k8s" 2>&1
+for n in $names; do
+	if grep -qx "$n.values.json: ok" "$dir/schema.out"; then
+		pass "value $n: valid against values.schema.json"
+	else
+		fail "value $n: valid against values.schema.json"
+		grep "^$n.values.json: " "$dir/schema.out" | sed 's/^/    /'
+	fi
+	oks=$(grep -c "^ok $n.yaml#" "$dir/k8s")
+	if [ "$oks" -gt 0 ] && ! grep -v "^ok " "$dir/k8s" | grep -q " $n.yaml#"; then
+		pass "value $n: $oks objects valid against Kubernetes 1.36, no unknown field"
+	else
+		fail "value $n: the objects are valid against Kubernetes 1.36, no unknown field"
+		grep -v "^ok " "$dir/k8s" | grep " $n.yaml#" | sed 's/^/    /'
+	fi
+done
+check "every line of values.tsv was rendered ($(echo $names | wc -w))" \
+	[ "$(echo $names | wc -w)" = "$(cases "$data/values.tsv" | wc -l)" ]
 
 # ------------------------------------------------------ refused values
 while IFS=$tab read -r name args where; do
+	args=$(echo "$args" | sed "s|@DATA@|$data|g")
 	kind=${where%% *}
 	want=${where#* }
 	# shellcheck disable=SC2086
@@ -239,34 +318,161 @@ while IFS=$tab read -r name args gen want; do
 	# shellcheck disable=SC2086
 	"$RENDER" render "$chart" $args >"$dir/reg.yaml" 2>"$dir/err" ||
 		fail "registration $name: the chart renders ($(cat "$dir/err"))"
-	"$RENDER" json "$dir/reg.yaml" | jq -S 'select(.kind == "MutatingWebhookConfiguration") |
-		del(.metadata.labels, .metadata.annotations)' >"$dir/reg.got"
-	# shellcheck disable=SC2086
-	"$GPUMEND" webhook-config $want -o json 2>/dev/null |
-		jq -S 'del(.metadata.labels, .metadata.annotations)' >"$dir/reg.want"
-	if [ -s "$dir/reg.got" ] && diff -u "$dir/reg.want" "$dir/reg.got" >"$dir/d"; then
-		pass "registration $name: what 'gpumend webhook-config${want:+ $want}' prints"
-	else
-		fail "registration $name: what 'gpumend webhook-config${want:+ $want}' prints"
-		sed 's/^/    /' "$dir/d" | head -n 40
-	fi
+	"$RENDER" json "$dir/reg.yaml" >"$dir/reg.json"
+	# shellcheck disable=SC2086 # the options are words
+	registration_is "registration $name: what 'gpumend webhook-config${want:+ $want}' prints" \
+		"$dir/reg.json" gpumend $want
 done <<EOF_REGISTRATIONS
 $(cases "$data/registrations.tsv")
 EOF_REGISTRATIONS
 
-# ------------------------------------------------------ another namespace
+# ------------------------------------------------------ names and namespaces
+# With every object the chart can make, in another namespace, under the
+# default names and under fullnameOverride and nameOverride: every
+# reference holds (tests/chart/references.jq), nothing names
+# gpumend-system, and two releases in one namespace share no name and
+# select none of each other's pods.
 ns=ml-infra
-"$RENDER" render "$chart" -n $ns --set namespace.create=true \
-	--set monitoring.serviceMonitor.enabled=true \
-	--set monitoring.prometheusRule.enabled=true >"$dir/ns.yaml" 2>"$dir/err" ||
-	fail "namespace $ns: the chart renders ($(cat "$dir/err"))"
-"$RENDER" json "$dir/ns.yaml" >"$dir/ns.json"
-check "namespace $ns: every namespaced object is in $ns" sh -c "jq -e -s '
-	map(select(.kind != \"Namespace\" and .kind != \"MutatingWebhookConfiguration\"))
-	| length > 0 and all(.metadata.namespace == \"$ns\")' '$dir/ns.json' >/dev/null"
-check "namespace $ns: nothing names gpumend-system" sh -c "! grep -q gpumend-system '$dir/ns.yaml'"
-check "namespace $ns: the certificate names the Service in $ns" \
-	grep -q "^    - gpumend-webhook.$ns.svc\$" "$dir/ns.yaml"
+all="--set namespace.create=true --set networkPolicy.enabled=true
+	--set monitoring.serviceMonitor.enabled=true --set monitoring.prometheusRule.enabled=true"
+for names in gpumend acme; do
+	over=""
+	[ $names = acme ] && over="--set fullnameOverride=acme --set nameOverride=acme-webhook"
+	# shellcheck disable=SC2086 # the arguments are words
+	"$RENDER" render "$chart" -n $ns $all $over >"$dir/$names.yaml" 2>"$dir/err" ||
+		fail "namespace $ns, names $names: the chart renders ($(cat "$dir/err"))"
+	"$RENDER" json "$dir/$names.yaml" >"$dir/$names.json"
+	jq -r -s --arg full $names --arg ns $ns -f "$data/references.jq" "$dir/$names.json" \
+		>"$dir/refs" 2>&1
+	if [ ! -s "$dir/refs" ] && [ "$(jq -s length "$dir/$names.json")" -ge 14 ]; then
+		pass "namespace $ns, names $names: $(jq -s length "$dir/$names.json") objects, every reference holds"
+	else
+		fail "namespace $ns, names $names: every reference holds"
+		sed 's/^/    /' "$dir/refs"
+	fi
+	check "namespace $ns, names $names: nothing names gpumend-system" \
+		sh -c "! grep -n gpumend-system '$dir/$names.yaml'"
+done
+check "names acme: no object is named after gpumend's but the alerts' group" sh -c \
+	"! grep -v '^  - name: gpumend-webhook\$' '$dir/acme.yaml' | grep -qE 'gpumend-(webhook|config|ca|selfsigned)'"
+# the default release in gpumend-system beside acme's there: no name in
+# common, and neither's selectors take the other's pods
+# shellcheck disable=SC2086
+"$RENDER" render "$chart" -n $ns $all >"$dir/first.yaml" 2>/dev/null
+"$RENDER" json "$dir/first.yaml" | jq -s . >"$dir/first.json"
+jq -s . "$dir/acme.json" >"$dir/second.json"
+check "two releases in $ns (fullnameOverride, nameOverride): no object of the same kind and name (but the Namespace)" \
+	jqq -e -n --slurpfile a "$dir/first.json" --slurpfile b "$dir/second.json" '
+		def names: map(select(.kind != "Namespace") | [.kind, .metadata.name]);
+		($a[0] | names) as $x | ($b[0] | names) as $y
+		| ($x | length) >= 13 and ($y | length) >= 13 and $x - ($x - $y) == []'
+check "two releases in $ns: neither's selectors take the other's pods" \
+	jqq -e -n --slurpfile a "$dir/first.json" --slurpfile b "$dir/second.json" '
+		def pods: map(select(.kind == "Deployment"))[0].spec.template.metadata.labels;
+		def sels: [.[] | (.spec.selector.matchLabels? // empty), (select(.kind == "Service") | .spec.selector),
+			(select(.kind == "NetworkPolicy") | .spec.podSelector.matchLabels)];
+		def takes($l): to_entries | all(.[]; $l[.key] == .value);
+		($a[0] | pods) as $pa | ($b[0] | pods) as $pb
+		| ($a[0] | sels | length) >= 4 and ($b[0] | sels | length) >= 4
+		  and ($a[0] | sels | all(.[]; takes($pb) | not)) and ($b[0] | sels | all(.[]; takes($pa) | not))'
+# the registration under fullnameOverride
+registration_is "names acme: the registration is what 'gpumend webhook-config --service acme-webhook --namespace $ns' prints, named acme" \
+	"$dir/acme.json" acme --service acme-webhook --namespace $ns
+check "namespace $ns: the Namespace object is $ns" \
+	jqq -e -s "map(select(.kind == \"Namespace\")) | length == 1 and .[0].metadata.name == \"$ns\"" "$dir/gpumend.json"
+
+# ------------------------------------------------------ the server takes them
+# The arguments the Deployment gives gpumend-webhook under
+# tests/chart/values/server.yaml (every option the chart passes, none at
+# its default), the pod's paths made this machine's, and `--listen
+# 127.0.0.1:0` after them, as extraArgs would come: the real server
+# starts with them (the client CA read), gets ready, and stops.
+if webhook_pair "$dir/pair"; then
+	jq -r '.[] | select(.kind == "Deployment") | .spec.template.spec.containers[0].args[]' \
+		"$vdir/server.json" >"$dir/server.args"
+	set --
+	while IFS= read -r arg; do
+		case $arg in
+		/tls/tls.crt) arg=$dir/pair/tls.crt ;;
+		/tls/tls.key) arg=$dir/pair/tls.key ;;
+		/config/config.yaml) arg=$chart/files/config.yaml ;;
+		/client-ca/*) arg=$dir/pair/ca.crt ;;
+		esac
+		set -- "$@" "$arg"
+	done <"$dir/server.args"
+	n_args=$#
+	if WEBHOOK_LISTEN="" webhook_start chart-args "$@" --listen 127.0.0.1:0; then
+		pass "gpumend-webhook starts with the chart's $n_args arguments (server.yaml) and gets ready"
+		# the first SIGTERM starts the shutdown delay (server.shutdownDelay),
+		# a second one ends it
+		kill -TERM "$webhook_pid"
+		i=0
+		while [ $i -lt 100 ] && [ "$(curl -sk --max-time 2 -o /dev/null -w '%{http_code}' \
+			"$webhook_url/readyz")" = 200 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		if webhook_stop; then
+			pass "gpumend-webhook with the chart's arguments stops on SIGTERM, exit 0"
+		else
+			fail "gpumend-webhook with the chart's arguments stops on SIGTERM, exit 0 (exit $webhook_status)"
+		fi
+	else
+		fail "gpumend-webhook starts with the chart's arguments (exit $webhook_status)"
+		sed 's/^/    /' "$webhook_log" | tail -n 5
+	fi
+	check "gpumend-webhook with the chart's arguments logged at debug, as logLevel says" \
+		grep -q '"level":"debug"' "$webhook_log"
+else
+	fail "gpumend certs makes a pair for the server ($(cat "$dir/pair/certs.err"))"
+fi
+
+# ------------------------------------------------------ NOTES.txt
+# What `helm install` prints names the objects the chart made, under the
+# defaults and under other names, namespace, certificates and network.
+notes_names() {
+	sed -n 's|.* deployment/\([a-z0-9-]*\).*|Deployment \1|p
+		s|.* certificate/\([a-z0-9-]*\).*|Certificate \1|p
+		s|.* mutatingwebhookconfiguration \([a-z0-9-]*\).*|MutatingWebhookConfiguration \1|p' "$1" | sort -u
+}
+for set in defaults other; do
+	args="-n gpumend-system"
+	[ $set = other ] && args="-n ml-infra --set fullnameOverride=acme --set image.registry=registry.example.com
+		--set certificates.source=secret --set certificates.secret.caBundle=LS0tLS1CRUdJTiBDRVJU
+		--set registration.failurePolicy=Ignore --set hostNetwork=true --set port=9443"
+	# shellcheck disable=SC2086 # the arguments are words
+	"$RENDER" notes "$chart" $args >"$dir/notes.$set" 2>"$dir/err" ||
+		fail "NOTES.txt ($set) renders ($(cat "$dir/err"))"
+	# shellcheck disable=SC2086
+	"$RENDER" render "$chart" $args | "$RENDER" json /dev/stdin |
+		jq -r '"\(.kind) \(.metadata.name)"' | sort -u >"$dir/made.$set"
+	notes_names "$dir/notes.$set" >"$dir/named.$set"
+	check "NOTES.txt ($set) names $(wc -l <"$dir/named.$set") objects, each one the chart made" \
+		sh -c '[ "$(wc -l <"$1")" -ge 2 ] && [ -z "$(comm -23 "$1" "$2")" ]' sh "$dir/named.$set" "$dir/made.$set"
+done
+check "NOTES.txt (defaults): the certificate to wait for, the unset registry, Fail" sh -c "
+	grep -q 'wait --for=condition=Ready certificate/gpumend-webhook-tls' '$dir/notes.defaults' &&
+	grep -q 'image.registry is still set-your-registry.invalid' '$dir/notes.defaults' &&
+	grep -q 'legacy GPU objects are refused' '$dir/notes.defaults' &&
+	grep -q 'kube-system\$' '$dir/notes.defaults' && grep -q '^and gpumend-system,' '$dir/notes.defaults'"
+check "NOTES.txt (other): ml-infra, no certificate to wait for, no warning, Ignore, the node's port" sh -c "
+	grep -q 'rollout status deployment/acme-webhook' '$dir/notes.other' &&
+	! grep -q 'certificate/\|WARNING' '$dir/notes.other' &&
+	grep -q 'unmigrated (registration.failurePolicy=Ignore)' '$dir/notes.other' &&
+	grep -q 'port 9443 of their nodes' '$dir/notes.other' && grep -q '^and ml-infra,' '$dir/notes.other'"
+
+# ------------------------------------------------------ README.md, Chart.yaml
+if python3 "$data/values_doc.py" "$chart" >"$dir/doc" 2>&1; then
+	pass "README.md's table, values.yaml and values.schema.json: the same $(grep -c '^| `' "$chart/README.md") values, the same defaults"
+else
+	fail "README.md's table, values.yaml and values.schema.json name the same values, the same defaults"
+	sed 's/^/    /' "$dir/doc"
+fi
+icon=$(sed -n 's|^icon: https://raw.githubusercontent.com/gpumend/gpumend/main/||p' "$chart/Chart.yaml")
+check "Chart.yaml: home, sources, and an icon in the repository ($icon)" sh -c "
+	grep -q '^home: https://github.com/gpumend/gpumend\$' '$chart/Chart.yaml' &&
+	grep -A1 '^sources:\$' '$chart/Chart.yaml' | grep -q '^  - https://github.com/gpumend/gpumend\$' &&
+	[ -n '$icon' ] && grep -q '<svg' '$REPO_DIR/$icon'"
 
 # ------------------------------------------------------ gpumend lint
 (cd "$REPO_DIR" && "$GPUMEND" lint charts/gpumend >"$dir/lint" 2>"$dir/lint.err")

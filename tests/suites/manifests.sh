@@ -218,7 +218,7 @@ check "deployment: resource requests and limits" sh -c \
 	"grep -q 'requests:' '$deploy' && grep -q 'limits:' '$deploy' &&
 	 grep -q 'memory: ' '$deploy' && grep -q 'cpu: ' '$deploy'"
 check "deployment: args" sh -c "awk '/args:/,/image:/' '$deploy' |
-	tr -d ' \n' | grep -qF -- '--listen-0.0.0.0:8443---tls-cert-/tls/tls.crt---tls-key-/tls/tls.key--c-/config/config.yaml---shutdown-delay-\"5\"---drain-timeout-\"20\"'"
+	tr -d ' \n' | grep -qF -- '--listen-0.0.0.0:8443---tls-cert-/tls/tls.crt---tls-key-/tls/tls.key--c-/config/config.yaml---log-level-info---shutdown-delay-\"5\"---drain-timeout-\"20\"'"
 check "deployment: TLS secret mounted read-only at /tls" sh -c \
 	"grep -A2 'mountPath: /tls' '$deploy' | grep -q 'readOnly: true' &&
 	 grep -q 'secretName: gpumend-webhook-tls' '$deploy'"
@@ -379,23 +379,6 @@ moved() {
 	check "$1: nothing names gpumend-system" sh -c "! grep -n gpumend-system '$dir/$1.yaml'"
 }
 
-# registration_is NAME: the registration built is what `gpumend
-# webhook-config --namespace $ns` prints (its caBundles, labels and
-# annotations aside)
-registration_is() {
-	"$GPUMEND" webhook-config -c "$manifests/base/config.yaml" --namespace "$ns" -o json \
-		2>/dev/null | jq -S 'del(.metadata.labels, .metadata.annotations)' >"$dir/reg.want"
-	jq -S 'select(.kind == "MutatingWebhookConfiguration") |
-		del(.metadata.labels, .metadata.annotations, .webhooks[].clientConfig.caBundle)' \
-		"$dir/$1.json" >"$dir/reg.got"
-	if [ -s "$dir/reg.got" ] && diff -u "$dir/reg.want" "$dir/reg.got" >"$dir/reg.diff"; then
-		pass "$1: the registration is what 'gpumend webhook-config --namespace $ns' prints"
-	else
-		fail "$1: the registration is what 'gpumend webhook-config --namespace $ns' prints"
-		sed 's/^/    /' "$dir/reg.diff" | head -n 20
-	fi
-}
-
 rm -rf "$dir/moved"
 cp -R "$manifests" "$dir/moved"
 rm -rf "$dir/moved/overlays/self-signed/tls"
@@ -418,7 +401,8 @@ check "cert-manager-moved: both entries call the Service in $ns and leave $ns an
 		all(.webhooks[]; .clientConfig.service.namespace == \"$ns\" and
 		    (.namespaceSelector.matchExpressions[] |
 		     select(.key == \"kubernetes.io/metadata.name\") | .values) == [\"kube-system\", \"$ns\"])"
-registration_is cert-manager-moved
+registration_is "cert-manager-moved: the registration is what 'gpumend webhook-config --namespace $ns' prints" \
+	"$json" gpumend -c "$manifests/base/config.yaml" --namespace "$ns"
 
 # the self-signed overlay: the certificates for the Service in $ns
 if "$GPUMEND" certs --service gpumend-webhook --namespace "$ns" \
@@ -438,7 +422,8 @@ check "self-signed-moved: both entries call the Service in $ns, leave $ns and ku
 		    (.clientConfig.caBundle | gsub(\"\\\\s\"; \"\")) == \$ca and
 		    (.namespaceSelector.matchExpressions[] |
 		     select(.key == \"kubernetes.io/metadata.name\") | .values) == [\"kube-system\", \"$ns\"])" --arg ca "$(cat "$dir/moved.bundle")"
-registration_is self-signed-moved
+registration_is "self-signed-moved: the registration is what 'gpumend webhook-config --namespace $ns' prints" \
+	"$json" gpumend -c "$manifests/base/config.yaml" --namespace "$ns"
 jq -r 'select(.kind == "Secret") | .data["tls.crt"]' "$json" | base64 -d >"$dir/moved.crt" 2>/dev/null
 check "self-signed-moved: the Secret's certificate passes certs check for the Service in $ns" \
 	sh -c '"$1" certs check "$2" --service gpumend-webhook --namespace "$3" --ca "$4" >/dev/null 2>&1' \
