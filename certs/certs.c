@@ -317,11 +317,11 @@ static int create_options_parse(struct create_options *o, int argc, char **argv)
 			if (r > 0)
 				o->ips[o->n_ips++] = value;
 		} else if (arg[0] == '-') {
-			msg_error("unknown option '%s'", arg);
-			return usage_error("certs");
+			msg_usage("certs", "unknown option '%s'", arg);
+			return 2;
 		} else {
-			msg_error("unexpected argument '%s'", arg);
-			return usage_error("certs");
+			msg_usage("certs", "unexpected argument '%s'", arg);
+			return 2;
 		}
 		if (r < 0)
 			return usage_error("certs");
@@ -1252,9 +1252,9 @@ static int certs_check(int argc, char **argv)
 		}
 		if (options_done || arg[0] != '-' || !strcmp(arg, "-")) {
 			if (file) {
-				msg_error("unexpected argument '%s' (one file at a time)",
+				msg_usage("certs check", "unexpected argument '%s' (one file at a time)",
 					  arg);
-				return usage_error("certs check");
+				return 2;
 			}
 			file = arg;
 			continue;
@@ -1266,8 +1266,8 @@ static int certs_check(int argc, char **argv)
 		else if ((r = option_value(argc, argv, &i, "--ca", &value)) != 0)
 			ca_file = value;
 		else {
-			msg_error("unknown option '%s'", arg);
-			return usage_error("certs check");
+			msg_usage("certs check", "unknown option '%s'", arg);
+			return 2;
 		}
 		if (r < 0)
 			return usage_error("certs check");

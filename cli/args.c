@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "json_scan.h"
@@ -18,10 +19,39 @@ void cli_args_init(struct cli_args *args, int argc, char **argv)
 {
 	args->argc = argc;
 	args->argv = argv;
+	args->command = argc > 0 ? argv[0] : "";
 	args->n = 0;
 	args->done = 0;
 	/* 0, not 1: glibc starts over, also after a call in another mode */
 	optind = 0;
+	/* the errors are said here, in gpumend's words */
+	opterr = 0;
+}
+
+/*
+ * Says what getopt_long() found wrong with the option it returned `opt`
+ * for ('?' or ':'): the option as written is argv[optind - 1] for a long
+ * one, optopt for a short one.
+ */
+static void option_error(const struct cli_args *args, int opt)
+{
+	const char *arg = optind > 0 && optind <= args->argc ?
+			  args->argv[optind - 1] : NULL;
+	int is_long = arg && arg[0] == '-' && arg[1] == '-';
+	size_t len = is_long ? strcspn(arg, "=") : 0;
+
+	if (opt == ':' && is_long)
+		msg_usage(args->command, "option '%.*s' needs a value",
+			  (int)len, arg);
+	else if (opt == ':')
+		msg_usage(args->command, "option '-%c' needs a value", optopt);
+	else if (is_long && optopt)
+		msg_usage(args->command, "option '%.*s' takes no value",
+			  (int)len, arg);
+	else if (is_long)
+		msg_usage(args->command, "unknown option '%.*s'", (int)len, arg);
+	else
+		msg_usage(args->command, "unknown option '-%c'", optopt);
 }
 
 int cli_args_next(struct cli_args *args, const char *optstring,
@@ -33,8 +63,9 @@ int cli_args_next(struct cli_args *args, const char *optstring,
 	if (args->done)
 		return -1;
 	/* '-' first: operands come back in order as option 1, so nothing
-	 * depends on the environment's POSIXLY_CORRECT */
-	if (snprintf(spec, sizeof(spec), "-%s", optstring) >= (int)sizeof(spec))
+	 * depends on the environment's POSIXLY_CORRECT; ':' then: a missing
+	 * value is told from an unknown option */
+	if (snprintf(spec, sizeof(spec), "-:%s", optstring) >= (int)sizeof(spec))
 		return '?';
 	while ((opt = getopt_long(args->argc, args->argv, spec, longopts,
 				  NULL)) == 1) {
@@ -45,6 +76,10 @@ int cli_args_next(struct cli_args *args, const char *optstring,
 		 * not by slot, so nothing still needed is overwritten.
 		 */
 		args->argv[1 + args->n++] = optarg;
+	}
+	if (opt == '?' || opt == ':') {
+		option_error(args, opt);
+		return '?';
 	}
 	if (opt != -1)
 		return opt;
@@ -59,7 +94,7 @@ int cli_args_none(const struct cli_args *args)
 {
 	if (args->n == 0)
 		return 0;
-	msg_error("unexpected argument '%s'", args->argv[1]);
+	msg_usage(args->command, "unexpected argument '%s'", args->argv[1]);
 	return -1;
 }
 

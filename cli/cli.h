@@ -223,22 +223,27 @@ void cli_templates_clear(struct cli_templates *list);
 /*
  * Options anywhere on the command line (git and kubectl style), "--"
  * ending them. After cli_args_init(), call cli_args_next() with a
- * getopt_long() option string (without a leading '+' or '-') until it
- * returns -1; it returns each option as getopt_long() does (optarg set).
+ * getopt_long() option string (without a leading '+', '-' or ':') until
+ * it returns -1; it returns each option as getopt_long() does (optarg
+ * set), and '?' for an unknown option or a missing or unwanted value,
+ * which it has said (msg_usage(): "gpumend lint: unknown option
+ * '--bogus'; see 'gpumend lint --help'"): the command then exits 2.
  * The operands (paths) are then argv[1 .. 1 + n), in order: they are packed
- * there in place, so keep option values (optarg) by pointer.
+ * there in place, so keep option values (optarg) by pointer. argv[0] is
+ * the command's name.
  */
 struct option;
 struct cli_args {
 	int argc;
 	char **argv;
+	const char *command;  /* argv[0], for messages */
 	int n;               /* operands found */
 	int done;
 };
 void cli_args_init(struct cli_args *args, int argc, char **argv);
 int cli_args_next(struct cli_args *args, const char *optstring,
 		  const struct option *longopts);
-/* 0 when there is no operand; else prints "unexpected argument" and -1. */
+/* 0 when there is no operand; else says "unexpected argument" and -1. */
 int cli_args_none(const struct cli_args *args);
 
 /* Subcommands. Each returns the process exit status. */

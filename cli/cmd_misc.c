@@ -35,7 +35,6 @@ static int config_only_usage(const char *name, const char *what, int argc,
 			       name, what);
 			return 0;
 		default:
-			fprintf(stderr, "usage: gpumend %s [-c FILE]\n", name);
 			return 2;
 		}
 	}

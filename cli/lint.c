@@ -367,7 +367,6 @@ int cmd_lint(int argc, char **argv)
 				cli_run_free(&l.run);
 				return 0;
 			default:
-				lint_usage(stderr);
 				break;
 			}
 		}

@@ -575,7 +575,6 @@ int cmd_migrate(int argc, char **argv)
 				cli_run_free(&m.run);
 				return 0;
 			default:
-				migrate_usage(stderr);
 				break;
 			}
 		}

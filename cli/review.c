@@ -115,7 +115,7 @@ int cmd_review(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(arg, "-c") || !strcmp(arg, "--config")) {
 			if (++i == argc) {
-				msg_error("option '%s' needs a file", arg);
+				msg_usage("review", "option '%s' needs a value", arg);
 				return 2;
 			}
 			config_path = argv[i];
@@ -123,7 +123,7 @@ int cmd_review(int argc, char **argv)
 			config_path = arg + 9;
 		} else if (!strcmp(arg, "--entry")) {
 			if (++i == argc) {
-				msg_error("option '%s' needs an entry", arg);
+				msg_usage("review", "option '%s' needs a value", arg);
 				return 2;
 			}
 			entry = argv[i];
@@ -133,14 +133,16 @@ int cmd_review(int argc, char **argv)
 			if (i + 1 < argc && !input)
 				input = argv[++i];
 			if (i + 1 < argc) {
-				msg_error("review reads one file\n%s", usage);
+				msg_usage("review", "unexpected argument '%s' (one file at a time)",
+					  argv[i + 1]);
 				return 2;
 			}
 		} else if (arg[0] == '-' && arg[1]) {
-			msg_error("unknown option '%s'\n%s", arg, usage);
+			msg_usage("review", "unknown option '%s'", arg);
 			return 2;
 		} else if (input) {
-			msg_error("review reads one file\n%s", usage);
+			msg_usage("review", "unexpected argument '%s' (one file at a time)",
+				  arg);
 			return 2;
 		} else {
 			input = arg;

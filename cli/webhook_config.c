@@ -160,7 +160,6 @@ int cmd_webhook_config(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		default:
-			fputs(usage, stderr);
 			return 2;
 		}
 	}

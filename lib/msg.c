@@ -28,7 +28,7 @@ const char *msg_program(void)
  * newline or another control byte (in a file name, say) is shown as an
  * escape, \n or \x1b, not written.
  */
-static void put_line(const char *fmt, va_list ap)
+static void put_text(const char *fmt, va_list ap)
 {
 	va_list copy;
 	int len;
@@ -46,6 +46,11 @@ static void put_line(const char *fmt, va_list ap)
 			fputs(text, stderr);
 		free(text);
 	}
+}
+
+static void put_line(const char *fmt, va_list ap)
+{
+	put_text(fmt, ap);
 	fputc('\n', stderr);
 }
 
@@ -93,6 +98,17 @@ void msg_note(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(NULL, fmt, ap);
 	va_end(ap);
+}
+
+void msg_usage(const char *command, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", program, command);
+	va_start(ap, fmt);
+	put_text(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; see '%s %s --help'\n", program, command);
 }
 
 void msg_at(const char *file, int line, int column, const char *severity,

@@ -20,6 +20,14 @@ void msg_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void msg_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * A usage error of `command` ("lint", "certs check"), in one line that
+ * says where the help is: "PROGRAM COMMAND: MESSAGE; see 'PROGRAM COMMAND
+ * --help'" on stderr.
+ */
+void msg_usage(const char *command, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
  * A located problem in a file: "FILE:LINE:COL: error: MESSAGE" (line and
  * column 1-based; a column of 0 omits it, a line of 0 omits both).
  */

@@ -25,6 +25,29 @@ done
 	pass "unknown command exits 2" || fail "unknown command exits 2 ($rc)"
 "$G" migrate --bogus >/dev/null 2>&1; [ $? = 2 ] &&
 	pass "unknown flag exits 2" || fail "unknown flag exits 2"
+# a usage error is one line naming the command and pointing to its help,
+# not the whole usage; each command alike (getopt's words are not shown)
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086
+	"$G" $args >/dev/null 2>"$dir/err"; rc=$?
+	if [ $rc = 2 ] && [ "$(wc -l <"$dir/err")" = 1 ] && [ "$(cat "$dir/err")" = "$want" ]; then
+		pass "usage error: gpumend $args"
+	else
+		fail "usage error: gpumend $args: exit $rc, $(cat "$dir/err")"
+	fi
+done <<'EOF'
+lint --bogus|gpumend lint: unknown option '--bogus'; see 'gpumend lint --help'
+lint -z|gpumend lint: unknown option '-z'; see 'gpumend lint --help'
+lint --format|gpumend lint: option '--format' needs a value; see 'gpumend lint --help'
+lint --quiet=yes|gpumend lint: option '--quiet' takes no value; see 'gpumend lint --help'
+migrate --bogus|gpumend migrate: unknown option '--bogus'; see 'gpumend migrate --help'
+rules -c|gpumend rules: option '-c' needs a value; see 'gpumend rules --help'
+config --bogus|gpumend config: unknown option '--bogus'; see 'gpumend config --help'
+webhook-config --bogus|gpumend webhook-config: unknown option '--bogus'; see 'gpumend webhook-config --help'
+review --bogus|gpumend review: unknown option '--bogus'; see 'gpumend review --help'
+certs --bogus|gpumend certs: unknown option '--bogus'; see 'gpumend certs --help'
+certs check --bogus|gpumend certs check: unknown option '--bogus'; see 'gpumend certs check --help'
+EOF
 "$G" lint --format xml "$ex" >/dev/null 2>"$dir/err"; [ $? = 2 ] && grep -q "unknown format 'xml'" "$dir/err" &&
 	pass "bad --format exits 2" || fail "bad --format exits 2"
 "$G" lint --fail-on fatal "$ex" >/dev/null 2>&1; [ $? = 2 ] &&
@@ -48,7 +71,8 @@ cp "$ex/pod-driver-hostpath.yaml" "$dir/--check"
 	pass "'--' ends the options: '--check' is then a file" ||
 	{ fail "'--' ends the options ($rc)"; cat "$dir/err"; }
 "$G" rules -c /dev/null extra >/dev/null 2>"$dir/err"; [ $? = 2 ] &&
-	grep -q "unexpected argument 'extra'" "$dir/err" && pass "rules: an operand is refused" ||
+	grep -q "^gpumend rules: unexpected argument 'extra'; see 'gpumend rules --help'$" "$dir/err" &&
+	pass "rules: an operand is refused" ||
 	fail "rules: an operand is refused"
 POSIXLY_CORRECT=1 "$G" lint "$ex/pod-driver-hostpath.yaml" --fail-on error >/dev/null 2>&1; [ $? = 0 ] &&
 	pass "options after paths also under POSIXLY_CORRECT" ||
