@@ -802,12 +802,12 @@ static X509 *serving_build(EVP_PKEY *key, X509 *ca, EVP_PKEY *ca_key,
 static char *file_read(const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	const char *shown = strcmp(path, "-") ? path : "standard input";
+	const char *shown = strcmp(path, "-") ? path : INPUT_STDIN_NAME;
 	char *data;
 	size_t n;
 
 	if (!f) {
-		msg_error("cannot open '%s': %s", path, strerror(errno));
+		msg_error("cannot open '%s': %s", shown, strerror(errno));
 		return NULL;
 	}
 	data = malloc(CERTS_MAX_FILE + 1);
@@ -1282,6 +1282,8 @@ static int certs_check(int argc, char **argv)
 	service_names_init(&sn, service, namespace_name);
 
 	data = file_read(file, &len);
+	if (!strcmp(file, "-"))
+		file = INPUT_STDIN_NAME;
 	if (!data)
 		return 2;
 	cert = cert_parse(data, len);
@@ -1293,7 +1295,7 @@ static int certs_check(int argc, char **argv)
 	chain = cert_parse_all(data, len);
 	if (chain)
 		X509_free(sk_X509_shift(chain));
-	cert_print(strcmp(file, "-") ? file : "(standard input)", cert);
+	cert_print(file, cert);
 
 	if (X509_cmp_current_time(X509_get0_notBefore(cert)) >= 0) {
 		time_format(X509_get0_notBefore(cert), when, sizeof(when));

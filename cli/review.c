@@ -11,6 +11,7 @@
 #include "admission.h"
 #include "buf.h"
 #include "config_file.h"
+#include "files.h"
 #include "msg.h"
 #include "nul.h"
 #include "review.h"
@@ -167,7 +168,7 @@ int cmd_review(int argc, char **argv)
 
 	buf_init(&body, ADMISSION_MAX_BODY_DEFAULT);
 	if (!input || !strcmp(input, "-")) {
-		input = "-";
+		input = INPUT_STDIN_NAME;
 		stream = stdin;
 	} else if (!(stream = fopen(input, "rb"))) {
 		msg_error("cannot open '%s': %s", input, strerror(errno));

@@ -161,7 +161,7 @@ static int input_from_utf16(struct input *in)
 static int input_finish(struct input *in, const char *path, int is_stdin,
 			mode_t mode)
 {
-	in->name = strdup(is_stdin ? "<stdin>" : path);
+	in->name = strdup(is_stdin ? INPUT_STDIN_NAME : path);
 	in->path = is_stdin ? NULL : strdup(path);
 	in->mode = mode & 07777;
 	if (!in->text || !in->name || (!is_stdin && !in->path)) {

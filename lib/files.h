@@ -12,9 +12,12 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+/* How every message names standard input ("-" on the command line). */
+#define INPUT_STDIN_NAME "<stdin>"
+
 /* A file (or standard input) read whole. */
 struct input {
-	char *name;          /* as given, or "<stdin>"; owned */
+	char *name;          /* as given, or INPUT_STDIN_NAME; owned */
 	char *path;          /* NULL for stdin; owned */
 	char *text;          /* owned; mapped files are not NUL-terminated */
 	size_t len;

@@ -14,8 +14,8 @@
 
 /*
  * One finding as the CLI reports it. All strings are borrowed. `file` is
- * the path as the user gave it ("-" for stdin); `line` and `column` are
- * 1-based, 0 when unknown; `rule` is the rule id, or NULL for a finding
+ * the path as the user gave it ("<stdin>" for standard input); `line` and
+ * `column` are 1-based, 0 when unknown; `rule` is the rule id, or NULL for a finding
  * that belongs to no rule; `severity` is "error", "warning" or "info";
  * `message` is one line; `pointer` is the JSON Pointer of the node in the
  * document, or NULL. A NULL `file` is written as "-", a NULL `message` or

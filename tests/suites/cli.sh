@@ -78,6 +78,24 @@ POSIXLY_CORRECT=1 "$G" lint "$ex/pod-driver-hostpath.yaml" --fail-on error >/dev
 	pass "options after paths also under POSIXLY_CORRECT" ||
 	fail "options after paths also under POSIXLY_CORRECT"
 
+# standard input is "<stdin>" in every message, whatever reads it
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086
+	printf 'kind: [\n' | "$G" $args >/dev/null 2>"$dir/err"
+	if grep -qF -- "$want" "$dir/err" && ! grep -q "'-'" "$dir/err"; then
+		pass "standard input is <stdin>: gpumend $args"
+	else
+		fail "standard input is <stdin>: gpumend $args: $(cat "$dir/err")"
+	fi
+done <<'EOF'
+lint|<stdin>:2:1: error: cannot parse
+lint -|<stdin>:2:1: error: cannot parse
+migrate -|<stdin>:2:1: error: cannot parse
+review|cannot review '<stdin>': malformed JSON
+review -|cannot review '<stdin>': malformed JSON
+certs check - --service s --namespace n|'<stdin>' holds no certificate
+EOF
+
 # --- rules and config ----------------------------------------------------
 n=$("$G" rules | tail -n +2 | wc -l)
 [ "$n" = 15 ] && pass "rules lists fifteen rules" || fail "rules lists $n rules"
