@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The gpumend authors
+# SPDX-License-Identifier: Apache-2.0
 # answer.jq - the checks of a gpumend-webhook answer, for
 # tests/suites/hostile_webhook.sh (definitions only: the suite prepends
 # those of tests/webhook/jsonpatch.jq, for apply_op, and appends the call).

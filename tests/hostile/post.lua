@@ -1,3 +1,5 @@
+-- SPDX-FileCopyrightText: 2026 The gpumend authors
+-- SPDX-License-Identifier: Apache-2.0
 -- tests/hostile/post.lua - wrk script for tests/suites/faults.sh and
 -- tests/soak.sh: every request POSTs the file named by $GPUMEND_BODY as
 -- application/json to /mutate. With $GPUMEND_DELAY_MS, each connection

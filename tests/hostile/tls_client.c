@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 The gpumend authors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tls_client.c - a raw HTTPS client for the hostile-input tests of
  * gpumend-webhook: it sends bytes that curl will not (truncated bodies,
