@@ -189,7 +189,7 @@ int cmd_review(int argc, char **argv)
 		fclose(stream);
 
 	if (entry) {
-		struct rules_error err = { "", "" };
+		struct rules_error err = { "", "", 0 };
 		struct config *only = rules_entry_config_new(cfg,
 				(enum rules_entry)rules_entry_find(entry),
 				review_request(cfg, &body), &err);

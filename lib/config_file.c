@@ -52,7 +52,11 @@ static struct config *text_load(const char *name, const char *text,
 		return cfg;
 	}
 	if (config_apply(cfg, doc, &rerr) != 0) {
-		source_locate(root, rerr.pointer, &line, &column);
+		/* an unknown key is its key; anything else, its value */
+		if (rerr.at_key)
+			source_locate(root, rerr.pointer, &line, &column);
+		else
+			source_locate_value(root, rerr.pointer, &line, &column);
 		snprintf(errbuf, errlen, "%s:%d:%d: %s", name, line, column,
 			 rerr.message);
 		json_decref(doc);
@@ -62,7 +66,7 @@ static struct config *text_load(const char *name, const char *text,
 	if (admission && cfg->target == RULES_TARGET_DRA) {
 		/* a mutating webhook cannot create the ResourceClaimTemplates
 		 * that the pods it changed would name */
-		source_locate(root, "/target", &line, &column);
+		source_locate_value(root, "/target", &line, &column);
 		snprintf(errbuf, errlen,
 			 "%s:%d:%d: target 'dra' is for gpumend migrate and lint only: an admission webhook cannot create the ResourceClaimTemplates pods would name; use target device-plugin here (see docs/dra.md)",
 			 name, line, column);

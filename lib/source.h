@@ -171,6 +171,13 @@ void source_node_free(struct source_node *node);
  */
 void source_locate(struct source_node *root, const char *pointer, int *line,
 		   int *column);
+/*
+ * The same, but a node the pointer reaches whole is named at its value
+ * (a scalar, the first line of a mapping or sequence) rather than at its
+ * key: where a wrong value is.
+ */
+void source_locate_value(struct source_node *root, const char *pointer,
+			 int *line, int *column);
 
 /* ------------------------------------------------------------------ */
 /* Rendering values as YAML or JSON text (yaml_emit.c)                  */

@@ -1862,8 +1862,13 @@ int source_reads_as(const char *text, size_t len,
 /* ------------------------------------------------------------------ */
 /* Locating a pointer                                                  */
 
-void source_locate(struct source_node *root, const char *pointer, int *line,
-		   int *column)
+/*
+ * Walks `pointer` down the tree from `root`: *line, *column as
+ * source_locate() says; with `value`, a member found whole is named at
+ * its value rather than its key.
+ */
+static void locate(struct source_node *root, const char *pointer,
+		   int value, int *line, int *column)
 {
 	struct source_node *node = root;
 	char token[1024];
@@ -1901,6 +1906,21 @@ void source_locate(struct source_node *root, const char *pointer, int *line,
 		}
 		node = found->node;
 	}
-	/* a pointer to a sequence item or a whole value: its own position */
-	(void)node;
+	/* the whole pointer was found: its value's own place, if asked */
+	if (value && node && node != root && node->line > 0) {
+		*line = node->line;
+		*column = node->column;
+	}
+}
+
+void source_locate(struct source_node *root, const char *pointer, int *line,
+		   int *column)
+{
+	locate(root, pointer, 0, line, column);
+}
+
+void source_locate_value(struct source_node *root, const char *pointer,
+			 int *line, int *column)
+{
+	locate(root, pointer, 1, line, column);
 }

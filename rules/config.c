@@ -952,6 +952,7 @@ static int config_fail(struct rules_error *err, char *pointer_new,
 	va_list ap;
 
 	if (err) {
+		err->at_key = 0;
 		snprintf(err->pointer, sizeof(err->pointer), "%s",
 			 pointer_new ? pointer_new : pointer);
 		va_start(ap, fmt);
@@ -965,6 +966,19 @@ static int config_fail(struct rules_error *err, char *pointer_new,
 static int config_fail_oom(struct rules_error *err, const char *pointer)
 {
 	return config_fail(err, NULL, pointer, "out of memory");
+}
+
+/* An unknown key (`what`: "key", "rule") at `pointer_new` (taken over),
+ * `hint` after its name: the error is the key, not its value. -1. */
+static int config_fail_key(struct rules_error *err, char *pointer_new,
+			   const char *pointer, const char *what,
+			   const char *key, const char *hint)
+{
+	config_fail(err, pointer_new, pointer, "unknown %s '%.60s'%s", what,
+		    key, hint);
+	if (err)
+		err->at_key = 1;
+	return -1;
 }
 
 static int is_lower_alnum(char c)
@@ -1506,10 +1520,9 @@ static int custom_resource_read(struct custom_resource *entry, json_t *value,
 		while (k < 3 && strcmp(key, keys[k]) != 0)
 			k++;
 		if (k == 3)
-			return config_fail(err, json_pointer_join(pointer, key),
-					   pointer,
-					   "unknown key '%.60s' (expected group, resources, podSpecs)",
-					   key);
+			return config_fail_key(err, json_pointer_join(pointer, key),
+					       pointer, "key", key,
+					       " (expected group, resources, podSpecs)");
 	}
 	for (size_t k = 0; k < 3; k++) {
 		char *at;
@@ -1692,8 +1705,7 @@ static int rule_settings_apply(struct config *cfg,
 		if (!at)
 			return config_fail_oom(err, pointer);
 		if (strcmp(key, "mode") != 0)
-			return config_fail(err, at, pointer,
-					   "unknown key '%.60s'", key);
+			return config_fail_key(err, at, pointer, "key", key, "");
 		rc = rule_mode_read(info, value, at, &cfg->mode[info->id], err);
 		free(at);
 		if (rc)
@@ -1721,8 +1733,8 @@ static int rules_apply_section(struct config *cfg, json_t *rules,
 		if (!at)
 			return config_fail_oom(err, pointer);
 		if (!info)
-			return config_fail(err, at, pointer,
-					   "unknown rule '%.60s'", key);
+			return config_fail_key(err, at, pointer, "rule", key,
+					       "");
 		rc = rule_settings_apply(cfg, info, settings, at, err);
 		free(at);
 		if (rc)
@@ -1757,8 +1769,7 @@ static int section_apply(struct config *cfg,
 		while (f->key && strcmp(f->key, key) != 0)
 			f++;
 		if (!f->key)
-			return config_fail(err, at, pointer,
-					   "unknown key '%.60s'", key);
+			return config_fail_key(err, at, pointer, "key", key, "");
 		rc = field_apply(cfg, f, value, at, err);
 		free(at);
 		if (rc)
@@ -1818,8 +1829,7 @@ static int config_apply_all(struct config *cfg, json_t *doc,
 		else if (s->key)
 			rc = section_apply(cfg, s, body, at, err);
 		else
-			return config_fail(err, at, "", "unknown key '%.60s'",
-					   key);
+			return config_fail_key(err, at, "", "key", key, "");
 		free(at);
 		if (rc)
 			return -1;

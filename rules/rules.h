@@ -265,6 +265,9 @@ struct config {
 struct rules_error {
 	char pointer[512];
 	char message[512];
+	/* config_apply(): 1 when the error is the member's key itself (an
+	 * unknown key), 0 when it is its value */
+	int at_key;
 };
 
 /*

@@ -107,23 +107,23 @@ rules:
     mode: loud
 EOF
 "$G" migrate -c "$dir/bad.yaml" "$ex" >/dev/null 2>"$dir/err"; rc=$?
-[ $rc = 2 ] && grep -q "bad.yaml:3:5: mode must be one of off, warn, deny, mutate" "$dir/err" &&
-	pass "a bad config value names its line and column" ||
-	{ fail "a bad config value names its line and column"; cat "$dir/err"; }
+[ $rc = 2 ] && grep -q "bad.yaml:3:11: mode must be one of off, warn, deny, mutate" "$dir/err" &&
+	pass "a bad config value names the line and column of the value" ||
+	{ fail "a bad config value names the line and column of the value"; cat "$dir/err"; }
 printf 'target: dra\ndra:\n  deviceClassName: gpu.example.com\n' >"$dir/dra.yaml"
 "$G" config -c "$dir/dra.yaml" >"$dir/out" 2>"$dir/err" &&
 	grep -qx 'target: dra' "$dir/out" && grep -qx '  deviceClassName: gpu.example.com' "$dir/out" &&
 	pass "config prints target and dra.deviceClassName" ||
 	{ fail "config prints target and dra.deviceClassName"; cat "$dir/err"; }
 "$G" review -c "$dir/dra.yaml" </dev/null >/dev/null 2>"$dir/err"; rc=$?
-[ $rc = 2 ] && grep -q "dra.yaml:1:1: target 'dra' is for gpumend migrate and lint only" "$dir/err" &&
-	pass "review refuses target dra at its key" ||
-	{ fail "review refuses target dra at its key"; cat "$dir/err"; }
+[ $rc = 2 ] && grep -q "dra.yaml:1:9: target 'dra' is for gpumend migrate and lint only" "$dir/err" &&
+	pass "review refuses target dra at its value" ||
+	{ fail "review refuses target dra at its value"; cat "$dir/err"; }
 printf 'target: cuda\n' >"$dir/bad3.yaml"
 "$G" lint -c "$dir/bad3.yaml" "$ex" >/dev/null 2>"$dir/err"; rc=$?
-[ $rc = 2 ] && grep -q "bad3.yaml:1:1: target must be one of device-plugin, dra" "$dir/err" &&
-	pass "an unknown target names its line and column" ||
-	{ fail "an unknown target names its line and column"; cat "$dir/err"; }
+[ $rc = 2 ] && grep -q "bad3.yaml:1:9: target must be one of device-plugin, dra" "$dir/err" &&
+	pass "an unknown target names the line and column of its value" ||
+	{ fail "an unknown target names the line and column of its value"; cat "$dir/err"; }
 for cmd in migrate lint; do
 	"$G" $cmd --target cuda "$ex" >/dev/null 2>"$dir/err"; rc=$?
 	[ $rc = 2 ] && grep -q "target must be device-plugin or dra, not 'cuda'" "$dir/err" &&

@@ -704,8 +704,8 @@ printf '# offline only\ntarget: dra\n' >"$dir/dra.yaml"
 "$GPUMEND_WEBHOOK" --listen 127.0.0.1:0 -c "$dir/dra.yaml" --tls-cert "$dir/ca1/tls.crt" \
 	--tls-key "$dir/ca1/tls.key" >/dev/null 2>"$dir/err"
 status=$?
-check "target dra at start-up: refused at its key (the webhook cannot create claim templates)" \
-	sh -c "[ $status = 1 ] && grep -q \"dra.yaml:2:1: target 'dra' is for gpumend migrate and lint only\" '$dir/err'"
+check "target dra at start-up: refused at its value (the webhook cannot create claim templates)" \
+	sh -c "[ $status = 1 ] && grep -q \"dra.yaml:2:9: target 'dra' is for gpumend migrate and lint only\" '$dir/err'"
 
 # no --listen: the address too from the environment
 WEBHOOK_LISTEN=""

@@ -128,7 +128,7 @@ static void check_gating_as(const struct config *cfg,
 {
 	struct json_scan_filter *filter = json_scan_filter_new(cfg, 0);
 	struct rules_options gated = *opts;
-	struct rules_error err = { { 0 }, { 0 } };
+	struct rules_error err = { { 0 }, { 0 }, 0 };
 	size_t len = strlen(json_text);
 	struct rules_result got;
 	json_t *obj = json_loads(json_text, 0, NULL), *read;
@@ -202,7 +202,7 @@ json_t *test_migrate(const char *json_text, const struct config *cfg,
 {
 	static const struct rules_options offline = { .offline = 1 };
 	struct config *own = NULL;
-	struct rules_error err = { { 0 }, { 0 } };
+	struct rules_error err = { { 0 }, { 0 }, 0 };
 	struct rules_result again;
 	json_error_t jerr;
 	json_t *obj, *replay, *second;
