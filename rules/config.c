@@ -29,6 +29,8 @@ enum field_kind {
 	FIELD_NODE_SELECTORS,   /* struct text_map: label keys to label values */
 	FIELD_NAMESPACE_MODELS, /* namespace_models, n_namespace_models */
 	FIELD_SIZE,             /* size_t, at least 1 */
+	FIELD_BYTES,            /* size_t bytes, at least 1: an integer or a
+				   quantity (64Mi, 8M) */
 	FIELD_INT,              /* int, at least 1 */
 	FIELD_TIMEOUT,          /* int seconds, 1 to 30 (a webhook's range) */
 	FIELD_FAILURE_POLICY,   /* int failure_allow: "allow" or "deny" */
@@ -131,7 +133,7 @@ static const struct config_field annotations_fields[] = {
 };
 
 static const struct config_field limits_fields[] = {
-	FIELD("maxDocumentBytes", FIELD_SIZE, max_document_bytes),
+	FIELD("maxDocumentBytes", FIELD_BYTES, max_document_bytes),
 	FIELD("maxDepth", FIELD_INT, max_depth),
 	FIELD("maxAliasNodes", FIELD_SIZE, max_alias_nodes),
 	FIELD("maxValues", FIELD_SIZE, max_values),
@@ -436,6 +438,7 @@ static int field_copy(struct config *dst, const struct config *src,
 		}
 		return 0;
 	case FIELD_SIZE:
+	case FIELD_BYTES:
 		*MEMBER(dst, f, size_t) = *CONST_MEMBER(src, f, size_t);
 		return 0;
 	case FIELD_INT:
@@ -1238,10 +1241,22 @@ static int apply_limit(struct config *cfg, const struct config_field *f,
 		       struct rules_error *err)
 {
 	json_int_t n = json_integer_value(value);
+	long long milli;
 
-	if (!json_is_integer(value) || n <= 0)
+	/* a size: as the webhook's --max-body, a quantity too (64Mi, 8M) */
+	if (f->kind == FIELD_BYTES && json_is_string(value)) {
+		if (quantity_parse_milli(json_string_value(value), &milli) ||
+		    milli % 1000 || milli <= 0)
+			return config_fail(err, NULL, pointer,
+					   "%s must be a positive whole number of bytes, such as 8388608 or 8Mi",
+					   f->key);
+		n = (json_int_t)(milli / 1000);
+	} else if (!json_is_integer(value) || n <= 0) {
 		return config_fail(err, NULL, pointer,
+				   f->kind == FIELD_BYTES ?
+				   "%s must be a positive whole number of bytes, such as 8388608 or 8Mi" :
 				   "%s must be a positive integer", f->key);
+	}
 	if (f->kind == FIELD_INT || f->kind == FIELD_TIMEOUT) {
 		int max = f->kind == FIELD_TIMEOUT ? 30 : INT_MAX;
 
@@ -1633,6 +1648,7 @@ static int field_apply(struct config *cfg, const struct config_field *f,
 	case FIELD_NAMESPACE_MODELS:
 		return apply_namespace_models(cfg, value, pointer, err);
 	case FIELD_SIZE:
+	case FIELD_BYTES:
 	case FIELD_INT:
 	case FIELD_TIMEOUT:
 		return apply_limit(cfg, f, value, pointer, err);
@@ -2040,6 +2056,7 @@ static json_t *field_to_json(const struct config *cfg,
 		}
 		return map;
 	case FIELD_SIZE:
+	case FIELD_BYTES:
 		return json_integer((json_int_t)*CONST_MEMBER(cfg, f, size_t));
 	case FIELD_INT:
 	case FIELD_TIMEOUT:

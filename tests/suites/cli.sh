@@ -130,6 +130,16 @@ for cmd in migrate lint; do
 		pass "$cmd --target cuda: a usage error" ||
 		{ fail "$cmd --target cuda: a usage error"; cat "$dir/err"; }
 done
+# a size is taken as a quantity too, as the webhook's --max-body is
+printf 'limits:\n  maxDocumentBytes: 64Mi\n' >"$dir/size.yaml"
+"$G" config -c "$dir/size.yaml" 2>"$dir/err" | grep -qx '  maxDocumentBytes: 67108864' &&
+	pass "limits.maxDocumentBytes: 64Mi is 67108864 bytes" ||
+	{ fail "limits.maxDocumentBytes: 64Mi"; cat "$dir/err"; }
+printf 'limits:\n  maxDocumentBytes: 1.5\n' >"$dir/size.yaml"
+"$G" config -c "$dir/size.yaml" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc = 2 ] && grep -q "size.yaml:2:21: maxDocumentBytes must be a positive whole number of bytes" "$dir/err" &&
+	pass "limits.maxDocumentBytes: a quantity that is no whole number of bytes is refused at its value" ||
+	{ fail "limits.maxDocumentBytes: 1.5 ($rc)"; cat "$dir/err"; }
 printf 'sharing:\n  strateg: mps\n' >"$dir/bad2.yaml"
 "$G" lint -c "$dir/bad2.yaml" "$ex" >/dev/null 2>"$dir/err"; rc=$?
 [ $rc = 2 ] && grep -q "bad2.yaml:2:3: unknown key 'strateg'" "$dir/err" &&
