@@ -118,6 +118,8 @@ int cli_run_option(struct cli_run *run, int opt, const char *arg)
 	case 'E': run->walk.excludes[run->walk.n_excludes++] = (char *)arg; return 1;
 	case 'q': run->quiet = 1; return 1;
 	case 'U': run->skip_named = 1; return 1;
+	case 'A': run->walk.allow_empty = 1; return 1;
+	case 'v': run->walk.verbose = 1; return 1;
 	case 'c': run->config_path = arg; return 1;
 	case 'T':
 		run->target = rules_target_find(arg);

@@ -23,8 +23,9 @@ struct json_scan_filter;
  * last rule that matches a path decides ("!" includes it again).
  * ignore_new() makes the rules of the defaults and `excludes`;
  * ignore_read() adds the lines of the file `path` (none when it does not
- * exist); ignore_add() one line. They print their error and return -1
- * (ignore_new() NULL).
+ * exist); ignore_add() one line. They return -1 (ignore_new() NULL) when
+ * out of memory, which they say; ignore_read() also when the file cannot
+ * be read, errno saying why (for the caller to say).
  */
 struct ignore;
 struct ignore *ignore_new(char **excludes, size_t n_excludes);
@@ -39,17 +40,28 @@ void ignore_free(struct ignore *ig);
  */
 int ignore_match(const struct ignore *ig, const char *rel, int is_dir);
 int ignore_path(const struct ignore *ig, const char *rel);
+/*
+ * The same, saying why: the rule that excludes `rel` as written and where
+ * it comes from ("'legacy/' (./.gpumendignore:2)", "'vendor/' (a
+ * default)", "'*.gen.yaml' (--exclude)"), a string of `ig`'s; NULL when
+ * `rel` is not excluded.
+ */
+const char *ignore_why(const struct ignore *ig, const char *rel, int is_dir);
+const char *ignore_path_why(const struct ignore *ig, const char *rel);
 
 /* The name of the ignore file, read from the root a walk starts from. */
 #define IGNORE_FILE ".gpumendignore"
 
 /*
- * Calls `fn` for every file named by `paths` (a file, or a directory
- * searched recursively for *.yaml, *.yml and *.json, and for the other
- * templates of Helm charts (chart_walk_wants()), in sorted order,
- * symlinked directories followed once, hidden entries left out); "-" or
- * no paths means standard input. `named` tells `fn` whether the path was
- * named (or is standard input) rather than found in a directory.
+ * Calls `calls->file` for every file named by `paths` (a file, or a
+ * directory searched recursively for *.yaml, *.yml and *.json, and for
+ * the other templates of Helm charts (chart_walk_wants()), in sorted
+ * order, symlinked directories followed once, hidden entries left out);
+ * "-" or no paths means standard input. `named` tells it whether the path
+ * was named (or is standard input) rather than found in a directory. It
+ * returns 1 when it read the file as a manifest (standard input: when
+ * that held a document), 0 when it did not (skipped: no manifest that
+ * parses, or no template), -1 on a fatal error.
  *
  * What the ignore rules exclude is left out: in a directory, the rules
  * of the defaults, its IGNORE_FILE and `excludes`, matched from that
@@ -57,19 +69,31 @@ int ignore_path(const struct ignore *ig, const char *rel);
  * IGNORE_FILE, matched from the current directory. Standard input is
  * never excluded.
  *
- * Problems (missing files, unreadable directories, loops) are printed and
- * counted in *errors; walking goes on. An entry that vanishes before it is
+ * A path that cannot be read (a named path that is not there, a
+ * directory that cannot be opened, a loop...), a named directory in
+ * which no manifest is read (none there, all left out or skipped) and
+ * standard input that holds no document are problems, unless
+ * wo->allow_empty for the last two: each is said on stderr
+ * ("FILE: error: WHY") and given to `calls->problem` (the path and WHY,
+ * for a finding); walking goes on. An entry that vanishes before it is
  * looked at is no problem when its name is not one that would be read.
- * Returns -1 when `fn` returns -1 (a fatal error) or when out of memory,
- * else 0.
+ * With wo->verbose, a note on stderr says each entry left out, and why.
+ * Returns -1 when a call returns -1 (a fatal error) or when out of
+ * memory, else 0.
  */
-typedef int (*path_fn)(void *arg, const char *path, int named);
+struct walk_calls {
+	int (*file)(void *arg, const char *path, int named);
+	int (*problem)(void *arg, const char *path, const char *why);
+	void *arg;
+};
 struct walk_options {
 	char **excludes;     /* --exclude patterns, borrowed */
 	size_t n_excludes;
+	int allow_empty;     /* --allow-empty */
+	int verbose;         /* --verbose */
 };
 int paths_walk(char **paths, int n, const struct walk_options *wo,
-	       path_fn fn, void *arg, int *errors);
+	       const struct walk_calls *calls);
 
 /* One document as the rules saw it. */
 struct stream_doc {
@@ -142,8 +166,11 @@ int cli_skip_unparsed(const struct input *in, const struct source_error *err,
 	"walked (of the current directory for files named) or by the defaults\n" \
 	"(node_modules/, vendor/, .git/) are left out; gitignore syntax.\n" \
 	"A file found in a directory that is neither a manifest nor parses is\n" \
-	"skipped; one named is an error, unless --skip-unparsable. A summary\n" \
-	"line ends the run on stderr.\n"
+	"skipped; one named is an error, unless --skip-unparsable. A path that\n" \
+	"cannot be read is an error (an input finding), and so is a directory\n" \
+	"named in which no manifest is read, or standard input without a\n" \
+	"document, unless --allow-empty. A summary line ends the run on stderr.\n"
+
 
 /*
  * Loads the configuration named by -c (NULL: the defaults); prints the
@@ -154,8 +181,8 @@ struct config *cli_load_config(const char *path);
 /*
  * What lint and migrate share: the options that choose the files and how
  * they are read (--chart, --no-chart, --exclude, --quiet,
- * --skip-unparsable, --target, --config), the configuration and the
- * trigger search. CLI_RUN_LONG are the options' getopt_long() entries and
+ * --skip-unparsable, --target, --allow-empty, --verbose, --config), the
+ * configuration and the trigger search. CLI_RUN_LONG are the options' getopt_long() entries and
  * CLI_RUN_SHORT their short letters.
  *
  * cli_run_init() readies `run` for a command line of `argc` arguments
@@ -166,7 +193,7 @@ struct config *cli_load_config(const char *path);
  * -1 on failure. cli_run_free() releases it all. Errors are printed.
  */
 struct cli_run {
-	struct walk_options walk;
+	struct walk_options walk;  /* --exclude, --allow-empty, --verbose */
 	enum chart_mode chart;
 	int quiet;             /* --quiet: no summary, no notes on skips */
 	int skip_named;        /* --skip-unparsable: named files too */
@@ -182,8 +209,10 @@ struct cli_run {
 	{ "quiet", no_argument, NULL, 'q' }, \
 	{ "skip-unparsable", no_argument, NULL, 'U' }, \
 	{ "target", required_argument, NULL, 'T' }, \
+	{ "allow-empty", no_argument, NULL, 'A' }, \
+	{ "verbose", no_argument, NULL, 'v' }, \
 	{ "config", required_argument, NULL, 'c' }
-#define CLI_RUN_SHORT "c:q"
+#define CLI_RUN_SHORT "c:qv"
 int cli_run_init(struct cli_run *run, int argc);
 int cli_run_option(struct cli_run *run, int opt, const char *arg);
 int cli_run_setup(struct cli_run *run);

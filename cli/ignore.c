@@ -5,6 +5,7 @@
  * excludes, the .gpumendignore file of the root walked and --exclude, all
  * in gitignore syntax.
  */
+#define _GNU_SOURCE     /* asprintf */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +25,16 @@ struct ignore_rule {
 	int negate;          /* "!glob": included again */
 	int dir_only;        /* "glob/": directories only */
 	int anchored;        /* held a '/': matched from the root */
+	char *said;          /* "'GLOB' (WHERE)", for --verbose */
 };
 
 struct ignore {
 	struct ignore_rule *rules;
 	size_t n, cap;
+	/* where ignore_add()'s lines come from: "a default", "--exclude",
+	 * or the ignore file being read and the number of its line */
+	const char *from;
+	int from_line;
 };
 
 /*
@@ -149,9 +155,11 @@ struct ignore *ignore_new(char **excludes, size_t n_excludes)
 
 	if (!ig)
 		goto out_nomem;
+	ig->from = "a default";
 	for (size_t i = 0; i < sizeof(ignore_defaults) / sizeof(char *); i++)
 		if (ignore_add(ig, ignore_defaults[i]))
 			goto out_free;
+	ig->from = "--exclude";
 	for (size_t i = 0; i < n_excludes; i++)
 		if (ignore_add(ig, excludes[i]))
 			goto out_free;
@@ -168,8 +176,10 @@ void ignore_free(struct ignore *ig)
 {
 	if (!ig)
 		return;
-	for (size_t i = 0; i < ig->n; i++)
+	for (size_t i = 0; i < ig->n; i++) {
 		free(ig->rules[i].glob);
+		free(ig->rules[i].said);
+	}
 	free(ig->rules);
 	free(ig);
 }
@@ -178,7 +188,9 @@ int ignore_add(struct ignore *ig, const char *line)
 {
 	struct ignore_rule rule = { 0 };
 	size_t len = strlen(line);
+	const char *written = line;
 	char *glob;
+	int said_len;
 
 	/* a line break left by a file written on Windows, then the
 	 * trailing blanks that no '\\' quotes */
@@ -223,6 +235,14 @@ int ignore_add(struct ignore *ig, const char *line)
 	if (!glob)
 		goto out_nomem;
 	rule.glob = glob;
+	/* as written (but for a Windows line break), and where */
+	said_len = (int)strcspn(written, "\r");
+	if (asprintf(&rule.said, ig->from_line ? "'%.*s' (%s:%d)" :
+		     "'%.*s' (%s)", said_len, written,
+		     ig->from ? ig->from : "--exclude", ig->from_line) < 0) {
+		free(glob);
+		goto out_nomem;
+	}
 	ig->rules[ig->n++] = rule;
 	return 0;
 out_nomem:
@@ -234,40 +254,46 @@ int ignore_read(struct ignore *ig, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	struct buf line;
-	int c, rc = 0;
+	int c, rc = 0, saved;
 
-	if (!f) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;
-		msg_error("cannot read '%s': %s", path, strerror(errno));
-		return -1;
-	}
+	if (!f)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 	buf_init(&line, 0);
+	ig->from = path;
+	ig->from_line = 1;
 	while (rc == 0) {
 		c = getc(f);
-		if (c == EOF || c == '\n') {
+		if (c == EOF && ferror(f)) {
+			rc = -1;
+		} else if (c == EOF || c == '\n') {
 			rc = ignore_add(ig, line.data ? line.data : "");
 			buf_reset(&line);
+			ig->from_line++;
+			if (rc)
+				errno = ENOMEM;
 			if (c == EOF)
 				break;
 		} else if (buf_putc(&line, (char)c)) {
 			msg_error("out of memory");
+			errno = ENOMEM;
 			rc = -1;
 		}
 	}
-	if (rc == 0 && ferror(f)) {
-		msg_error("cannot read '%s': %s", path, strerror(errno));
-		rc = -1;
-	}
+	saved = errno;
 	buf_free(&line);
 	fclose(f);
+	/* the path is the caller's: what comes next is --exclude */
+	ig->from = "--exclude";
+	ig->from_line = 0;
+	errno = saved;
 	return rc;
 }
 
-int ignore_match(const struct ignore *ig, const char *rel, int is_dir)
+/* The rule that decides for `rel` (the last that matches), or NULL. */
+static const struct ignore_rule *deciding_rule(const struct ignore *ig,
+					       const char *rel, int is_dir)
 {
 	const char *base = strrchr(rel, '/');
-	int excluded = 0;
 
 	base = base ? base + 1 : rel;
 	/* the last rule that matches decides, as in git */
@@ -276,31 +302,46 @@ int ignore_match(const struct ignore *ig, const char *rel, int is_dir)
 
 		if (r->dir_only && !is_dir)
 			continue;
-		if (glob_match(r->glob, r->glob, r->anchored ? rel : base)) {
-			excluded = !r->negate;
-			break;
-		}
+		if (glob_match(r->glob, r->glob, r->anchored ? rel : base))
+			return r;
 	}
-	return excluded;
+	return NULL;
+}
+
+const char *ignore_why(const struct ignore *ig, const char *rel, int is_dir)
+{
+	const struct ignore_rule *r = deciding_rule(ig, rel, is_dir);
+
+	return r && !r->negate ? r->said : NULL;
+}
+
+int ignore_match(const struct ignore *ig, const char *rel, int is_dir)
+{
+	return ignore_why(ig, rel, is_dir) != NULL;
+}
+
+const char *ignore_path_why(const struct ignore *ig, const char *rel)
+{
+	char *copy = strdup(rel);
+	const char *why = NULL;
+
+	if (!copy)
+		return ignore_why(ig, rel, 0);
+	/* a file in an excluded directory is excluded, whatever follows */
+	for (char *slash = strchr(copy, '/'); slash && !why;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (*copy)
+			why = ignore_why(ig, copy, 1);
+		*slash = '/';
+	}
+	if (!why)
+		why = ignore_why(ig, copy, 0);
+	free(copy);
+	return why;
 }
 
 int ignore_path(const struct ignore *ig, const char *rel)
 {
-	char *copy = strdup(rel);
-	int excluded = 0;
-
-	if (!copy)
-		return ignore_match(ig, rel, 0);
-	/* a file in an excluded directory is excluded, whatever follows */
-	for (char *slash = strchr(copy, '/'); slash && !excluded;
-	     slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (*copy)
-			excluded = ignore_match(ig, copy, 1);
-		*slash = '/';
-	}
-	if (!excluded)
-		excluded = ignore_match(ig, copy, 0);
-	free(copy);
-	return excluded;
+	return ignore_path_why(ig, rel) != NULL;
 }

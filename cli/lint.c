@@ -115,6 +115,7 @@ struct lint_file {
 	struct lint *l;
 	const char *name;
 	struct input *in;
+	size_t documents;      /* those that hold something */
 };
 
 static int lint_doc(void *arg, struct stream_doc *sd)
@@ -122,6 +123,9 @@ static int lint_doc(void *arg, struct stream_doc *sd)
 	struct lint_file *lf = arg;
 	char refused[512];
 
+	/* a null document ("---" alone) holds nothing */
+	if (sd->doc->json && !json_is_null(sd->doc->json))
+		lf->documents++;
 	for (size_t i = 0; i < sd->result->n_findings; i++) {
 		const struct finding *f = &sd->result->findings[i];
 		struct report_item item = {
@@ -173,12 +177,25 @@ static void lint_drop(struct lint *l, size_t from)
 		lint_finding_free(&l->items[--l->n]);
 }
 
+/* A path the walk cannot read, or that yields nothing: an input finding,
+ * and a file that failed. */
+static int lint_problem(void *arg, const char *path, const char *why)
+{
+	struct lint *l = arg;
+
+	l->counts.files++;
+	l->counts.failed++;
+	l->bad_input++;
+	return lint_add(l, path, 0, 0, "input", SEVERITY_ERROR, why, NULL);
+}
+
+/* A file to lint (paths_walk()): 1 read, 0 skipped, -1 fatal. */
 static int lint_path(void *arg, const char *path, int named)
 {
 	struct lint *l = arg;
 	struct input in;
 	size_t found;
-	struct lint_file lf = { l, NULL, NULL };
+	struct lint_file lf = { l, NULL, NULL, 0 };
 	struct source_error err;
 	/* lint reports; it never rewrites, so the rules say what is wrong
 	 * rather than what they changed */
@@ -202,9 +219,13 @@ static int lint_path(void *arg, const char *path, int named)
 		free(root);
 		l->bad_input++;
 		l->counts.failed++;
-		return lint_add(l, path, 0, 0, "input", SEVERITY_ERROR,
-				"cannot read the file", NULL);
+		return lint_add(l, strcmp(path, "-") ? path : INPUT_STDIN_NAME,
+				0, 0, "input", SEVERITY_ERROR,
+				in.why[0] ? in.why : "cannot read the file",
+				NULL) ? -1 : 1;
 	}
+	if (l->run.walk.verbose)
+		msg_note("read '%s'", in.name);
 	lf.name = in.name;
 	lf.in = &in;
 	found = l->n;
@@ -229,13 +250,22 @@ static int lint_path(void *arg, const char *path, int named)
 		rc = lint_add(l, in.name, 0, 0, "input", SEVERITY_ERROR,
 			      "the file changed while it was read", NULL);
 		input_free(&in);
-		return rc;
+		return rc ? -1 : 1;
 	}
 	if (rc != 0 &&
 	    cli_skip_unparsed(&in, &err, !l->oom && kind == CHART_PLAIN &&
-			      (!named || l->run.skip_named), l->run.quiet, &l->counts)) {
+			      (!named || l->run.skip_named),
+			      l->run.quiet && !l->run.walk.verbose, &l->counts)) {
 		/* none of lint's business */
 		lint_drop(l, found);
+		input_free(&in);
+		return 0;
+	}
+	/* standard input without a document has given nothing to read:
+	 * the walk says so, counting it */
+	if (rc == 0 && !in.path && !lf.documents) {
+		if (!l->run.walk.allow_empty)
+			l->counts.files--;
 		input_free(&in);
 		return 0;
 	}
@@ -260,15 +290,15 @@ static int lint_path(void *arg, const char *path, int named)
 		l->counts.touched++;
 	}
 	input_free(&in);
-	return 0;
+	return 1;
 }
 
 static void lint_usage(FILE *out)
 {
 	fputs("usage: gpumend lint [--format text|json|sarif|github|codequality]\n"
 	      "                    [--fail-on error|warning|info] [--chart|--no-chart]\n"
-	      "                    [--exclude GLOB]... [--skip-unparsable] [-q|--quiet]\n"
-	      "                    [-c FILE] [PATH...]\n"
+	      "                    [--exclude GLOB]... [--skip-unparsable] [--allow-empty]\n"
+	      "                    [-q|--quiet] [-v|--verbose] [-c FILE] [PATH...]\n"
 	      "\n"
 	      "Reports legacy GPU constructs in Kubernetes manifests, one finding per\n"
 	      "line as FILE:LINE:COL: SEVERITY: KIND NAMESPACE/NAME: MESSAGE [rule-id]\n"
@@ -290,12 +320,15 @@ static void lint_usage(FILE *out)
 	      "      --target device-plugin|dra\n"
 	      "                        report what migrate --target would do (overrides\n"
 	      "                        the config's target; docs/dra.md)\n"
+	      "      --allow-empty     no error for a directory without manifests or\n"
+	      "                        an empty standard input\n"
 	      "  -q, --quiet           no summary line, no note on skipped files\n"
+	      "  -v, --verbose         say each file read, skipped or left out, and why\n"
 	      "  -c, --config FILE     configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help            show this help\n"
 	      "\n"
-	      "Exit status: 0 clean, 1 findings at or above --fail-on, 2 on unreadable\n"
-	      "or malformed input.\n", out);
+	      "Exit status: 0 clean, 1 findings at or above --fail-on, 2 on unreadable,\n"
+	      "malformed or (without --allow-empty) empty input.\n", out);
 }
 
 /* Findings of one file in source order; files keep the order they were
@@ -339,7 +372,8 @@ int cmd_lint(int argc, char **argv)
 	struct report_item *items = NULL;
 	struct buf out;
 	struct cli_args args;
-	int opt, walk_errors = 0, failing = 0, rc;
+	struct walk_calls calls = { lint_path, lint_problem, &l };
+	int opt, failing = 0, rc;
 
 	if (cli_run_init(&l.run, argc))
 		return 2;
@@ -377,10 +411,7 @@ int cmd_lint(int argc, char **argv)
 		cli_run_free(&l.run);
 		return 2;
 	}
-	rc = paths_walk(argv + 1, args.n, &l.run.walk, lint_path, &l,
-			&walk_errors);
-	if (walk_errors)
-		l.bad_input += walk_errors;
+	rc = paths_walk(argv + 1, args.n, &l.run.walk, &calls);
 
 	if (l.n)
 		qsort(l.items, l.n, sizeof(*l.items), finding_cmp);

@@ -48,6 +48,7 @@ struct file_run {
 	int changed;           /* a document changed */
 	int streaming;         /* part of the output is written already */
 	int failed;            /* writing failed */
+	size_t documents;      /* those that hold something */
 	struct atomic_file af; /* -i: the temporary file, once streaming */
 	/* target dra: the file's ResourceClaimTemplates, those written
 	 * after its documents included */
@@ -186,6 +187,9 @@ static int migrate_doc(void *arg, struct stream_doc *sd)
 	char why[256];
 	int reemitted = 0;
 
+	/* a null document ("---" alone) holds nothing */
+	if (doc->json && !json_is_null(doc->json))
+		run->documents++;
 	/* findings the rules did not fix, located before any edit */
 	for (size_t i = 0; i < res->n_findings; i++) {
 		const struct finding *f = &res->findings[i];
@@ -314,6 +318,22 @@ static int migrate_chart(struct file_run *run, enum chart_kind kind,
 	return rc;
 }
 
+/* A path the walk cannot read, or that yields nothing: a file that
+ * failed, with an error (said by the walk). */
+static int migrate_problem(void *arg, const char *path, const char *why)
+{
+	struct migrate *m = arg;
+
+	(void)path;
+	(void)why;
+	m->counts.files++;
+	m->counts.failed++;
+	m->counts.findings[SEVERITY_ERROR]++;
+	m->errors++;
+	return 0;
+}
+
+/* A file to migrate (paths_walk()): 1 read, 0 skipped, -1 fatal. */
 static int migrate_path(void *arg, const char *path, int named)
 {
 	struct migrate *m = arg;
@@ -325,7 +345,7 @@ static int migrate_path(void *arg, const char *path, int named)
 	};
 	char *root = NULL;
 	enum chart_kind kind = chart_classify(path, m->run.chart, &root);
-	int rc, late_failure = 0;
+	int rc, late_failure = 0, read = 1;
 
 	json_scan_filter_gate(m->run.filter, &opts);
 
@@ -347,8 +367,10 @@ static int migrate_path(void *arg, const char *path, int named)
 		m->counts.failed++;
 		/* as lint reports it: an error */
 		m->counts.findings[SEVERITY_ERROR]++;
-		return 0;
+		return 1;
 	}
+	if (m->run.walk.verbose)
+		msg_note("read '%s'", in.name);
 	if (m->in_place && !m->check && in.path && !(in.mode & S_IWUSR)) {
 		/* root could rename over it; the mode says hands off */
 		msg_error("'%s' is read-only; not rewriting it", in.name);
@@ -356,7 +378,7 @@ static int migrate_path(void *arg, const char *path, int named)
 		m->counts.failed++;
 		input_free(&in);
 		free(root);
-		return 0;
+		return 1;
 	}
 	buf_init(&run.out, 0);
 	buf_init(&run.patches, 0);
@@ -379,8 +401,18 @@ static int migrate_path(void *arg, const char *path, int named)
 	}
 	if (rc != 0 &&
 	    cli_skip_unparsed(&in, &err, err.message[0] && kind == CHART_PLAIN &&
-			      (!named || m->run.skip_named), m->run.quiet, &m->counts))
+			      (!named || m->run.skip_named),
+			      m->run.quiet && !m->run.walk.verbose, &m->counts)) {
+		read = 0;
 		goto out_free;
+	}
+	/* standard input without a document has given nothing to read:
+	 * the walk says so, counting it */
+	if (rc == 0 && !in.path && !run.documents) {
+		if (!m->run.walk.allow_empty)
+			m->counts.files--;
+		read = 0;
+	}
 	if (rc != 0) {
 		if (err.message[0])
 			m->counts.findings[SEVERITY_ERROR]++;
@@ -489,7 +521,7 @@ out_free:
 	cli_templates_clear(&run.templates);
 	input_free(&in);
 	free(root);
-	return 0;
+	return read;
 }
 
 /* 1 when the paths may name more than one file: output then says which
@@ -508,7 +540,8 @@ static void migrate_usage(FILE *out)
 	fputs("usage: gpumend migrate [-i|--in-place] [--check] [--diff] [--json-patch]\n"
 	      "                       [--chart|--no-chart] [--exclude GLOB]...\n"
 	      "                       [--skip-unparsable] [--target device-plugin|dra]\n"
-	      "                       [-q|--quiet] [-c FILE] [PATH...]\n"
+	      "                       [--allow-empty] [-q|--quiet] [-v|--verbose]\n"
+	      "                       [-c FILE] [PATH...]\n"
 	      "\n"
 	      "Rewrites Kubernetes manifests written for the legacy GPU stack so that\n"
 	      "they run on today's (device plugin, GPU Feature Discovery, sharing).\n"
@@ -534,12 +567,16 @@ static void migrate_usage(FILE *out)
 	      "                    what GPU requests become: nvidia.com/gpu (default), or\n"
 	      "                    DRA claims and ResourceClaimTemplates (docs/dra.md);\n"
 	      "                    overrides the config's target\n"
+	      "      --allow-empty no error for a directory without manifests or an\n"
+	      "                    empty standard input\n"
 	      "  -q, --quiet       no summary line, no note on skipped files\n"
+	      "  -v, --verbose     say each file read, skipped or left out, and why\n"
 	      "  -c, --config FILE configuration file (defaults: `gpumend config`)\n"
 	      "  -h, --help        show this help\n"
 	      "\n"
 	      "Exit status: 0 success, 1 with --check when something would change,\n"
-	      "2 on any error (a file with an error is left untouched).\n", out);
+	      "2 on any error (a file with an error is left untouched), empty input\n"
+	      "included unless --allow-empty.\n", out);
 }
 
 int cmd_migrate(int argc, char **argv)
@@ -555,7 +592,8 @@ int cmd_migrate(int argc, char **argv)
 	};
 	struct migrate m = { 0 };
 	struct cli_args args;
-	int opt, rc, walk_errors = 0;
+	struct walk_calls calls = { migrate_path, migrate_problem, &m };
+	int opt, rc;
 
 	if (cli_run_init(&m.run, argc))
 		return 2;
@@ -597,10 +635,8 @@ int cmd_migrate(int argc, char **argv)
 		return 2;
 	}
 	m.n_inputs = several_inputs(argv + 1, args.n) ? 2 : 1;
-	if (paths_walk(argv + 1, args.n, &m.run.walk, migrate_path, &m,
-		       &walk_errors) != 0)
+	if (paths_walk(argv + 1, args.n, &m.run.walk, &calls) != 0)
 		m.errors++;
-	m.errors += walk_errors;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		msg_error("cannot write the output: %s", strerror(errno));
 		m.errors++;

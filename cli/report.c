@@ -366,9 +366,9 @@ static const struct {
 	  { "A file named on the command line, or a Kubernetes manifest found in a directory, that is not valid YAML or JSON, or that passes the limits of the configuration (document size, nesting depth, alias expansion). Nothing in it is checked.",
 	    "Fix the file at the line and column given. A Helm template outside a chart is read as one with --chart.",
 	    "syntax" } },
-	{ "input", "files that cannot be read, or that changed while they were read",
-	  { "A file that cannot be opened or read, or that another program changed while gpumend read it, so that what was read may be a mix of old and new. Nothing in it is checked.",
-	    "Check that the file can be read, and run again once nothing writes to it.",
+	{ "input", "paths that cannot be read or give nothing, files that changed while they were read",
+	  { "A path named that is not there or cannot be read, a file that cannot be opened or read, or that another program changed while gpumend read it (what was read may be a mix of old and new), a directory named in which no manifest is read, or standard input without a document. Nothing in it is checked.",
+	    "Check the path and that the file can be read, and run again once nothing writes to it. Where an empty directory or input is expected, --allow-empty accepts it.",
 	    "input" } },
 };
 

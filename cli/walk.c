@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,14 +63,66 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* One walk from a root: what it calls, what it leaves out. */
+/* One walk from a root: what it calls, what it leaves out, and what it
+ * found under the root named. */
 struct walk {
 	struct visited v;
 	const struct ignore *ig;
-	path_fn fn;
-	void *arg;
-	int *errors;
+	const struct walk_options *wo;
+	const struct walk_calls *calls;
+	size_t read;         /* files read as manifests */
+	size_t skipped;      /* files found and not read as manifests */
+	size_t left_out;     /* entries the ignore rules left out */
+	int failed;          /* a call failed: the walk stops */
 };
+
+/* A path that cannot be read, or yields nothing: said (the message names
+ * it), and handed over. -1 when the call fails. */
+static int walk_problem(const struct walk *w, const char *path,
+			const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int walk_problem(const struct walk *w, const char *path,
+			const char *fmt, ...)
+{
+	va_list ap;
+	char why[512];
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	msg_error("%s", why);
+	return w->calls->problem(w->calls->arg, path, why);
+}
+
+/* With --verbose: why `path` is left alone. */
+static void walk_said(const struct walk *w, const char *path,
+		      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void walk_said(const struct walk *w, const char *path,
+		      const char *fmt, ...)
+{
+	va_list ap;
+	char why[512];
+
+	if (!w->wo || !w->wo->verbose)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	msg_note("'%s' %s", path, why);
+}
+
+/* Hands `path` to the file call, counting what it read. */
+static int walk_file(struct walk *w, const char *path, int named)
+{
+	int rc = w->calls->file(w->calls->arg, path, named);
+
+	if (rc > 0)
+		w->read++;
+	else if (rc == 0)
+		w->skipped++;
+	return rc < 0 ? -1 : 0;
+}
 
 /* `a` and `b` joined by a '/' (none when `a` is "" or ends with one). */
 static char *path_join_new(const char *a, const char *b)
@@ -99,20 +152,26 @@ static int walk_dir(struct walk *w, const char *dir, const char *rel,
 	size_t n = 0, cap = 0;
 	int rc = 0;
 
-	if (depth > 64) {
-		msg_error("'%s': directories nested too deeply", dir);
-		(*w->errors)++;
-		return 0;
-	}
+	if (depth > 64)
+		return walk_problem(w, dir, "'%s': directories nested too deeply",
+				    dir);
 	d = opendir(dir);
-	if (!d) {
-		msg_error("cannot open directory '%s': %s", dir, strerror(errno));
-		(*w->errors)++;
-		return 0;
-	}
+	if (!d)
+		return walk_problem(w, dir, "cannot open directory '%s': %s",
+				    dir, strerror(errno));
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue; /* ., .., and hidden files such as .git */
+		if (de->d_name[0] == '.') {
+			/* ., .., and hidden files such as .git */
+			if (w->wo->verbose && strcmp(de->d_name, ".") &&
+			    strcmp(de->d_name, "..")) {
+				char *hidden = path_join_new(dir, de->d_name);
+
+				walk_said(w, hidden ? hidden : de->d_name,
+					  "left out: hidden");
+				free(hidden);
+			}
+			continue;
+		}
 		if (n == cap) {
 			char **grown;
 
@@ -142,6 +201,7 @@ static int walk_dir(struct walk *w, const char *dir, const char *rel,
 		struct stat st;
 		char *path = path_join_new(dir, names[i]);
 		char *child = path_join_new(rel, names[i]);
+		const char *why;
 		int seen;
 
 		if (!path || !child) {
@@ -154,21 +214,28 @@ static int walk_dir(struct walk *w, const char *dir, const char *rel,
 		if (stat(path, &st) != 0) {
 			/* gone since it was listed (an editor's swap file):
 			 * a problem only for a file that would be read */
-			if (errno != ENOENT || walk_wants(path, names[i])) {
-				msg_error("cannot stat '%s': %s", path,
-					  strerror(errno));
-				(*w->errors)++;
-			}
-		} else if (ignore_match(w->ig, child, S_ISDIR(st.st_mode))) {
+			if (errno != ENOENT || walk_wants(path, names[i]))
+				rc = walk_problem(w, path, "cannot stat '%s': %s",
+						  path, strerror(errno));
+		} else if ((why = ignore_why(w->ig, child,
+					     S_ISDIR(st.st_mode))) != NULL) {
 			/* excluded: neither read nor walked */
+			w->left_out++;
+			walk_said(w, path, "left out by %s", why);
 		} else if (S_ISDIR(st.st_mode)) {
 			seen = visited_add(&w->v, &st);
 			if (seen < 0)
 				rc = -1;
 			else if (!seen)
 				rc = walk_dir(w, path, child, depth + 1);
-		} else if (S_ISREG(st.st_mode) && walk_wants(path, names[i])) {
-			rc = w->fn(w->arg, path, 0);
+			else
+				walk_said(w, path, "not walked: reached already");
+		} else if (!walk_wants(path, names[i])) {
+			walk_said(w, path, "not read: not *.yaml, *.yml or *.json");
+		} else if (!S_ISREG(st.st_mode)) {
+			walk_said(w, path, "not read: not a regular file");
+		} else {
+			rc = walk_file(w, path, 0);
 		}
 		free(path);
 		free(child);
@@ -200,13 +267,20 @@ static const char *path_from_cwd(const char *path, const char *cwd)
 	return strncmp(path, "../", 3) == 0 ? NULL : path;
 }
 
-/* Rules of the defaults, `dir`'s ignore file and --exclude; NULL: said. */
+/*
+ * Rules of the defaults, `dir`'s ignore file and --exclude; NULL when out
+ * of memory (said) or when the ignore file cannot be read (*unreadable
+ * then holds its path, to free, and *why the errno).
+ */
 static struct ignore *walk_rules_new(const struct walk_options *wo,
-				     const char *dir)
+				     const char *dir, char **unreadable,
+				     int *why)
 {
 	struct ignore *ig = ignore_new(NULL, 0);
 	char *file = path_join_new(dir, IGNORE_FILE);
 
+	*unreadable = NULL;
+	*why = 0;
 	if (!ig || !file) {
 		if (!file)
 			msg_error("out of memory");
@@ -214,8 +288,14 @@ static struct ignore *walk_rules_new(const struct walk_options *wo,
 	}
 	/* the file between the defaults and the command line: each may
 	 * undo what comes before it with "!" */
-	if (ignore_read(ig, file) != 0)
+	if (ignore_read(ig, file) != 0) {
+		*why = errno;
+		if (errno != ENOMEM) {
+			*unreadable = file;
+			file = NULL;
+		}
 		goto out_free;
+	}
 	for (size_t i = 0; wo && i < wo->n_excludes; i++)
 		if (ignore_add(ig, wo->excludes[i]) != 0)
 			goto out_free;
@@ -227,8 +307,9 @@ out_free:
 	return NULL;
 }
 
-/* 1 when a named file is excluded by the current directory's rules. */
-static int named_excluded(const struct ignore *ig, const char *path)
+/* The rule that excludes a named file (current directory's rules), or
+ * NULL. */
+static const char *named_excluded(const struct ignore *ig, const char *path)
 {
 	char cwd[PATH_MAX];
 	const char *rel = path;
@@ -242,53 +323,105 @@ static int named_excluded(const struct ignore *ig, const char *path)
 		 * known for sure to the rules that are not anchored */
 		const char *base = strrchr(path, '/');
 
-		return ignore_match(ig, base ? base + 1 : path, 0);
+		return ignore_why(ig, base ? base + 1 : path, 0);
 	}
-	return ignore_path(ig, rel);
+	return ignore_path_why(ig, rel);
+}
+
+/* What a named directory yielded, when it yielded no manifest. */
+static int walk_empty(struct walk *w, const char *dir)
+{
+	char parts[256] = "";
+	size_t n = 0;
+
+	if (w->read || w->wo->allow_empty)
+		return 0;
+	if (w->skipped)
+		n += (size_t)snprintf(parts + n, sizeof(parts) - n,
+				      "%zu file%s skipped (no manifest that parses)",
+				      w->skipped, w->skipped == 1 ? "" : "s");
+	if (w->left_out && n < sizeof(parts))
+		n += (size_t)snprintf(parts + n, sizeof(parts) - n,
+				      "%s%zu path%s left out by the ignore rules",
+				      n ? ", " : "", w->left_out,
+				      w->left_out == 1 ? "" : "s");
+	if (!n)
+		snprintf(parts, sizeof(parts), "no *.yaml, *.yml or *.json file");
+	return walk_problem(w, dir, "'%s' holds no manifest: %s; --allow-empty accepts that",
+			    dir, parts);
+}
+
+/* Standard input, which must hold a document unless --allow-empty. */
+static int walk_stdin(struct walk *w)
+{
+	int rc = w->calls->file(w->calls->arg, "-", 1);
+
+	if (rc == 0 && !w->wo->allow_empty)
+		return walk_problem(w, INPUT_STDIN_NAME,
+				    "'%s' holds no document; --allow-empty accepts that",
+				    INPUT_STDIN_NAME);
+	return rc < 0 ? -1 : 0;
 }
 
 int paths_walk(char **paths, int n, const struct walk_options *wo,
-	       path_fn fn, void *arg, int *errors)
+	       const struct walk_calls *calls)
 {
-	struct walk w = { .fn = fn, .arg = arg, .errors = errors };
+	struct walk w = { .wo = wo, .calls = calls };
 	struct ignore *cwd_rules = NULL;
-	int rc = 0;
+	char *unreadable = NULL;
+	const char *why;
+	int rc = 0, err;
 
 	if (n == 0)
-		return fn(arg, "-", 1);
+		return walk_stdin(&w);
 	for (int i = 0; rc == 0 && i < n; i++) {
 		struct stat st;
 		struct ignore *dir_rules;
 
 		if (strcmp(paths[i], "-") == 0) {
-			rc = fn(arg, "-", 1);
+			rc = walk_stdin(&w);
 			continue;
 		}
 		if (stat(paths[i], &st) != 0) {
-			msg_error("cannot open '%s': %s", paths[i],
-				  strerror(errno));
-			(*errors)++;
+			rc = walk_problem(&w, paths[i], "cannot open '%s': %s",
+					  paths[i], strerror(errno));
 			continue;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			if (visited_add(&w.v, &st) != 0)
+			if (visited_add(&w.v, &st) != 0) {
+				walk_said(&w, paths[i], "not walked: reached already");
 				continue;
-			dir_rules = walk_rules_new(wo, paths[i]);
+			}
+			dir_rules = walk_rules_new(wo, paths[i], &unreadable,
+						   &err);
 			if (!dir_rules) {
-				(*errors)++;
+				rc = unreadable ?
+				     walk_problem(&w, unreadable, "cannot read '%s': %s",
+						  unreadable, strerror(err)) : -1;
+				free(unreadable);
 				continue;
 			}
 			w.ig = dir_rules;
+			w.read = w.skipped = w.left_out = 0;
 			rc = walk_dir(&w, paths[i], "", 0);
+			if (rc == 0)
+				rc = walk_empty(&w, paths[i]);
 			ignore_free(dir_rules);
 			continue;
 		}
-		if (!cwd_rules && !(cwd_rules = walk_rules_new(wo, "."))) {
-			(*errors)++;
+		if (!cwd_rules && !(cwd_rules = walk_rules_new(wo, ".",
+							       &unreadable,
+							       &err))) {
+			rc = unreadable ? walk_problem(&w, unreadable,
+						       "cannot read '%s': %s",
+						       unreadable, strerror(err)) : -1;
+			free(unreadable);
 			break;
 		}
-		if (!named_excluded(cwd_rules, paths[i]))
-			rc = fn(arg, paths[i], 1);
+		if ((why = named_excluded(cwd_rules, paths[i])) != NULL)
+			walk_said(&w, paths[i], "left out by %s", why);
+		else
+			rc = walk_file(&w, paths[i], 1);
 	}
 	ignore_free(cwd_rules);
 	free(w.v.dev);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,21 @@ int input_changed(struct input *in)
 	return changed;
 }
 
+/* Says why `in` cannot be read, and keeps it in in->why (a finding's
+ * message). */
+static void input_fail(struct input *in, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void input_fail(struct input *in, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(in->why, sizeof(in->why), fmt, ap);
+	va_end(ap);
+	msg_error("%s", in->why);
+}
+
 /*
  * A text in UTF-16 with a byte order mark is turned into UTF-8 (its mark
  * into UTF-8's), as kubectl reads it; 0, or -1 (said) when it does not
@@ -128,9 +144,9 @@ static int input_from_utf16(struct input *in)
 	buf_init(&utf8, 0);
 	if (utf16_to_utf8(in->text, in->len, order, &utf8, &bad_at) != 0) {
 		if (bad_at == (size_t)-1)
-			msg_error("out of memory");
+			input_fail(in, "out of memory");
 		else
-			msg_error("cannot read '%s': it is UTF-16 (%s byte order mark), and byte %zu starts no character (half a surrogate pair, or an odd byte)",
+			input_fail(in, "cannot read '%s': it is UTF-16 (%s byte order mark), and byte %zu starts no character (half a surrogate pair, or an odd byte)",
 				  in->name, order == UTF16_LE ? "little-endian" : "big-endian",
 				  bad_at);
 		buf_free(&utf8);
@@ -148,7 +164,7 @@ static int input_from_utf16(struct input *in)
 	in->text = buf_detach(&utf8, &in->len);
 	in->utf16 = order;
 	if (!in->text) {
-		msg_error("out of memory");
+		input_fail(in, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -165,7 +181,7 @@ static int input_finish(struct input *in, const char *path, int is_stdin,
 	in->path = is_stdin ? NULL : strdup(path);
 	in->mode = mode & 07777;
 	if (!in->text || !in->name || (!is_stdin && !in->path)) {
-		msg_error("out of memory");
+		input_fail(in, "out of memory");
 		goto out_free;
 	}
 	if (input_from_utf16(in) != 0)
@@ -191,15 +207,15 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 	in->fd = -1;
 	in->guard = -1;
 	if (fd < 0) {
-		msg_error("cannot open '%s': %s", path, strerror(errno));
+		input_fail(in, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) != 0) {
-		msg_error("cannot stat '%s': %s", path, strerror(errno));
+		input_fail(in, "cannot stat '%s': %s", path, strerror(errno));
 		goto out_close;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		msg_error("'%s' is a directory", path);
+		input_fail(in, "'%s' is a directory", path);
 		goto out_close;
 	}
 	if (!is_stdin && S_ISREG(st.st_mode) && st.st_size > 0 &&
@@ -228,7 +244,7 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 	buf_init(&b, max_bytes);
 	if (S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    buf_grow(&b, (size_t)st.st_size) != 0) {
-		msg_error("'%s' is too large (%lld bytes)", path,
+		input_fail(in, "'%s' is too large (%lld bytes)", path,
 			  (long long)st.st_size);
 		goto out_close;
 	}
@@ -236,12 +252,13 @@ int input_read(const char *path, size_t max_bytes, struct input *in)
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
-			msg_error("cannot read '%s': %s", path, strerror(errno));
+			input_fail(in, "cannot read '%s': %s", path,
+				   strerror(errno));
 			buf_free(&b);
 			goto out_close;
 		}
 		if (buf_append(&b, chunk, (size_t)got) != 0) {
-			msg_error("'%s' is larger than %zu MiB, the most read from a pipe or device; give a large stream as a file",
+			input_fail(in, "'%s' is larger than %zu MiB, the most read from a pipe or device; give a large stream as a file",
 				  path, max_bytes >> 20);
 			buf_free(&b);
 			goto out_close;
@@ -263,6 +280,8 @@ out_close:
 
 void input_free(struct input *in)
 {
+	char why[sizeof(in->why)];
+
 	if (!in)
 		return;
 	free(in->name);
@@ -275,7 +294,10 @@ void input_free(struct input *in)
 		free(in->text);
 	if (in->fd >= 0)
 		close(in->fd);
+	/* why it could not be read outlives the rest */
+	memmove(why, in->why, sizeof(why));
 	memset(in, 0, sizeof(*in));
+	memmove(in->why, why, sizeof(why));
 	in->fd = -1;
 	in->guard = -1;
 }

@@ -31,14 +31,16 @@ struct input {
 	/* enum utf16_order: the file was UTF-16 with a byte order mark, and
 	 * `text` is its UTF-8 (utf16.h); what is written of it goes back */
 	int utf16;
+	char why[256];       /* input_read() failed: what it said */
 };
 
 /* The most read from standard input, a pipe or a device. */
 #define INPUT_STREAM_MAX ((size_t)64 << 20)
 
 /*
- * Reads `path` ("-" for standard input). On failure prints the error and
- * returns -1. Files over `max_bytes` (0: no cap) are refused.
+ * Reads `path` ("-" for standard input). On failure prints the error,
+ * keeps it in in->why (input_free() leaves that) and returns -1. Files
+ * over `max_bytes` (0: no cap) are refused.
  */
 int input_read(const char *path, size_t max_bytes, struct input *in);
 void input_free(struct input *in);

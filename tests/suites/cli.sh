@@ -249,10 +249,10 @@ printf 'a: [' >"$dir/trunc.json"
 	pass "a clean lint says so on stderr, with the number of files" ||
 	fail "a clean lint says: $(cat "$dir/clean.err")"
 mkdir -p "$dir/no-yaml"
-"$G" lint "$dir/no-yaml" >"$dir/clean.txt" 2>"$dir/clean.err"; rc=$?
+"$G" lint --allow-empty "$dir/no-yaml" >"$dir/clean.txt" 2>"$dir/clean.err"; rc=$?
 [ $rc = 0 ] && [ "$(cat "$dir/clean.err")" = "gpumend: 0 files read: 0 with findings, 0 clean, 0 skipped, 0 failed; 0 errors, 0 warnings, 0 info" ] &&
-	pass "lint of a folder without manifests says it read none" ||
-	fail "lint of a folder without manifests: exit $rc, $(cat "$dir/clean.err")"
+	pass "lint --allow-empty of a folder without manifests says it read none" ||
+	fail "lint --allow-empty of a folder without manifests: exit $rc, $(cat "$dir/clean.err")"
 "$G" lint --format json "$ex" >"$dir/lint.json"
 jq -e 'type == "array" and length > 5 and all(.[]; has("file") and has("line") and has("column") and has("rule") and has("severity") and has("message"))' "$dir/lint.json" >/dev/null &&
 	pass "lint json has the documented fields" || fail "lint json has the documented fields"
@@ -454,6 +454,106 @@ printf 'a: 1\342\200\250---\nx: 1\nx: 2\n' >"$dir/ls-dup.yaml"
 	pass "lint: a duplicate key after a U+2028 line break is an error at its place" ||
 	{ fail "lint: a duplicate key after a U+2028 line break ($rc)"; cat "$dir/ls-dup.out"; }
 
+# --- CI cannot pass on a wrong path ---------------------------------------
+# A named path that cannot be read, a named directory in which no manifest
+# is read (none there; all of it left out by .gpumendignore; only files
+# that are no manifest), and standard input without a document: each is
+# an input finding in every format, a failed file, exit 2; --allow-empty
+# accepts all but the path that is not there.
+mkdir -p "$dir/wrong/none" "$dir/wrong/ignored/legacy" "$dir/wrong/unparsed"
+cp "$ex/pod-driver-hostpath.yaml" "$dir/wrong/ignored/legacy/pod.yaml"
+printf 'legacy/\n' >"$dir/wrong/ignored/.gpumendignore"
+printf '{"name": [\n' >"$dir/wrong/unparsed/package.json"
+# has_input FORMAT FILE OUT: OUT, in FORMAT, has one input finding, an
+# error, about FILE
+has_input() {
+	case $1 in
+	text) [ "$(grep -c "^$2: error: .* \[input\]\$" "$3")" = 1 ] ;;
+	json) jq -e --arg f "$2" '[.[] | select(.rule == "input")] | length == 1 and
+		.[0].file == $f and .[0].severity == "error"' "$3" >/dev/null ;;
+	sarif) jq -e --arg f "$(printf '%s' "$2" | sed 's/</%3C/; s/>/%3E/')" \
+		'[.runs[0].results[] | select(.ruleId == "input")] | length == 1 and
+		.[0].level == "error" and
+		.[0].locations[0].physicalLocation.artifactLocation.uri == $f' "$3" >/dev/null ;;
+	github) [ "$(grep -c "^::error file=$2,title=input::" "$3")" = 1 ] ;;
+	codequality) jq -e --arg f "$2" '[.[] | select(.check_name == "input")] |
+		length == 1 and .[0].location.path == $f and .[0].severity == "critical"' \
+		"$3" >/dev/null ;;
+	esac
+}
+while IFS='|' read -r name path allowed why; do
+	for format in text json sarif github codequality; do
+		if [ "$path" = "<stdin>" ]; then
+			(cd "$dir/wrong" && "$G" lint --format $format - </dev/null) \
+				>"$dir/wrong.out" 2>"$dir/wrong.err"
+		else
+			(cd "$dir/wrong" && "$G" lint --format $format "$path") \
+				>"$dir/wrong.out" 2>"$dir/wrong.err"
+		fi
+		rc=$?
+		if [ $rc = 2 ] && has_input $format "$path" "$dir/wrong.out" &&
+		   grep -q "^gpumend: error: .*$why" "$dir/wrong.err" &&
+		   tail -n 1 "$dir/wrong.err" | grep -q "1 failed; 1 error,"; then
+			pass "lint --format $format: $name is an input finding, a failed file, exit 2"
+		else
+			fail "lint --format $format: $name (exit $rc)"
+			sed 's/^/    /' "$dir/wrong.out" "$dir/wrong.err" | head -n 12
+		fi
+	done
+	if [ "$path" = "<stdin>" ]; then
+		(cd "$dir/wrong" && "$G" migrate - </dev/null) >/dev/null 2>"$dir/wrong.err"
+	else
+		(cd "$dir/wrong" && "$G" migrate --check "$path") >/dev/null 2>"$dir/wrong.err"
+	fi
+	rc=$?
+	[ $rc = 2 ] && grep -q "$why" "$dir/wrong.err" &&
+		tail -n 1 "$dir/wrong.err" | grep -q "1 failed; 1 error," &&
+		pass "migrate: $name is an error, a failed file, exit 2" ||
+		{ fail "migrate: $name (exit $rc)"; cat "$dir/wrong.err"; }
+	if [ "$path" = "<stdin>" ]; then
+		(cd "$dir/wrong" && "$G" lint --allow-empty --format json - </dev/null) \
+			>"$dir/wrong.out" 2>"$dir/wrong.err"
+	else
+		(cd "$dir/wrong" && "$G" lint --allow-empty --format json "$path") \
+			>"$dir/wrong.out" 2>"$dir/wrong.err"
+	fi
+	rc=$?
+	if [ "$allowed" = yes ]; then
+		[ $rc = 0 ] && [ "$(cat "$dir/wrong.out")" = "[]" ] &&
+			tail -n 1 "$dir/wrong.err" | grep -q " 0 failed; 0 errors," &&
+			pass "lint --allow-empty: $name is accepted" ||
+			{ fail "lint --allow-empty: $name (exit $rc)"; cat "$dir/wrong.err"; }
+	else
+		[ $rc = 2 ] && has_input json "$path" "$dir/wrong.out" &&
+			pass "lint --allow-empty: $name is still an error" ||
+			{ fail "lint --allow-empty: $name (exit $rc)"; cat "$dir/wrong.err"; }
+	fi
+done <<'EOF'
+a named path that is not there|missing.yaml|no|cannot open 'missing.yaml': No such file or directory
+a named directory without manifests|none|yes|'none' holds no manifest: no \*\.yaml, \*\.yml or \*\.json file; --allow-empty accepts that
+a named directory that .gpumendignore empties|ignored|yes|'ignored' holds no manifest: 1 path left out by the ignore rules
+a named directory of files that are no manifest|unparsed|yes|'unparsed' holds no manifest: 1 file skipped
+an empty standard input|<stdin>|yes|'<stdin>' holds no document; --allow-empty accepts that
+EOF
+# a missing path among good ones: the good ones are still read
+(cd "$dir/wrong" && "$G" lint --format json missing.yaml "$ex/pod-driver-hostpath.yaml") \
+	>"$dir/wrong.out" 2>"$dir/wrong.err"; rc=$?
+[ $rc = 2 ] && jq -e 'any(.[]; .rule == "input") and any(.[]; .rule == "legacy-gpu-resource")' \
+	"$dir/wrong.out" >/dev/null &&
+	tail -n 1 "$dir/wrong.err" | grep -q "^gpumend: 2 files read: 1 with findings, 0 clean, 0 skipped, 1 failed" &&
+	pass "lint: a missing path beside a good file: both reported" ||
+	{ fail "lint: a missing path beside a good file ($rc)"; cat "$dir/wrong.err"; }
+# --verbose says what was read, left out and why
+(cd "$dir/wrong" && "$G" lint -v --allow-empty --exclude 'package.json' ignored unparsed) \
+	>/dev/null 2>"$dir/wrong.err"
+grep -q "^gpumend: 'ignored/legacy' left out by 'legacy/' (ignored/.gpumendignore:1)$" "$dir/wrong.err" &&
+	grep -q "^gpumend: 'unparsed/package.json' left out by 'package.json' (--exclude)$" "$dir/wrong.err" &&
+	grep -q "^gpumend: 'ignored/.gpumendignore' left out: hidden$" "$dir/wrong.err" &&
+	(cd "$dir/wrong" && "$G" lint -v "$ex/pod-driver-hostpath.yaml" unparsed) 2>&1 >/dev/null |
+	grep -q "^gpumend: read '$ex/pod-driver-hostpath.yaml'$" &&
+	pass "lint --verbose: each path read or left out, and by which rule" ||
+	{ fail "lint --verbose"; cat "$dir/wrong.err"; }
+
 # --- a real repository: excludes, ignore files, skips, summaries ---------
 # A tree as repositories hold it. Each line of the table below runs
 # gpumend in it (ARGS split on blanks) and wants its exit status, a line
@@ -506,7 +606,7 @@ a named file that does not parse is an error	lint web/tsconfig.json	2	^web/tscon
 --skip-unparsable: a named manifest that does not parse is still an error	lint --skip-unparsable broken/pod.yaml	2	-	^gpumend: 1 file read: 0 with findings, 0 clean, 0 skipped, 1 failed; 1 error
 migrate --skip-unparsable too	migrate --check --skip-unparsable web/tsconfig.json	0	-	^gpumend: 1 file read: 0 would change, 0 unchanged, 1 skipped, 0 failed
 a named file no rule excludes is read	lint deploy/pod.yaml legacy/old.yaml	1	^deploy/pod.yaml:14:9: 	^gpumend: 1 file read: 1 with findings
-standard input is never excluded	lint - --exclude *	0	-	^gpumend: 1 file read: 0 with findings, 1 clean
+standard input is never excluded	lint --allow-empty - --exclude *	0	-	^gpumend: 1 file read: 0 with findings, 1 clean
 migrate --check: the summary says what would change	migrate --check --exclude broken/ .	1	-	^gpumend: 4 files read: 1 would change, 1 unchanged, 2 skipped, 0 failed; 0 errors, 0 warnings, 0 info$
 migrate --diff: a summary too	migrate --diff --exclude broken/ .	0	^\+\+\+ b/\./deploy/pod.yaml	^gpumend: 4 files read: 1 would change, 
 migrate to stdout: a summary too	migrate deploy/pod.yaml	0	nvidia.com/gpu	^gpumend: 1 file read: 1 changed, 0 unchanged, 0 skipped, 0 failed; 0 errors, 0 warnings, 0 info$
