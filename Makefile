@@ -125,6 +125,7 @@ CLI_SRCS += cli/report.c
 CLI_SRCS += cli/migrate.c
 CLI_SRCS += cli/lint.c
 CLI_SRCS += cli/cmd_misc.c
+CLI_SRCS += cli/explain.c
 CLI_SRCS += cli/review.c
 CLI_SRCS += cli/webhook_config.c
 CLI_SRCS += cli/completion.c

@@ -1,7 +1,7 @@
 /* SPDX-FileCopyrightText: 2026 The gpumend authors */
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cmd_misc.c - `gpumend rules` and `gpumend config`.
+ * cmd_misc.c - `gpumend config`.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -41,32 +41,6 @@ static int config_only_usage(const char *name, const char *what, int argc,
 	if (cli_args_none(&args))
 		return 2;
 	return -1;
-}
-
-int cmd_rules(int argc, char **argv)
-{
-	const char *config_path = NULL;
-	struct config *cfg;
-	int rc = config_only_usage("rules",
-		"Lists the rules with their mode (from -c FILE, else the default),\n"
-		"in the order they run.", argc, argv, &config_path);
-
-	if (rc >= 0)
-		return rc;
-	cfg = cli_load_config(config_path);
-	if (!cfg)
-		return 2;
-	printf("%-28s %-7s %s\n", "RULE", "MODE", "FINDS");
-	for (int r = 0; r < RULE_COUNT; r++) {
-		const struct rule_info *info = rule_info_get((enum rule_id)r);
-
-		printf("%-28s %-7s %s%s\n", info->name,
-		       rule_mode_name(cfg->mode[r]), info->summary,
-		       info->offline_only ? " (CLI only)" :
-		       !info->can_mutate ? " (lint only)" : "");
-	}
-	config_free(cfg);
-	return 0;
 }
 
 int cmd_config(int argc, char **argv)

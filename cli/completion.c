@@ -72,6 +72,10 @@ static const char bash_script[] =
 	"\t\tCOMPREPLY=($(compgen -W \"check\" -- \"$cur\"))\n"
 	"\t\treturn\n"
 	"\tfi\n"
+	"\tif [[ $cmd == rules ]]; then\n"
+	"\t\tCOMPREPLY=($(compgen -W \"$(\"$prog\" rules 2>/dev/null | awk 'NR > 1 { print $1 }')\" -- \"$cur\"))\n"
+	"\t\treturn\n"
+	"\tfi\n"
 	"\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
 	"}\n"
 	"complete -o filenames -F _gpumend gpumend\n";
@@ -123,6 +127,7 @@ static const char zsh_script[] =
 	"\tcase $cmd in\n"
 	"\tcompletion) compadd -- bash zsh fish ;;\n"
 	"\tcerts) [[ -z $sub ]] && compadd -- check ;;\n"
+	"\trules) compadd -- ${(f)\"$($prog rules 2>/dev/null | awk 'NR > 1 { print $1 }')\"} ;;\n"
 	"\t*) _files ;;\n"
 	"\tesac\n"
 	"}\n"
@@ -156,6 +161,10 @@ static const char fish_script[] =
 	"    command gpumend $cmd --help 2>/dev/null\n"
 	"end\n"
 	"\n"
+	"function __gpumend_rules\n"
+	"    command gpumend rules 2>/dev/null | awk 'NR > 1 { print $1 }'\n"
+	"end\n"
+	"\n"
 	"function __gpumend_options\n"
 	"    __gpumend_help | grep -oE -- '(^|[][ ,|(])--?[a-zA-Z][a-zA-Z0-9-]*' | sed 's/^[^-]*//' | sort -u\n"
 	"end\n"
@@ -174,6 +183,7 @@ static const char fish_script[] =
 	"complete -c gpumend -f -n '__fish_seen_subcommand_from help' -a '(__gpumend_commands)'\n"
 	"complete -c gpumend -f -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n"
 	"complete -c gpumend -f -n '__fish_seen_subcommand_from certs; and not __fish_seen_subcommand_from check' -a check\n"
+	"complete -c gpumend -f -n '__fish_seen_subcommand_from rules; and not __gpumend_values >/dev/null' -a '(__gpumend_rules)'\n"
 	"complete -c gpumend -f -n 'not __fish_use_subcommand; and __gpumend_values >/dev/null' -a '(__gpumend_values)'\n"
 	"complete -c gpumend -n 'not __fish_use_subcommand; and string match -q -- \"-*\" (commandline -ct)' -a '(__gpumend_options)'\n";
 

@@ -365,12 +365,18 @@ static const struct {
 	{ "syntax", "files that are not valid YAML or JSON, or that pass the configured limits",
 	  { "A file named on the command line, or a Kubernetes manifest found in a directory, that is not valid YAML or JSON, or that passes the limits of the configuration (document size, nesting depth, alias expansion). Nothing in it is checked.",
 	    "Fix the file at the line and column given. A Helm template outside a chart is read as one with --chart.",
-	    "syntax" } },
+	    "syntax", "limits.maxDocumentBytes,limits.maxDepth,limits.maxAliasNodes",
+	    { NULL, NULL, NULL } } },
 	{ "input", "paths that cannot be read or give nothing, files that changed while they were read",
 	  { "A path named that is not there or cannot be read, a file that cannot be opened or read, or that another program changed while gpumend read it (what was read may be a mix of old and new), a directory named in which no manifest is read, or standard input without a document. Nothing in it is checked.",
 	    "Check the path and that the file can be read, and run again once nothing writes to it. Where an empty directory or input is expected, --allow-empty accepts it.",
-	    "input" } },
+	    "input", "", { NULL, NULL, NULL } } },
 };
+
+int report_rule_uri(struct buf *out, const char *id)
+{
+	return buf_printf(out, "%s#%s", REPORT_RULES_URI, id);
+}
 
 /* The summary and help of rule or check `id`; 0, or -1 when unknown. */
 static int rule_text(const char *id, const char **summary,
@@ -428,7 +434,7 @@ static json_t *sarif_rule_new(const char *id)
 	buf_init(&uri, 0);
 	buf_init(&text, 0);
 	buf_init(&markdown, 0);
-	rc = buf_printf(&uri, "%s#%s", REPORT_RULES_URI, id) ||
+	rc = report_rule_uri(&uri, id) ||
 	     buf_printf(&text, "%s\n\n%s\n\nSee %s", help->description,
 			help->fix, uri.data) ||
 	     buf_printf(&markdown, "**%s**\n\n%s\n\n%s\n\nSee [%s](%s).",

@@ -34,6 +34,13 @@ enum report_format {
 int report_object_label(struct buf *out, const struct report_item *item);
 
 /*
+ * Appends the address of the page that explains rule (or check) `id`, the
+ * heading of docs/rules.md that carries its name: what SARIF's helpUri
+ * and `gpumend rules ID` give. 0, or -1 when out of memory.
+ */
+int report_rule_uri(struct buf *out, const char *id);
+
+/*
  * Sets *out to the format called `name` ("text", "json", "sarif",
  * "github", "codequality"). Returns 0, or -1 (leaving *out alone) for any
  * other name.

@@ -78,14 +78,32 @@ const struct rule_info *rule_info_get(enum rule_id id);
 const struct rule_info *rule_info_find(const char *name);
 
 /*
+ * One example of a rule: a manifest it finds something in (`before`;
+ * `options` are what `gpumend lint` needs to see it, such as "--target
+ * dra", or NULL) and the same fixed (`after`): what `gpumend migrate`
+ * writes when the rule changes it by default, else the fix a person (or
+ * the rule in mutate mode) makes. Whole YAML documents.
+ */
+struct rule_example {
+	const char *options;
+	const char *before;
+	const char *after;
+};
+
+/*
  * A rule explained for people: what it finds and why that matters
  * (`description`), what fixes it (`fix`), in sentences; `tags` is a
- * comma-separated list of words for grouping rules. Static strings.
+ * comma-separated list of words for grouping rules; `config` the
+ * settings of the config file that shape what it finds and does, its
+ * own rules.ID.mode aside: comma-separated dotted paths
+ * ("resources.legacyGPU"), "" when none. Static strings.
  */
 struct rule_help {
 	const char *description;
 	const char *fix;
 	const char *tags;
+	const char *config;
+	struct rule_example example;
 };
 /* The help of rule `id`, or NULL when there is no such rule. */
 const struct rule_help *rule_help_get(enum rule_id id);

@@ -70,10 +70,10 @@ cp "$ex/pod-driver-hostpath.yaml" "$dir/--check"
 [ $rc = 0 ] && grep -q 'nvidia.com/gpu' "$dir/dd.out" &&
 	pass "'--' ends the options: '--check' is then a file" ||
 	{ fail "'--' ends the options ($rc)"; cat "$dir/err"; }
-"$G" rules -c /dev/null extra >/dev/null 2>"$dir/err"; [ $? = 2 ] &&
-	grep -q "^gpumend rules: unexpected argument 'extra'; see 'gpumend rules --help'$" "$dir/err" &&
-	pass "rules: an operand is refused" ||
-	fail "rules: an operand is refused"
+"$G" config -c /dev/null extra >/dev/null 2>"$dir/err"; [ $? = 2 ] &&
+	grep -q "^gpumend config: unexpected argument 'extra'; see 'gpumend config --help'$" "$dir/err" &&
+	pass "config: an operand is refused" ||
+	fail "config: an operand is refused"
 POSIXLY_CORRECT=1 "$G" lint "$ex/pod-driver-hostpath.yaml" --fail-on error >/dev/null 2>&1; [ $? = 0 ] &&
 	pass "options after paths also under POSIXLY_CORRECT" ||
 	fail "options after paths also under POSIXLY_CORRECT"

@@ -171,7 +171,10 @@ gpumend help li|lint
 gpumend certs |check
 gpumend certs check --se|--service
 gpumend migrate --in|--in-place
-gpumend completion |zsh'
+gpumend completion |zsh
+gpumend rules legacy-gpu-r|legacy-gpu-resource
+gpumend rules --format |json
+gpumend rules --format json gpu-vis|gpu-visibility'
 
 # offered SHELL WORDS: what SHELL's completion script
 # ($tmp/completion.SHELL) offers for the last word of WORDS (a trailing

@@ -501,6 +501,9 @@ TEST(report_sarif_rule_metadata)
 		const struct rule_help *help = rule_help_get((enum rule_id)r);
 
 		CHECK(help && help->description && help->fix && help->tags);
+		/* and its settings and example (explain.c, docs/rules.md) */
+		CHECK(help && help->config && help->example.before &&
+		      help->example.after);
 	}
 	CHECK(rule_help_get(RULE_COUNT) == NULL);
 }
