@@ -9,8 +9,9 @@
 #   expected.err       (optional) what it must print on stderr
 #   expected.exit      (optional) its exit status, default 0
 # run in the case's folder; then the registration's hash, and what
-# `gpumend review --entry` says each entry is responsible for
-# (tests/webhook/conditions/ holds reviews for the CEL suite).
+# `gpumend review --entry` says each entry is responsible for, and
+# `gpumend review --batch` (tests/webhook/conditions/ holds reviews for
+# the CEL suite).
 # WEBHOOK_CONFIG_UPDATE=1 writes the expected files from the current
 # output instead (after a rule's fragment changed: review the diff, the
 # registration's hash changes with it).
@@ -106,6 +107,71 @@ advisory update.json true
 legacy deploy-update.json true
 advisory deploy-update.json false
 CASES
+# `gpumend review --batch`: a review per line in, a response per line
+# out, in order, each the one a review of the line alone gives; a line
+# with no response gets {"error": ...} in its place, and the exit status
+# is the worst line's.
+for f in create update deploy-update; do jq -c . "$tmp/$f.json"; done >"$tmp/batch.jsonl"
+for entry in legacy advisory; do
+	for f in create update deploy-update; do
+		"$GPUMEND" review --entry "$entry" "$tmp/$f.json"
+	done >"$tmp/single.$entry"
+	"$GPUMEND" review --entry "$entry" --batch "$tmp/batch.jsonl" >"$tmp/batch.$entry"
+	check "review --batch --entry $entry: the answers of the reviews one by one, in order" \
+		cmp -s "$tmp/single.$entry" "$tmp/batch.$entry"
+done
+{
+	jq -c . "$tmp/create.json"
+	echo
+	echo '{"apiVersion": "v1", "kind": "Pod"}'
+	echo '{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",'
+	jq -c . "$tmp/update.json" | tr -d '\n'
+} >"$tmp/mixed.jsonl"
+"$GPUMEND" review --batch "$tmp/mixed.jsonl" >"$tmp/mixed.out" 2>"$tmp/mixed.err"
+rc=$?
+check "review --batch: a line each, an error in place of the lines with no response, exit 2 ($rc)" sh -c "
+	[ $rc = 2 ] && [ \$(wc -l <'$tmp/mixed.out') = 5 ] &&
+	jq -e -s 'map(.response.uid // .error) | .[0] == .[4] and (.[0] | length) > 10 and
+		.[1] == \"line 2: an empty line\" and (.[2] | startswith(\"line 3: not an AdmissionReview\")) and
+		(.[3] | startswith(\"line 4: \"))' '$tmp/mixed.out' >/dev/null"
+check "review --batch: stderr names the file and line of each line with no response" sh -c "
+	grep -qF '$tmp/mixed.jsonl:2: error: cannot review it: an empty line' '$tmp/mixed.err' &&
+	grep -qF '$tmp/mixed.jsonl:3: error: cannot review it: not an AdmissionReview' '$tmp/mixed.err' &&
+	[ \$(wc -l <'$tmp/mixed.err') = 3 ]"
+printf 'rules:\n  legacy-gpu-resource:\n    mode: deny\n' >"$tmp/deny.yaml"
+"$GPUMEND" review -c "$tmp/deny.yaml" --batch "$tmp/batch.jsonl" >"$tmp/deny.out"
+rc=$?
+check "review --batch: exit 1 when a review is denied ($rc)" sh -c "
+	[ $rc = 1 ] && jq -e -s 'map(.response.allowed) == [false, true, true]' '$tmp/deny.out' >/dev/null"
+# a line past the body limit (7 MiB) is read to its end and refused; the
+# next is answered
+{
+	head -c 7340033 /dev/zero | tr '\0' ' '
+	echo
+	jq -c . "$tmp/create.json"
+} >"$tmp/long.jsonl"
+"$GPUMEND" review --batch "$tmp/long.jsonl" >"$tmp/long.out" 2>/dev/null
+rc=$?
+check "review --batch: a line over 7 MiB is refused, the next answered ($rc)" sh -c "
+	[ $rc = 2 ] && jq -e -s 'map(.error // .response.uid) |
+		(.[0] | test(\"^line 1: larger than 7340032 bytes\")) and (.[1] | length) > 10' '$tmp/long.out' >/dev/null"
+# each answer is written as soon as it is made: a program can write a
+# review and read its answer with the input still open
+mkfifo "$tmp/in.fifo"
+"$GPUMEND" review --batch <"$tmp/in.fifo" >"$tmp/coproc.out" &
+coproc=$!
+exec 3>"$tmp/in.fifo"
+jq -c . "$tmp/create.json" >&3
+i=0
+while [ "$(wc -l <"$tmp/coproc.out")" -lt 1 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "review --batch: the answer comes while the input is still open" \
+	[ "$(wc -l <"$tmp/coproc.out")" = 1 ]
+exec 3>&-
+wait "$coproc"
+check "review --batch: exits 0 at the end of the input" [ $? = 0 ]
 # tests/webhook/conditions/: hostile shapes for the conditions (null
 # or odd custom resource members, hostPaths spelt as the kubelet would
 # normalise them), for the CEL suite to evaluate; here, each gets a
