@@ -34,7 +34,8 @@
 # /usr/share/gocode (GO111MODULE=off, GOPROXY=off: no module proxy, nothing
 # but Debian's archive). The binary is cached as
 # $GPUMEND_CACHE/celcheck/celcheck-HASH, HASH being that of tests/cel/*.go
-# and of the packages' versions, so it is built again only when they change.
+# and of the packages' versions, so it is built again only when they change;
+# the binaries of other sources (other checkouts) go after a week unused.
 #
 # k8s-schemas and sarif-multitool are `npm ci` of tests/NAME/package.json
 # and its lock file (NAME: schema, sarif), from the npm registry npm is
@@ -189,6 +190,8 @@ celcheck() {
 		[ -x "$_bin" ] || build_celcheck "$_src" "$_bin"
 	fi
 	"$_bin" budget >/dev/null 2>&1 || die "celcheck: $_bin does not run on this machine"
+	# used: kept another week
+	touch "$_bin" 2>/dev/null
 	echo "$_bin"
 }
 
@@ -211,10 +214,10 @@ build_celcheck() {
 		die "celcheck: go build failed"
 	fi
 	rm -rf "$_gp"
-	# the binaries of older sources go
-	for _old in "$(dirname "$2")"/celcheck-*; do
-		[ "$_old" = "$2.tmp" ] || rm -f "$_old"
-	done
+	# the binaries of other sources go after a week unused: another
+	# checkout (a worktree, a branch) may be running its own meanwhile
+	find "$(dirname "$2")" -name 'celcheck-*' ! -name "$(basename "$2").tmp" -mtime +7 \
+		-exec rm -f {} + 2>/dev/null
 	mv "$2.tmp" "$2" || die "celcheck: cannot write $2"
 }
 
