@@ -25,6 +25,9 @@
 //	celcheck budget
 //	    the API server's figures: PerCallLimit and the matchConditions
 //	    budget, one per line.
+//	celcheck gate -gpumend GPUMEND [-seed N] [-count N] ...
+//	    `make gate`: generated objects, the registration's conditions
+//	    against `gpumend review --batch --entry` (gate.go).
 //
 // Exit 0, or 2 on an error (unreadable input, a condition that does not
 // compile), saying where.
@@ -447,6 +450,7 @@ var commands = []struct {
 	{"wrap", cmdWrap},
 	{"selector", cmdSelector},
 	{"budget", cmdBudget},
+	{"gate", cmdGate},
 }
 
 func main() {
@@ -458,5 +462,5 @@ func main() {
 			}
 		}
 	}
-	die("usage: celcheck match|wrap|selector|budget ... (see tests/cel/celcheck.go)")
+	die("usage: celcheck match|wrap|selector|budget|gate ... (see tests/cel/celcheck.go)")
 }

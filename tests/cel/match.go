@@ -13,10 +13,14 @@ import (
 	celast "github.com/google/cel-go/common/ast"
 )
 
-// condition is one compiled matchCondition.
+// condition is one compiled matchCondition: with the API server's cost
+// limit and tracking, and without (fast: the same answer, but for a cost
+// over the limit, in a fraction of the time: cel-go 0.18 plans the
+// program again for every tracked evaluation).
 type condition struct {
 	name    string
 	program cel.Program
+	fast    cel.Program
 }
 
 // ruleOfWebhook is one RuleWithOperations of a webhook.
@@ -108,11 +112,11 @@ func loadWebhooks(env *cel.Env, config map[string]any) ([]*webhook, error) {
 			cm, _ := c.(map[string]any)
 			name, _ := cm["name"].(string)
 			expr, _ := cm["expression"].(string)
-			prg, err := compileCondition(env, expr)
+			prg, fast, err := compileCondition(env, expr)
 			if err != nil {
 				return nil, fmt.Errorf("/webhooks/%d/matchConditions/%d (%s/%s): %v", i, j, h.name, name, err)
 			}
-			h.conditions = append(h.conditions, condition{name: name, program: prg})
+			h.conditions = append(h.conditions, condition{name: name, program: prg, fast: fast})
 		}
 		hooks = append(hooks, h)
 	}
@@ -124,19 +128,25 @@ func loadWebhooks(env *cel.Env, config map[string]any) ([]*webhook, error) {
 
 // compileCondition compiles one expression as the API server does: it
 // must be bool (or dyn), and `request` is typed, so an unknown field of it
-// does not compile.
-func compileCondition(env *cel.Env, expr string) (cel.Program, error) {
+// does not compile. Returns its program with the cost limit, and one
+// without.
+func compileCondition(env *cel.Env, expr string) (cel.Program, cel.Program, error) {
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		return nil, fmt.Errorf("compilation failed: %v", iss.Err())
+		return nil, nil, fmt.Errorf("compilation failed: %v", iss.Err())
 	}
 	if t := ast.OutputType(); !t.IsExactType(cel.BoolType) && !t.IsExactType(cel.DynType) {
-		return nil, fmt.Errorf("must evaluate to bool, not %v", t)
+		return nil, nil, fmt.Errorf("must evaluate to bool, not %v", t)
 	}
 	if err := checkRequestFields(ast); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return env.Program(ast, programOptions(perCallLimit)...)
+	prg, err := env.Program(ast, programOptions(perCallLimit)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	fast, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
+	return prg, fast, err
 }
 
 // checkRequestFields fails on a `request.X` whose X the API server's
@@ -210,6 +220,13 @@ func (h *webhook) registered(op, group, version, resource, sub string) bool {
 // webhook. vars are the CEL variables (object, oldObject, request,
 // namespaceObject).
 func (h *webhook) evaluate(op string, gvr [4]string, labels, nsLabels map[string]string, vars map[string]any) outcome {
+	return h.evaluateWith(true, op, gvr, labels, nsLabels, vars)
+}
+
+// evaluateWith: evaluate, with the cost tracked and limited (track), or
+// not: then the cost is 0, and the answer the API server's for any object
+// that stays within the limits.
+func (h *webhook) evaluateWith(track bool, op string, gvr [4]string, labels, nsLabels map[string]string, vars map[string]any) outcome {
 	if !h.registered(op, gvr[0], gvr[1], gvr[2], gvr[3]) {
 		return outcome{result: "unregistered", detail: "no rule covers " + op + " " + gvr[0] + "/" + gvr[1] + " " + gvr[2]}
 	}
@@ -224,6 +241,20 @@ func (h *webhook) evaluate(op string, gvr [4]string, labels, nsLabels map[string
 	var errs []string
 	falseName := ""
 	for _, c := range h.conditions {
+		if !track {
+			out, _, err := c.fast.Eval(vars)
+			if err == nil {
+				if b, ok := out.Value().(bool); !ok {
+					err = fmt.Errorf("must return bool, got %T", out.Value())
+				} else if !b && falseName == "" {
+					falseName = c.name
+				}
+			}
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", c.name, err))
+			}
+			continue
+		}
 		out, details, err := c.program.Eval(vars)
 		if details != nil && details.ActualCost() != nil {
 			cost := *details.ActualCost()
