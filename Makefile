@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # gpumend - build, test, check, bench, install.
 #
-# `make` builds build/gpumend and build/gpumend-webhook. Missing Debian
-# packages are installed first (apt-get, as root) so that a fresh Debian 12
-# machine needs nothing but make and a compiler.
+# `make` builds build/gpumend and build/gpumend-webhook, and only builds:
+# when a Debian package the build needs is missing, it names it and `make
+# deps` and stops. `make deps` installs them (apt-get, as root), and so do
+# `make demo`, `make test` and the other targets that run what they build,
+# so that the README's two commands need nothing but make and a compiler
+# on a fresh Debian 12 machine.
 
 CC       ?= cc
 PREFIX   ?= /usr/local
@@ -160,8 +163,8 @@ TEST_OBJS    = $(patsubst %.c,$(BUILD)/%.o,$(ALL_SRCS))
 ALL_OBJS     = $(TEST_OBJS) \
                $(patsubst %.c,$(BUILD)/%.o,$(CLI_MAIN) $(WEBHOOK_MAIN) $(UNIT_SRCS))
 
-.PHONY: all deps test-deps test check bench demo install clean fuzz fresh \
-	generated
+.PHONY: all deps deps-check test-deps test check bench demo install clean fuzz \
+	fresh generated
 
 all: $(BUILD)/gpumend $(BUILD)/gpumend-webhook
 
@@ -175,20 +178,55 @@ apt_install = \
 	    echo "gpumend: error: run as root or install: $(2)" >&2; \
 	    exit 2; fi; \
 	  export DEBIAN_FRONTEND=noninteractive; \
-	  apt-get update -qq && apt-get install -y -qq $(3) $(2) >/dev/null; \
+	  $(APT_GET) update -qq && $(APT_GET) install -y -qq $(3) $(2) >/dev/null; \
 	fi
 
-# Installs the Debian packages the build and the tests need, when missing.
-# SKIP_DEPS=1 checks nothing (a package build: its Build-Depends did).
-DEB_PKGS := build-essential pkg-config libjansson-dev libyaml-dev \
-            libmicrohttpd-dev libssl-dev libgnutls28-dev openssl curl jq
+# The Debian packages the build needs: the compiler, pkg-config and, for
+# each library of PKGS (a pkg-config name), its -dev package; and the
+# commands the demo and the tests run besides. `deps-check` names the
+# build's missing ones and stops; `deps` installs those and the commands'
+# (as root). SKIP_DEPS=1 checks nothing (a package build: its
+# Build-Depends did). APT_GET is the apt-get to run (tests/suites/deps.sh
+# gives one that only records what it is asked).
+APT_GET  ?= apt-get
+PKG_DEBS := jansson:libjansson-dev yaml-0.1:libyaml-dev \
+            libmicrohttpd:libmicrohttpd-dev openssl:libssl-dev libcrypto:libssl-dev \
+            gnutls:libgnutls28-dev
+RUN_TOOLS := openssl:openssl curl:curl jq:jq
+# $(build_missing): shell text that sets $$missing to the Debian packages
+# the build lacks (without pkg-config, which tells which libraries are
+# there, every library's).
+build_missing = \
+	missing=""; \
+	command -v $(firstword $(CC)) >/dev/null 2>&1 || missing=" build-essential"; \
+	pc=1; command -v $(firstword $(PKG_CONFIG)) >/dev/null 2>&1 || \
+	  { pc=0; missing="$$missing pkg-config"; }; \
+	for p in $(PKGS); do \
+	  [ $$pc = 1 ] && $(PKG_CONFIG) --exists $$p 2>/dev/null && continue; \
+	  d=$$p; for m in $(PKG_DEBS); do [ "$${m%%:*}" = $$p ] && d=$${m\#*:}; done; \
+	  case "$$missing " in *" $$d "*) ;; *) missing="$$missing $$d" ;; esac; \
+	done; \
+	missing=$${missing\# }
+deps-check:
+	@[ -z "$(SKIP_DEPS)" ] || exit 0; \
+	$(build_missing); \
+	if [ -n "$$missing" ]; then \
+	  echo "gpumend: error: the build needs these Debian packages: $$missing" >&2; \
+	  echo "gpumend: install them with 'make deps' (as root), or apt-get install $$missing" >&2; \
+	  exit 2; \
+	fi
 deps:
 	@[ -z "$(SKIP_DEPS)" ] || exit 0; \
-	missing=""; \
-	pkg-config --exists $(PKGS) 2>/dev/null || missing=libs; \
-	for t in pkg-config openssl curl jq; do \
-	  command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
-	$(call apt_install,build dependencies,$(DEB_PKGS))
+	$(build_missing); \
+	for t in $(RUN_TOOLS); do \
+	  command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; done; \
+	$(call apt_install,build dependencies,$$missing)
+
+# What the objects wait for: the targets that run what they build (the
+# README's `make demo` and `make test`, and those like them) install what
+# is missing; any other build only checks, and stops naming it.
+INSTALL_GOALS := demo test check bench soak e2e
+BUILD_DEPS := $(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),deps,deps-check)
 
 # The objects whose sources use the version or revision are rebuilt when
 # either changes.
@@ -205,7 +243,7 @@ FORCE:
 revision:
 	@echo '$(REVISION)'
 
-$(BUILD)/%.o: %.c | deps
+$(BUILD)/%.o: %.c | $(BUILD_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
