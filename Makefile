@@ -164,7 +164,7 @@ ALL_OBJS     = $(TEST_OBJS) \
                $(patsubst %.c,$(BUILD)/%.o,$(CLI_MAIN) $(WEBHOOK_MAIN) $(UNIT_SRCS))
 
 .PHONY: all deps deps-check test-deps test check bench demo install clean fuzz \
-	fresh generated
+	fresh generated format
 
 all: $(BUILD)/gpumend $(BUILD)/gpumend-webhook
 
@@ -266,7 +266,8 @@ $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 # tests/schema/validate.mjs and install the SARIF multitool; pre-commit
 # runs the hooks of .pre-commit-hooks.yaml; valgrind counts the
 # instructions of tests/suites/complexity.sh; reuse checks the licence
-# lines; mandoc the man pages; zsh and fish run the completions),
+# lines; mandoc the man pages; zsh and fish run the completions;
+# clang-format checks the C style of tests/suites/style.sh),
 # TEST_DEBS packages checked by name (Go and the sources
 # tests/helm-template builds with; python3-yaml, which
 # tests/tools/ci_run.py reads the CI drop-ins with; python3-jsonschema,
@@ -274,7 +275,7 @@ $(BUILD)/test_unit: $(TEST_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS))
 # celcheck and the schema validators come from tests/tools/get.sh, which
 # the suites call.
 TEST_TOOLS := wrk:wrk valgrind:valgrind promtool:prometheus node:nodejs npm:npm pre-commit:pre-commit \
-              reuse:reuse mandoc:mandoc zsh:zsh fish:fish
+              reuse:reuse mandoc:mandoc zsh:zsh fish:fish clang-format:clang-format
 TEST_DEBS := golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v2-dev \
              python3-yaml python3-jsonschema
 test-deps:
@@ -300,6 +301,12 @@ check:
 
 demo: all
 	@sh tests/demo.sh $(BUILD)
+
+# Lays out the lines of C written or changed since .clang-format came in,
+# as tests/suites/style.sh wants them (tests/tools/format-check.sh --fix);
+# the code that was there before keeps its layout.
+format:
+	@sh tests/tools/format-check.sh --fix
 
 # Rewrites every file that is gpumend's own output, after a change to the
 # rules, their conditions or the config defaults: the base's config and

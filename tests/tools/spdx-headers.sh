@@ -53,7 +53,7 @@ style() {
 	*.lua) echo dashes; return ;;
 	*/templates/*.yaml | */templates/*.tpl | */templates/*.txt) echo helm; return ;;
 	*.[1-8]) echo troff; return ;;
-	*.yaml | *.yml | *.jq | *.supp | *.allow | *.toml | *.mk | *.cfg | *.conf | \
+	*.yaml | *.yml | *.jq | *.supp | *.allow | *.toml | *.mk | *.cfg | *.conf | .clang-format | \
 		Makefile | */Makefile | Dockerfile | */Dockerfile | Containerfile | \
 		.gitignore | */.gitignore | .dockerignore | */.dockerignore | \
 		.helmignore | */.helmignore | *.py | *.pl | *.rb | *.awk | *.ini | \
